@@ -1,0 +1,494 @@
+"""The Jungle Speed match aggregate: every rule JS-1 … JS-9 lives here.
+
+Piles are lists of card ids. A face-down pile is kept top first (``down[s][0]`` is
+revealed next); a face-up pile bottom first (``up[s][-1]`` is the visible card); the
+pot in the order cards went in. Turning a face-up pile over onto the bottom of a
+face-down pile therefore keeps its order (JS-4.3): the card revealed first comes up
+first again.
+
+Command methods check the rules and raise a ``DomainError`` naming the rule; only then
+do they trigger events. Event bodies (the ``@event`` methods) only move cards: they
+run again, unchanged, when the match is rebuilt, and never decide anything a replay
+could decide differently. Consequences that follow from the state alone (the JS-7
+last-card exceptions, who plays next) are computed in them; every choice, random draw
+and receive stamp is a field of an event.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eventsourcing.domain import event
+
+from domain.jungle_speed.cards import Card, Deck, Kind
+from domain.jungle_speed.options import Options
+from domain.kernel.errors import InvalidArgument, RuleViolation
+from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
+from domain.kernel.randomness import SeededRandom
+from domain.kernel.stamps import ReceiveStamp
+
+#: Values of a grab's ``target`` (JS-6.1, ES only).
+TARGET_DEFAULT = "default"
+TARGET_DUEL = "duel"
+TARGET_ARROWS = "arrows"
+TARGETS = (TARGET_DEFAULT, TARGET_DUEL, TARGET_ARROWS)
+
+REVEAL_TURN = "turn"
+REVEAL_TIMEOUT = "timeout"
+
+
+class JungleSpeed(MatchAggregate):
+    """One match of Jungle Speed, variant ES or RU."""
+
+    GAME = "jungle_speed"
+    MIN_PLAYERS = 2
+    PLAYERS_RULE = "JS-1.5"
+
+    # ---- creation ----------------------------------------------------------------
+
+    @classmethod
+    def create(cls, options: Options, seed: bytes, entropy: bytes = b"") -> JungleSpeed:
+        """A new match waiting for players. ``seed`` is the server's secret seed."""
+        options.validate()
+        return cls(options=options.to_dict(), seed=seed.hex(), entropy=entropy.hex())
+
+    @event("Created")
+    def __init__(self, options: dict[str, Any], seed: str, entropy: str) -> None:
+        self._init_match(options, seed, entropy)
+        self.options = Options.from_dict(options)
+        self.deck: Deck = self.options.deck()
+        self.down: list[list[int]] = []
+        self.up: list[list[int]] = []
+        self.pot: list[int] = []
+        self.turn: int | None = None
+        #: Seats in finishing order, each with its place (JS-8).
+        self.finished: list[int] = []
+        self.places: dict[int, int] = {}
+        #: Pairs of visible cards whose duel was annulled (JS-4.6), each sorted.
+        self.annulled: list[list[int]] = []
+        #: Visible inward-arrows cards whose race is over (won or annulled).
+        self.spent_arrows: list[int] = []
+        #: RU coloured arrows: on until the next grab or special card (JS-6.3).
+        self.coloured_ru = False
+        #: JS-7.1: [seat, card] of a player whose last face-down card was inward arrows.
+        self.must_win: list[int] | None = None
+        #: ES outward chain: the seat whose outward-arrows card waits for the next grab.
+        self.pending_outward: int | None = None
+        #: The last race decided since the last reveal, for late grabs (JS-5.3):
+        #: {"seats": participants or None for everyone, "version": version that decided}.
+        self.decided: dict[str, Any] | None = None
+        self.last_reveal_ms: int | None = None
+        #: Wall time of the last stamped event: the turn timer runs from it (JS-3.4).
+        self.clock_ms = 0
+
+    @property
+    def max_players(self) -> int:
+        return self.options.max_players
+
+    @property
+    def variant(self) -> str:
+        return self.options.variant
+
+    @property
+    def is_ru(self) -> bool:
+        return self.options.variant == "RU"
+
+    # ---- queries -------------------------------------------------------------------
+
+    @property
+    def seats(self) -> range:
+        return range(len(self.players))
+
+    def active(self, seat: int) -> bool:
+        """Still in the game (JS-8.1)."""
+        return seat not in self.places
+
+    def card(self, card_id: int) -> Card:
+        return self.deck[card_id]
+
+    def visible(self) -> dict[int, int]:
+        """The top face-up card of every seat that has one (JS-2.2)."""
+        return {s: pile[-1] for s, pile in enumerate(self.up) if pile}
+
+    @property
+    def coloured_mode(self) -> bool:
+        """Duels match by colour (JS-6.3): ES while a coloured-arrows card is visible."""
+        if self.is_ru:
+            return self.coloured_ru
+        return any(self.card(c).kind is Kind.COLOURED_ARROWS for c in self.visible().values())
+
+    def open_duels(self) -> list[list[int]]:
+        """Open duels, each the sorted seats in it (JS-4.1, JS-4.6)."""
+        by_colour = self.coloured_mode
+        groups: dict[str, list[int]] = {}
+        for seat, card_id in self.visible().items():
+            key = self.card(card_id).key(by_colour)
+            if key is not None:
+                groups.setdefault(key, []).append(seat)
+        tops = self.visible()
+        duels = []
+        for seats in groups.values():
+            inside = [
+                s
+                for s in seats
+                if any(t != s and sorted((tops[s], tops[t])) not in self.annulled for t in seats)
+            ]
+            if len(inside) >= 2:
+                duels.append(sorted(inside))
+        return sorted(duels)
+
+    def open_arrows(self) -> list[int]:
+        """Visible inward-arrows cards whose race is still open (JS-6.1, JS-4.7)."""
+        return [
+            c
+            for c in self.visible().values()
+            if self.card(c).kind is Kind.INWARD_ARROWS and c not in self.spent_arrows
+        ]
+
+    def turn_deadline_ms(self) -> int | None:
+        """When the turn timer fires (JS-3.4), in wall milliseconds; None if not running."""
+        if self.status is not MatchStatus.PLAYING or self.options.turn_timeout_ms == 0:
+            return None
+        return self.clock_ms + self.options.turn_timeout_ms
+
+    def card_count(self) -> int:
+        """Cards on the table: face down, face up and in the pot (JS-10.1)."""
+        return sum(map(len, self.down)) + sum(map(len, self.up)) + len(self.pot)
+
+    # ---- start (JS-2) ----------------------------------------------------------------
+
+    def _on_start(self, stamp: ReceiveStamp) -> None:
+        if self.options.prearranged_deal is not None:
+            deck = list(self.options.prearranged_deal)
+        else:
+            deck = list(range(len(self.deck)))
+            SeededRandom(self.effective_seed(), "jungle_speed/deal").shuffle(deck)
+        self._dealt(deck=deck, stamp=stamp.to_dict())
+
+    @event("Dealt")
+    def _dealt(self, deck: list[int], stamp: dict[str, Any]) -> None:
+        n = len(self.players)
+        if self.is_ru:
+            dealt = (len(deck) // n) * n
+        else:
+            dealt = len(deck)
+        self.down = [deck[s:dealt:n] for s in range(n)]
+        self.up = [[] for _ in range(n)]
+        self.pot = deck[dealt:]
+        self.status = MatchStatus.PLAYING
+        self.turn = self._turn_from(0)
+        self._tick(stamp)
+
+    # ---- revealing (JS-3) ------------------------------------------------------------
+
+    def reveal(self, seat: int, stamp: ReceiveStamp) -> None:
+        """Reveal the top face-down card of ``seat`` (JS-3.1, JS-3.2)."""
+        self._require_in_game(seat, "JS-3.1")
+        if self.pending_outward is not None:
+            raise RuleViolation(
+                "JS-6.2",
+                "a simultaneous reveal is waiting: the open duels must be settled by a grab first",
+            )
+        if self.turn != seat:
+            whose = "nobody can reveal" if self.turn is None else f"it is seat {self.turn}'s turn"
+            raise RuleViolation("JS-3.1", f"only the player whose turn it is may reveal; {whose}")
+        interval = self.options.min_reveal_interval_ms
+        if self.last_reveal_ms is not None and stamp.wall_ms - self.last_reveal_ms < interval:
+            raise RuleViolation(
+                "JS-3.4", f"a reveal must come at least {interval} ms after the previous one"
+            )
+        self._reveal(seat, REVEAL_TURN, stamp)
+
+    def _reveal(self, seat: int, cause: str, stamp: ReceiveStamp) -> None:
+        card_id = self.down[seat][0]
+        self._revealed(seat=seat, card=card_id, cause=cause, stamp=stamp.to_dict())
+        if self._settle(stamp) and self.card(card_id).kind is Kind.OUTWARD_ARROWS:
+            self._outward_chain(seat, stamp)
+
+    @event("Revealed")
+    def _revealed(self, seat: int, card: int, cause: str, stamp: dict[str, Any]) -> None:
+        self._show(seat, card)
+        self.turn = self._turn_from(seat + 1)
+        self.last_reveal_ms = stamp["wall_ns"] // 1_000_000
+        self._tick(stamp)
+
+    def _outward_chain(self, seat: int, stamp: ReceiveStamp) -> None:
+        """Simultaneous reveals, repeated while they show outward arrows (JS-6.2)."""
+        trigger: int | None = seat
+        while trigger is not None and self.status is MatchStatus.PLAYING:
+            reveals = [[s, self.down[s][0]] for s in self.seats if self.active(s) and self.down[s]]
+            if not reveals:
+                return
+            self._outward_revealed(triggered_by=trigger, reveals=reveals, stamp=stamp.to_dict())
+            trigger = None
+            if self._settle(stamp) and self.pending_outward is not None and not self.open_duels():
+                trigger = self.pending_outward
+
+    @event("OutwardReveal")
+    def _outward_revealed(
+        self, triggered_by: int, reveals: list[list[int]], stamp: dict[str, Any]
+    ) -> None:
+        self.pending_outward = None
+        for seat, card in reveals:
+            self._show(seat, card)
+        chained = [s for s, c in reveals if self.card(c).kind is Kind.OUTWARD_ARROWS]
+        if chained:
+            # Decided here for RU too, whose text is silent: the next simultaneous reveal
+            # waits until the open duels are settled by a grab.
+            self.pending_outward = chained[0]
+        if self.is_ru and not self.open_duels() and self.down[triggered_by]:
+            # RU: no duel opened, so the revealer of the outward arrows plays on (JS-6.2).
+            self.turn = triggered_by
+        else:
+            self.turn = self._turn_from(self.turn if self.turn is not None else triggered_by + 1)
+        self.last_reveal_ms = stamp["wall_ns"] // 1_000_000
+        self._tick(stamp)
+
+    def _show(self, seat: int, card_id: int) -> None:
+        """Move a revealed card face up and apply the last-card exceptions (JS-7)."""
+        assert self.down[seat][0] == card_id
+        self.down[seat].pop(0)
+        self.up[seat].append(card_id)
+        self.decided = None
+        kind = self.card(card_id).kind
+        if kind is not Kind.SYMBOL:
+            # RU coloured arrows last until another special card (JS-6.3).
+            self.coloured_ru = kind is Kind.COLOURED_ARROWS
+        last = not self.down[seat]
+        if last and kind is Kind.OUTWARD_ARROWS:
+            if self.is_ru:  # JS-7.2 RU: finished at once, face-up pile to the pot.
+                self.pot.extend(self.up[seat])
+                self.up[seat] = []
+            else:  # JS-7.2 ES: the card goes into the pot.
+                self.pot.append(self.up[seat].pop())
+        elif last and kind is Kind.COLOURED_ARROWS:  # JS-7.3
+            self.coloured_ru = False
+            self._collect_everything(seat)
+        elif last and kind is Kind.INWARD_ARROWS:  # JS-7.1
+            self.must_win = [seat, card_id]
+        self._prune()
+
+    # ---- grabbing (JS-4, JS-5, JS-6.1) ----------------------------------------------
+
+    def grab(self, seat: int, stamp: ReceiveStamp, target: str = TARGET_DEFAULT) -> str:
+        """Grab the totem; return what it did: "duel", "arrows", "wrong" or "late".
+
+        Grabs are decided in the order the server received them (JS-4.2): this method is
+        called in that order, so the first grab that finds a race open wins it.
+        """
+        self._require_in_game(seat, "JS-5.1")
+        if target not in TARGETS:
+            raise InvalidArgument("JS-6.1", f"grab target must be one of {', '.join(TARGETS)}")
+        if target != TARGET_DEFAULT and self.is_ru:
+            raise InvalidArgument(
+                "JS-6.1", "only the ES variant lets the grabber choose between duel and arrows"
+            )
+        duels = self.open_duels()
+        mine = next((d for d in duels if seat in d), None)
+        arrows = self.open_arrows()
+        if mine is not None and (not arrows or target != TARGET_ARROWS):
+            outcome = "duel"
+            self._duel_won(
+                winner=seat,
+                losers=[s for s in mine if s != seat],
+                stamp=stamp.to_dict(),
+                annulled=sorted({s for d in duels if d is not mine for s in d}),
+                arrows_annulled=bool(arrows),
+            )
+        elif arrows:
+            outcome = "arrows"
+            self._arrows_won(
+                winner=seat, stamp=stamp.to_dict(), annulled=sorted({s for d in duels for s in d})
+            )
+        elif self.decided is not None and (
+            self.decided["seats"] is None or seat in self.decided["seats"]
+        ):
+            outcome = "late"
+            self._late_grab(
+                seat=seat, stamp=stamp.to_dict(), decided_at_version=self.decided["version"]
+            )
+            return outcome
+        else:
+            outcome = "wrong"
+            self._wrong_grab(seat=seat, stamp=stamp.to_dict())
+        if self._settle(stamp) and self.pending_outward is not None:
+            self._outward_chain(self.pending_outward, stamp)
+        return outcome
+
+    @event("DuelWon")
+    def _duel_won(
+        self,
+        winner: int,
+        losers: list[int],
+        stamp: dict[str, Any],
+        annulled: list[int],
+        arrows_annulled: bool,
+    ) -> None:
+        self._annul_all_but(winner)
+        winner_pile, self.up[winner] = self.up[winner], []
+        pot, self.pot = self.pot, []
+        if len(losers) == 1:  # JS-4.3
+            (loser,) = losers
+            self.down[loser] += winner_pile + self.up[loser] + pot
+            self.up[loser] = []
+        else:  # JS-4.4: deal the winner's pile, then the pot, clockwise from the left.
+            order = self._clockwise_after(winner, losers)
+            for loser in order:
+                self.down[loser] += self.up[loser]
+                self.up[loser] = []
+            for i, card_id in enumerate(winner_pile + pot):
+                self.down[order[i % len(order)]].append(card_id)
+        self.turn = self._turn_from(self._clockwise_after(winner, losers)[0])  # JS-4.5
+        self._grabbed([winner, *losers], stamp)
+
+    @event("ArrowsWon")
+    def _arrows_won(self, winner: int, stamp: dict[str, Any], annulled: list[int]) -> None:
+        must_win = self.must_win if self.must_win and self.must_win[1] in self.open_arrows() else None
+        self._annul_all_but(None)
+        self.pot += self.up[winner]  # JS-6.1
+        self.up[winner] = []
+        self.turn = self._turn_from(winner)
+        if must_win is not None and must_win[0] != winner:  # JS-7.1
+            self._collect_everything(must_win[0])
+            self.turn = self._turn_from(must_win[0])
+        self.must_win = None
+        self._grabbed(None, stamp)
+
+    @event("WrongGrab")
+    def _wrong_grab(self, seat: int, stamp: dict[str, Any]) -> None:
+        self._collect_everything(seat)  # JS-5.2
+        self.turn = self._turn_from(seat)
+        self.coloured_ru = False
+        self._prune()
+        self._tick(stamp)
+
+    @event("LateGrab")
+    def _late_grab(self, seat: int, stamp: dict[str, Any], decided_at_version: int) -> None:
+        """Recorded as evidence; it changes nothing (JS-5.3)."""
+
+    def _annul_all_but(self, winner: int | None) -> None:
+        """A grab resolves one race and annuls the others (JS-4.6, JS-6.1)."""
+        tops = self.visible()
+        for duel in self.open_duels():
+            if winner in duel:
+                continue
+            for a in duel:
+                for b in duel:
+                    pair = sorted((tops[a], tops[b]))
+                    if a < b and pair not in self.annulled:
+                        self.annulled.append(pair)
+        self.spent_arrows += [c for c in self.open_arrows() if c not in self.spent_arrows]
+
+    def _grabbed(self, seats: list[int] | None, stamp: dict[str, Any]) -> None:
+        self.decided = {"seats": seats, "version": self.version + 1}
+        self.coloured_ru = False  # RU coloured arrows end when the totem is grabbed (JS-6.3).
+        self._prune()
+        self._tick(stamp)
+
+    def _collect_everything(self, seat: int) -> None:
+        """Take every face-up pile and the pot under one's face-down pile (JS-5.2, JS-7.4):
+        the others' piles clockwise from one's left, then one's own, then the pot."""
+        others = self._clockwise_after(seat, [s for s in self.seats if s != seat])
+        for s in [*others, seat]:
+            self.down[seat] += self.up[s]
+            self.up[s] = []
+        self.down[seat] += self.pot
+        self.pot = []
+
+    # ---- the turn timer (JS-3.4) -------------------------------------------------------
+
+    def timer_due(self, stamp: ReceiveStamp) -> bool:
+        deadline = self.turn_deadline_ms()
+        return deadline is not None and stamp.wall_ms >= deadline
+
+    def fire_turn_timer(self, stamp: ReceiveStamp) -> None:
+        """The turn timer elapsed: the server acts for the table (JS-3.4).
+
+        It reveals for the player whose turn it is; if a simultaneous reveal is waiting
+        it makes it; if nobody can reveal, every face-up pile is turned over onto its
+        owner's face-down pile (decided here, so a match never stalls).
+        """
+        self._require_playing("JS-3.4")
+        if not self.timer_due(stamp):
+            raise RuleViolation("JS-3.4", "the turn timer has not elapsed")
+        if self.pending_outward is not None:
+            self._outward_chain(self.pending_outward, stamp)
+        elif self.turn is not None:
+            self._reveal(self.turn, REVEAL_TIMEOUT, stamp)
+        else:
+            self._piles_recycled(stamp=stamp.to_dict())
+            self._settle(stamp)
+
+    @event("PilesRecycled")
+    def _piles_recycled(self, stamp: dict[str, Any]) -> None:
+        for seat in self.seats:
+            self.down[seat] += self.up[seat]
+            self.up[seat] = []
+        self.turn = self._turn_from(0)
+        self._prune()
+        self._tick(stamp)
+
+    # ---- finishing (JS-8) -------------------------------------------------------------
+
+    def _settle(self, stamp: ReceiveStamp) -> bool:
+        """Record finishes and the end; return whether play goes on."""
+        if self.status is not MatchStatus.PLAYING:
+            return False
+        done = [s for s in self.seats if self.active(s) and not self.down[s] and not self.up[s]]
+        place = len(self.finished) + 1
+        for seat in done:
+            self._player_finished(seat=seat, place=place)
+        remaining = [s for s in self.seats if self.active(s)]
+        started = len(self.players)
+        if done and self.is_ru:  # JS-8.2 RU: the first to finish wins.
+            self._end(EndReason.COMPLETED, self._result(remaining))
+        elif done and len(remaining) <= (2 if started > 2 else 1):  # JS-8.2 ES
+            self._end(EndReason.COMPLETED, self._result(remaining))
+        return self.status is MatchStatus.PLAYING
+
+    def _result(self, remaining: list[int]) -> list[dict[str, int]]:
+        last = len(self.finished) + 1
+        ranked = [{"seat": s, "place": self.places[s]} for s in self.finished]
+        return ranked + [{"seat": s, "place": last} for s in remaining]
+
+    @event("PlayerFinished")
+    def _player_finished(self, seat: int, place: int) -> None:
+        self.finished.append(seat)
+        self.places[seat] = place
+        if self.turn == seat:
+            self.turn = self._turn_from(seat + 1)
+
+    # ---- helpers ----------------------------------------------------------------------
+
+    def _require_in_game(self, seat: int, rule: str) -> None:
+        self._require_playing(rule)
+        self._require_seated(seat)
+        if not self.active(seat):
+            raise RuleViolation("JS-8.1", f"seat {seat} has finished and left the game")
+
+    def _clockwise_after(self, seat: int, among: list[int]) -> list[int]:
+        """``among`` ordered clockwise starting from the left of ``seat``."""
+        n = len(self.players)
+        return sorted(among, key=lambda s: (s - seat - 1) % n)
+
+    def _turn_from(self, seat: int) -> int | None:
+        """The first active seat with face-down cards, clockwise from ``seat`` (JS-3.3)."""
+        n = len(self.players)
+        for i in range(n):
+            s = (seat + i) % n
+            if self.active(s) and self.down[s]:
+                return s
+        return None
+
+    def _prune(self) -> None:
+        """Forget annulments and spent races of cards that are no longer visible."""
+        tops = set(self.visible().values())
+        self.annulled = [p for p in self.annulled if p[0] in tops and p[1] in tops]
+        self.spent_arrows = [c for c in self.spent_arrows if c in tops]
+        if self.must_win is not None and (
+            self.must_win[1] not in tops or self.must_win[1] in self.spent_arrows
+        ):
+            self.must_win = None
+
+    def _tick(self, stamp: dict[str, Any]) -> None:
+        self.clock_ms = stamp["wall_ns"] // 1_000_000

@@ -1,0 +1,101 @@
+"""What each viewer may see of a Jungle Speed match: the one place where it is redacted.
+
+Hidden until the end, and then only through the revealed seed (JS-9.2): the order of
+every face-down pile, the prearranged deal and the secret seed. Players and spectators
+see the same thing — nobody, not even a pile's owner, may look at face-down cards
+(JS-2.2) — so a view depends only on whether the viewer is the referee.
+Views are plain dicts named like the fields of the wire messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.jungle_speed.match import JungleSpeed
+from domain.kernel.match import event_name, payload
+from domain.kernel.views import Viewer
+
+
+def _cards(match: JungleSpeed, ids: list[int]) -> list[dict[str, Any]]:
+    return [match.card(c).to_dict() for c in ids]
+
+
+def options_view(match: JungleSpeed, options: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+    view = {k: v for k, v in options.items() if k != "prearranged_deal"}
+    deal = options.get("prearranged_deal")
+    view["prearranged"] = deal is not None
+    if viewer.sees_everything and deal is not None:
+        view["prearranged_deal"] = list(deal)
+    return view
+
+
+def event_view(match: JungleSpeed, evt: object, viewer: Viewer) -> tuple[str, dict[str, Any]]:
+    """The event's name and the fields ``viewer`` may see. ``match`` gives the deck."""
+    name = event_name(evt)
+    data = payload(evt)
+    if name == "Created":
+        view = {
+            "options": options_view(match, data["options"], viewer),
+            "seed_commitment": match.seed_commitment,
+            "entropy": data["entropy"],
+        }
+        if viewer.sees_everything:
+            view["seed"] = data["seed"]
+        return name, view
+    if name == "Dealt":
+        deck: list[int] = data["deck"]
+        n = len(match.players)
+        dealt = (len(deck) // n) * n if match.is_ru else len(deck)
+        view = {
+            "face_down_counts": [len(deck[s:dealt:n]) for s in range(n)],
+            "pot": _cards(match, deck[dealt:]),
+            "first_turn": 0,
+            "stamp": data["stamp"],
+        }
+        if viewer.sees_everything:
+            view["deck"] = _cards(match, deck)
+        return name, view
+    if name == "Revealed":
+        return name, dict(data, card=match.card(data["card"]).to_dict())
+    if name == "OutwardReveal":
+        reveals = [{"seat": s, "card": match.card(c).to_dict()} for s, c in data["reveals"]]
+        return name, dict(data, reveals=reveals)
+    # Every other event is public as recorded.
+    return name, data
+
+
+def state_view(match: JungleSpeed, viewer: Viewer) -> dict[str, Any]:
+    """The match as ``viewer`` may see it now."""
+    referee = viewer.sees_everything
+    seats = []
+    for s, name in enumerate(match.players):
+        down = match.down[s] if match.down else []
+        up = match.up[s] if match.up else []
+        seat: dict[str, Any] = {
+            "seat": s,
+            "name": name,
+            "face_down_count": len(down),
+            "face_up_count": len(up),
+            "finished": not match.active(s),
+            "face_up": _cards(match, up),
+        }
+        if up:
+            seat["top"] = match.card(up[-1]).to_dict()
+        if referee:
+            seat["face_down"] = _cards(match, down)
+        seats.append(seat)
+    view: dict[str, Any] = {
+        "options": options_view(match, match.options_data, viewer),
+        "seats": seats,
+        "pot": _cards(match, match.pot),
+        "open_duels": [{"seats": d} for d in match.open_duels()],
+        "arrows_race_open": bool(match.open_arrows()),
+        "coloured_mode": match.coloured_mode,
+        "seed_commitment": match.seed_commitment,
+        "turn_deadline_ms": match.turn_deadline_ms() or 0,
+    }
+    if match.turn is not None:
+        view["turn"] = match.turn
+    if referee or match.status.value == "ended":
+        view["seed"] = match.seed
+    return view

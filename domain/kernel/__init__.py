@@ -1,0 +1,26 @@
+"""What every game shares: seats, randomness, views, the audit chain, errors."""
+
+from domain.kernel.chain import GENESIS_DIGEST, canonical_bytes, event_digest
+from domain.kernel.errors import DomainError, InvalidArgument, RuleViolation
+from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
+from domain.kernel.randomness import SeededRandom, commitment, effective_seed
+from domain.kernel.stamps import ReceiveStamp
+from domain.kernel.views import Viewer, ViewerRole
+
+__all__ = [
+    "GENESIS_DIGEST",
+    "DomainError",
+    "EndReason",
+    "InvalidArgument",
+    "MatchAggregate",
+    "MatchStatus",
+    "ReceiveStamp",
+    "RuleViolation",
+    "SeededRandom",
+    "Viewer",
+    "ViewerRole",
+    "canonical_bytes",
+    "commitment",
+    "effective_seed",
+    "event_digest",
+]

@@ -1,0 +1,225 @@
+"""The base aggregate every game's match extends: chain, seed, seats, the end.
+
+A match aggregate follows the ``eventsourcing`` pattern: public command methods check
+the rules and raise a :class:`~domain.kernel.errors.DomainError` without triggering
+anything, then call private ``@event`` methods whose bodies only mutate state. Those
+bodies run again, unchanged, whenever the match is rebuilt from its stored events.
+
+Every event carries the audit chain (:mod:`domain.kernel.chain`): the kernel adds
+``prev_digest`` and ``digest`` as each event is triggered, so no game has to think of it.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, ClassVar, TypeVar, cast
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate, event
+
+from domain.kernel.chain import GENESIS_DIGEST, event_digest
+from domain.kernel.errors import InvalidArgument, RuleViolation
+from domain.kernel.randomness import commitment, effective_seed
+from domain.kernel.stamps import ReceiveStamp
+
+M = TypeVar("M", bound="MatchAggregate")
+
+MAX_NAME_LENGTH = 40
+MAX_ENTROPY_BYTES = 64
+
+
+class MatchStatus(enum.Enum):
+    WAITING = "waiting"
+    PLAYING = "playing"
+    ENDED = "ended"
+
+
+class EndReason(enum.Enum):
+    COMPLETED = "completed"
+    ABANDONED = "abandoned"
+    STOPPED = "stopped"
+
+
+class MatchAggregate(Aggregate):
+    """What every match has: options, a committed seed, seats, a status and a result.
+
+    Subclasses set ``GAME``, ``MIN_PLAYERS`` and ``PLAYERS_RULE``, define an
+    ``@event("Created") __init__(self, options, seed, entropy)`` that calls
+    ``_init_match`` and then sets up the game, implement ``_on_start`` (what happens when
+    the seats are settled), and report ``max_players``.
+    """
+
+    GAME: ClassVar[str] = ""
+    MIN_PLAYERS: ClassVar[int] = 2
+    #: The rule id cited when a seat cannot be taken.
+    PLAYERS_RULE: ClassVar[str] = ""
+
+    class Event(Aggregate.Event):
+        prev_digest: str
+        digest: str
+
+        def mutate(self, aggregate: Any) -> Any:
+            agg = super().mutate(aggregate)
+            agg.digest = self.digest
+            return agg
+
+    class Created(Event, Aggregate.Created):
+        pass
+
+    digest: str
+
+    # ---- the audit chain -------------------------------------------------------
+
+    @classmethod
+    def _create(cls: type[M], event_class: Any, *, id: UUID | None = None, **kwargs: Any) -> M:  # noqa: A002
+        originator_id = id if id is not None else cls.create_id()
+        timestamp = event_class.create_timestamp()
+        fields = dict(
+            kwargs,
+            originator_id=originator_id,
+            originator_version=cls.INITIAL_VERSION,
+            timestamp=timestamp,
+            prev_digest=GENESIS_DIGEST,
+        )
+        digest = event_digest(event_class.__name__, fields)
+        created = super()._create(  # type: ignore[misc]
+            event_class,
+            id=originator_id,
+            timestamp=timestamp,
+            prev_digest=GENESIS_DIGEST,
+            digest=digest,
+            **kwargs,
+        )
+        return cast(M, created)
+
+    def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
+        timestamp = kwargs.pop("timestamp", None) or event_class.create_timestamp()
+        fields = dict(
+            kwargs,
+            originator_id=self.id,
+            originator_version=self.version + 1,
+            timestamp=timestamp,
+            prev_digest=self.digest,
+        )
+        digest = event_digest(event_class.__name__, fields)
+        super().trigger_event(
+            event_class, timestamp=timestamp, prev_digest=self.digest, digest=digest, **kwargs
+        )
+
+    # ---- creation ----------------------------------------------------------------
+
+    def _init_match(self, options: dict[str, Any], seed: str, entropy: str) -> None:
+        """State every match has; called by each game's ``Created`` event body, which
+        is the game's ``__init__`` (the library binds the created event to it)."""
+        self.options_data = options
+        self.seed = seed
+        self.seed_commitment = commitment(bytes.fromhex(seed))
+        self.entropies = [entropy]
+        self.players: list[str] = []
+        self.status = MatchStatus.WAITING
+        self.result: list[dict[str, int]] = []
+        self.end_reason: EndReason | None = None
+
+    @property
+    def max_players(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def variant(self) -> str:
+        return ""
+
+    # ---- seats -------------------------------------------------------------------
+
+    def join(self, name: str, entropy: bytes, stamp: ReceiveStamp, seat: int | None = None) -> int:
+        """Take a seat (``seat=None``: the lowest free one) and return it.
+
+        The match starts by itself when the last seat is taken.
+        """
+        name = name.strip()
+        if not name or len(name) > MAX_NAME_LENGTH:
+            raise InvalidArgument(
+                self.PLAYERS_RULE, f"a player name must have 1 to {MAX_NAME_LENGTH} characters"
+            )
+        if len(entropy) > MAX_ENTROPY_BYTES:
+            raise InvalidArgument(
+                self.PLAYERS_RULE, f"entropy is limited to {MAX_ENTROPY_BYTES} bytes"
+            )
+        if self.status is not MatchStatus.WAITING:
+            raise RuleViolation(self.PLAYERS_RULE, "the match has started: no seat is free")
+        taken = len(self.players)
+        if seat is None:
+            seat = taken
+        elif seat >= self.max_players:
+            raise InvalidArgument(
+                self.PLAYERS_RULE, f"seat {seat} does not exist: seats are 0 to {self.max_players - 1}"
+            )
+        elif seat != taken:
+            # Seats fill in order so that seat numbers stay dense (clockwise order).
+            raise RuleViolation(
+                self.PLAYERS_RULE, f"seat {seat} is not the next free seat; seat {taken} is"
+            )
+        self._player_joined(seat=seat, name=name, entropy=entropy.hex(), stamp=stamp.to_dict())
+        if len(self.players) == self.max_players:
+            self._on_start(stamp)
+        return seat
+
+    @event("PlayerJoined")
+    def _player_joined(self, seat: int, name: str, entropy: str, stamp: dict[str, Any]) -> None:
+        self.players.append(name)
+        self.entropies.append(entropy)
+
+    def start(self, seat: int, stamp: ReceiveStamp) -> None:
+        """Start with the seats taken so far, at a seated player's request."""
+        self._require_seated(seat)
+        if self.status is not MatchStatus.WAITING:
+            raise RuleViolation(self.PLAYERS_RULE, "the match has already started")
+        if len(self.players) < self.MIN_PLAYERS:
+            raise RuleViolation(
+                self.PLAYERS_RULE, f"at least {self.MIN_PLAYERS} players are needed to start"
+            )
+        self._on_start(stamp)
+
+    def _on_start(self, stamp: ReceiveStamp) -> None:
+        raise NotImplementedError
+
+    def effective_seed(self) -> bytes:
+        """The seed every draw of this match derives from (see docs/randomness.md)."""
+        return effective_seed(bytes.fromhex(self.seed), (bytes.fromhex(e) for e in self.entropies))
+
+    def _require_seated(self, seat: int) -> None:
+        if not 0 <= seat < len(self.players):
+            raise RuleViolation(self.PLAYERS_RULE, f"seat {seat} is not taken in this match")
+
+    def _require_playing(self, rule: str) -> None:
+        if self.status is MatchStatus.WAITING:
+            raise RuleViolation(rule, "the match has not started yet")
+        if self.status is MatchStatus.ENDED:
+            raise RuleViolation(rule, "the match has ended")
+
+    # ---- the end -----------------------------------------------------------------
+
+    def _end(self, reason: EndReason, result: list[dict[str, int]]) -> None:
+        self._match_ended(reason=reason.value, result=result, seed=self.seed)
+
+    @event("MatchEnded")
+    def _match_ended(self, reason: str, result: list[dict[str, int]], seed: str) -> None:
+        self.status = MatchStatus.ENDED
+        self.end_reason = EndReason(reason)
+        self.result = result
+
+
+#: Names of the fields every stored event has that are not part of what it says.
+METADATA_FIELDS = frozenset(
+    {"originator_id", "originator_version", "timestamp", "originator_topic", "digest", "prev_digest"}
+)
+
+
+def payload(evt: object) -> dict[str, Any]:
+    """An event's own fields, without the metadata every event carries."""
+    return {k: v for k, v in vars(evt).items() if k not in METADATA_FIELDS}
+
+
+def event_name(evt: object) -> str:
+    return type(evt).__name__
+
+

@@ -1,0 +1,34 @@
+"""Receive stamps: how time enters the domain, as data (JS-5.1)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ReceiveStamp:
+    """When and in which order the server received a command.
+
+    The server takes it the moment a request handler starts, before any await, and
+    passes it into the command; the aggregate records it in the resulting event. Receive
+    order (``sequence``) decides grab races; the clocks are evidence for a judge.
+    Timer firings carry a stamp too, taken when the timer fired.
+    """
+
+    sequence: int
+    monotonic_ns: int
+    wall_ns: int
+    seen_version: int = 0
+
+    @property
+    def wall_ms(self) -> int:
+        return self.wall_ns // 1_000_000
+
+    def to_dict(self) -> dict[str, Any]:
+        """The form stored in events (JSON-compatible)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReceiveStamp:
+        return cls(**data)

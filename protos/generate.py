@@ -1,0 +1,46 @@
+"""Regenerate the Python code for the wire contract, beside each .proto file.
+
+Run ``python protos/generate.py`` after changing a .proto file. The test suite
+regenerates into a temporary directory and fails if the committed files differ, so the
+generator (grpcio-tools, mypy-protobuf) is pinned in pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from importlib.resources import files
+from pathlib import Path
+
+from grpc_tools import protoc
+
+PROTO_ROOT = Path(__file__).resolve().parent
+
+
+def proto_files(root: Path = PROTO_ROOT) -> list[Path]:
+    return sorted(root.glob("totem/**/*.proto"))
+
+
+def generate(out_dir: Path, root: Path = PROTO_ROOT) -> None:
+    """Write ``*_pb2.py``, ``*_pb2.pyi`` and ``*_pb2_grpc.py`` for every proto into out_dir."""
+    include = str(files("grpc_tools").joinpath("_proto"))
+    plugin = shutil.which("protoc-gen-mypy", path=str(Path(sys.executable).parent))
+    plugin = plugin or shutil.which("protoc-gen-mypy")
+    if plugin is None:
+        raise SystemExit("protoc-gen-mypy not found: pip install -e '.[test]'")
+    args = [
+        "protoc",
+        f"-I{root}",
+        f"-I{include}",
+        f"--plugin=protoc-gen-mypy={plugin}",
+        f"--python_out={out_dir}",
+        f"--mypy_out={out_dir}",
+        f"--grpc_python_out={out_dir}",
+        *(str(p.relative_to(root)) for p in proto_files(root)),
+    ]
+    if protoc.main(args) != 0:
+        raise SystemExit("protoc failed")
+
+
+if __name__ == "__main__":
+    generate(Path(sys.argv[1]) if len(sys.argv) > 1 else PROTO_ROOT)
