@@ -47,14 +47,23 @@ class JungleSpeed(MatchAggregate):
     # ---- creation ----------------------------------------------------------------
 
     @classmethod
-    def create(cls, options: Options, seed: bytes, entropy: bytes = b"") -> JungleSpeed:
+    def create(
+        cls, options: Options, seed: bytes, entropy: bytes = b"", referee_token_hash: str = ""
+    ) -> JungleSpeed:
         """A new match waiting for players. ``seed`` is the server's secret seed."""
         options.validate()
-        return cls(options=options.to_dict(), seed=seed.hex(), entropy=entropy.hex())
+        return cls(
+            options=options.to_dict(),
+            seed=seed.hex(),
+            entropy=entropy.hex(),
+            referee_token_hash=referee_token_hash,
+        )
 
     @event("Created")
-    def __init__(self, options: dict[str, Any], seed: str, entropy: str) -> None:
-        self._init_match(options, seed, entropy)
+    def __init__(
+        self, options: dict[str, Any], seed: str, entropy: str, referee_token_hash: str
+    ) -> None:
+        self._init_match(options, seed, entropy, referee_token_hash)
         self.options = Options.from_dict(options)
         self.deck: Deck = self.options.deck()
         self.down: list[list[int]] = []

@@ -33,6 +33,9 @@ def event_view(match: JungleSpeed, evt: object, viewer: Viewer) -> tuple[str, di
     """The event's name and the fields ``viewer`` may see. ``match`` gives the deck."""
     name = event_name(evt)
     data = payload(evt)
+    # Bearer-token hashes authenticate seats; they are nobody's business.
+    data.pop("token_hash", None)
+    data.pop("referee_token_hash", None)
     if name == "Created":
         view = {
             "options": options_view(match, data["options"], viewer),

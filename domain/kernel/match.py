@@ -44,7 +44,7 @@ class MatchAggregate(Aggregate):
     """What every match has: options, a committed seed, seats, a status and a result.
 
     Subclasses set ``GAME``, ``MIN_PLAYERS`` and ``PLAYERS_RULE``, define an
-    ``@event("Created") __init__(self, options, seed, entropy)`` that calls
+    ``@event("Created") __init__(self, options, seed, entropy, referee_token_hash)`` that calls
     ``_init_match`` and then sets up the game, implement ``_on_start`` (what happens when
     the seats are settled), and report ``max_players``.
     """
@@ -108,7 +108,9 @@ class MatchAggregate(Aggregate):
 
     # ---- creation ----------------------------------------------------------------
 
-    def _init_match(self, options: dict[str, Any], seed: str, entropy: str) -> None:
+    def _init_match(
+        self, options: dict[str, Any], seed: str, entropy: str, referee_token_hash: str
+    ) -> None:
         """State every match has; called by each game's ``Created`` event body, which
         is the game's ``__init__`` (the library binds the created event to it)."""
         self.options_data = options
@@ -116,6 +118,9 @@ class MatchAggregate(Aggregate):
         self.seed_commitment = commitment(bytes.fromhex(seed))
         self.entropies = [entropy]
         self.players: list[str] = []
+        #: SHA-256 of each seat's bearer token, and of the referee's. Never in a view.
+        self.token_hashes: list[str] = []
+        self.referee_token_hash = referee_token_hash
         self.status = MatchStatus.WAITING
         self.result: list[dict[str, int]] = []
         self.end_reason: EndReason | None = None
@@ -130,10 +135,19 @@ class MatchAggregate(Aggregate):
 
     # ---- seats -------------------------------------------------------------------
 
-    def join(self, name: str, entropy: bytes, stamp: ReceiveStamp, seat: int | None = None) -> int:
+    def join(
+        self,
+        name: str,
+        entropy: bytes,
+        token_hash: str,
+        stamp: ReceiveStamp,
+        seat: int | None = None,
+    ) -> int:
         """Take a seat (``seat=None``: the lowest free one) and return it.
 
-        The match starts by itself when the last seat is taken.
+        ``token_hash`` is the SHA-256 of the bearer token the server gives the player;
+        storing it in the event lets any server instance authenticate the seat after a
+        restart. The match starts by itself when the last seat is taken.
         """
         name = name.strip()
         if not name or len(name) > MAX_NAME_LENGTH:
@@ -158,14 +172,19 @@ class MatchAggregate(Aggregate):
             raise RuleViolation(
                 self.PLAYERS_RULE, f"seat {seat} is not the next free seat; seat {taken} is"
             )
-        self._player_joined(seat=seat, name=name, entropy=entropy.hex(), stamp=stamp.to_dict())
+        self._player_joined(
+            seat=seat, name=name, entropy=entropy.hex(), token_hash=token_hash, stamp=stamp.to_dict()
+        )
         if len(self.players) == self.max_players:
             self._on_start(stamp)
         return seat
 
     @event("PlayerJoined")
-    def _player_joined(self, seat: int, name: str, entropy: str, stamp: dict[str, Any]) -> None:
+    def _player_joined(
+        self, seat: int, name: str, entropy: str, token_hash: str, stamp: dict[str, Any]
+    ) -> None:
         self.players.append(name)
+        self.token_hashes.append(token_hash)
         self.entropies.append(entropy)
 
     def start(self, seat: int, stamp: ReceiveStamp) -> None:
@@ -181,6 +200,13 @@ class MatchAggregate(Aggregate):
 
     def _on_start(self, stamp: ReceiveStamp) -> None:
         raise NotImplementedError
+
+    def seat_of(self, token_hash: str) -> int | None:
+        """The seat whose token has this hash, if any."""
+        try:
+            return self.token_hashes.index(token_hash)
+        except ValueError:
+            return None
 
     def effective_seed(self) -> bytes:
         """The seed every draw of this match derives from (see docs/randomness.md)."""

@@ -1,0 +1,42 @@
+"""The games this server plays, each with its aggregate and its views.
+
+Adapters (the server, the replay tool) look a game up here instead of knowing each one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from domain.jungle_speed import JungleSpeed
+from domain.jungle_speed import views as jungle_speed_views
+from domain.kernel.match import MatchAggregate
+from domain.kernel.views import Viewer
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str
+    aggregate: type[MatchAggregate]
+    #: ``(match, event, viewer) -> (event name, visible fields)``
+    event_view: Callable[[Any, object, Viewer], tuple[str, dict[str, Any]]]
+    #: ``(match, viewer) -> visible state``
+    state_view: Callable[[Any, Viewer], dict[str, Any]]
+
+
+GAMES: dict[str, Game] = {
+    game.name: game
+    for game in (
+        Game(
+            "jungle_speed",
+            JungleSpeed,
+            jungle_speed_views.event_view,
+            jungle_speed_views.state_view,
+        ),
+    )
+}
+
+
+def game_of(match: MatchAggregate) -> Game:
+    return GAMES[type(match).GAME]
