@@ -172,11 +172,11 @@ class JungleSpeed(MatchAggregate):
         else:
             deck = list(range(len(self.deck)))
             SeededRandom(self.effective_seed(), "jungle_speed/deal").shuffle(deck)
-        self._dealt(deck=deck, stamp=stamp.to_dict())
+        self._dealt(seats=len(self.players), deck=deck, stamp=stamp.to_dict())
 
     @event("Dealt")
-    def _dealt(self, deck: list[int], stamp: dict[str, Any]) -> None:
-        n = len(self.players)
+    def _dealt(self, seats: int, deck: list[int], stamp: dict[str, Any]) -> None:
+        n = seats
         if self.is_ru:
             dealt = (len(deck) // n) * n
         else:
@@ -406,9 +406,11 @@ class JungleSpeed(MatchAggregate):
 
     # ---- the turn timer (JS-3.4) -------------------------------------------------------
 
-    def timer_due(self, stamp: ReceiveStamp) -> bool:
-        deadline = self.turn_deadline_ms()
-        return deadline is not None and stamp.wall_ms >= deadline
+    def timer_deadline_ms(self) -> int | None:
+        return self.turn_deadline_ms()
+
+    def fire_timer(self, stamp: ReceiveStamp) -> None:
+        self.fire_turn_timer(stamp)
 
     def fire_turn_timer(self, stamp: ReceiveStamp) -> None:
         """The turn timer elapsed: the server acts for the table (JS-3.4).

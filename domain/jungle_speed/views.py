@@ -47,13 +47,12 @@ def event_view(match: JungleSpeed, evt: object, viewer: Viewer) -> tuple[str, di
         return name, view
     if name == "Dealt":
         deck: list[int] = data["deck"]
-        n = len(match.players)
+        n = data["seats"]
         dealt = (len(deck) // n) * n if match.is_ru else len(deck)
         view = {
             "face_down_counts": [len(deck[s:dealt:n]) for s in range(n)],
             "pot": _cards(match, deck[dealt:]),
             "first_turn": 0,
-            "stamp": data["stamp"],
         }
         if viewer.sees_everything:
             view["deck"] = _cards(match, deck)

@@ -222,6 +222,21 @@ class MatchAggregate(Aggregate):
         if self.status is MatchStatus.ENDED:
             raise RuleViolation(rule, "the match has ended")
 
+    # ---- timers ------------------------------------------------------------------
+
+    def timer_deadline_ms(self) -> int | None:
+        """When this match's timer fires next (wall ms), or None. The server owns the
+        timer and rebuilds it from this after a restart."""
+        return None
+
+    def timer_due(self, stamp: ReceiveStamp) -> bool:
+        deadline = self.timer_deadline_ms()
+        return deadline is not None and stamp.wall_ms >= deadline
+
+    def fire_timer(self, stamp: ReceiveStamp) -> None:
+        """Act for the table because the timer elapsed; the stamp is when it fired."""
+        raise RuleViolation(self.PLAYERS_RULE, "this match has no timer")
+
     # ---- the end -----------------------------------------------------------------
 
     def _end(self, reason: EndReason, result: list[dict[str, int]]) -> None:
