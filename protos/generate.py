@@ -21,21 +21,27 @@ def proto_files(root: Path = PROTO_ROOT) -> list[Path]:
     return sorted(root.glob("totem/**/*.proto"))
 
 
+def _plugin(name: str) -> str:
+    """A protoc plugin installed beside this Python (mypy-protobuf's), or on PATH."""
+    path = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    if path is None:
+        raise SystemExit(f"{name} not found: pip install -e '.[test]'")
+    return path
+
+
 def generate(out_dir: Path, root: Path = PROTO_ROOT) -> None:
     """Write ``*_pb2.py``, ``*_pb2.pyi`` and ``*_pb2_grpc.py`` for every proto into out_dir."""
     include = str(files("grpc_tools").joinpath("_proto"))
-    plugin = shutil.which("protoc-gen-mypy", path=str(Path(sys.executable).parent))
-    plugin = plugin or shutil.which("protoc-gen-mypy")
-    if plugin is None:
-        raise SystemExit("protoc-gen-mypy not found: pip install -e '.[test]'")
+    plugins = {name: _plugin(name) for name in ("protoc-gen-mypy", "protoc-gen-mypy_grpc")}
     args = [
         "protoc",
         f"-I{root}",
         f"-I{include}",
-        f"--plugin=protoc-gen-mypy={plugin}",
+        *(f"--plugin={name}={path}" for name, path in plugins.items()),
         f"--python_out={out_dir}",
         f"--mypy_out={out_dir}",
         f"--grpc_python_out={out_dir}",
+        f"--mypy_grpc_out={out_dir}",
         *(str(p.relative_to(root)) for p in proto_files(root)),
     ]
     if protoc.main(args) != 0:

@@ -388,8 +388,14 @@ class MatchCreatedJungleSpeed(_message.Message):
 
     OPTIONS_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    ENTROPY_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
     seed_commitment: _builtins.bytes
     """SHA-256 of the secret seed, published before any draw."""
+    entropy: _builtins.bytes
+    """The creator's entropy, mixed into the seed."""
+    seed: _builtins.bytes
+    """Referee only: the secret seed (everyone gets it in MatchEnded)."""
     @_builtins.property
     def options(self) -> Global___JungleSpeedOptions: ...
     def __init__(
@@ -397,10 +403,12 @@ class MatchCreatedJungleSpeed(_message.Message):
         *,
         options: Global___JungleSpeedOptions | None = ...,
         seed_commitment: _builtins.bytes = ...,
+        entropy: _builtins.bytes = ...,
+        seed: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "seed_commitment", b"seed_commitment"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entropy", b"entropy", "options", b"options", "seed", b"seed", "seed_commitment", b"seed_commitment"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -529,14 +537,17 @@ class DuelWon(_message.Message):
     LOSERS_FIELD_NUMBER: _builtins.int
     STAMP_FIELD_NUMBER: _builtins.int
     ANNULLED_FIELD_NUMBER: _builtins.int
+    ARROWS_ANNULLED_FIELD_NUMBER: _builtins.int
     winner: _builtins.int
+    arrows_annulled: _builtins.bool
+    """An inward-arrows race open at the same time was annulled (JS-6.1)."""
     @_builtins.property
     def losers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
     def stamp(self) -> _common_pb2.ReceiveStamp: ...
     @_builtins.property
     def annulled(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Seats of other duels (or an arrows race) annulled by this grab (JS-4.6, JS-6.1)."""
+        """Seats of other duels annulled by this grab (JS-4.6)."""
 
     def __init__(
         self,
@@ -545,10 +556,11 @@ class DuelWon(_message.Message):
         losers: _abc.Iterable[_builtins.int] | None = ...,
         stamp: _common_pb2.ReceiveStamp | None = ...,
         annulled: _abc.Iterable[_builtins.int] | None = ...,
+        arrows_annulled: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["stamp", b"stamp"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["annulled", b"annulled", "losers", b"losers", "stamp", b"stamp", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["annulled", b"annulled", "arrows_annulled", b"arrows_annulled", "losers", b"losers", "stamp", b"stamp", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -565,7 +577,9 @@ class ArrowsWon(_message.Message):
     @_builtins.property
     def stamp(self) -> _common_pb2.ReceiveStamp: ...
     @_builtins.property
-    def annulled(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def annulled(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seats of the duels annulled by this grab (JS-6.1)."""
+
     def __init__(
         self,
         *,

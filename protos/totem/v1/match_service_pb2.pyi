@@ -258,10 +258,13 @@ class ActRequest(_message.Message):
 
     MATCH_ID_FIELD_NUMBER: _builtins.int
     SEEN_VERSION_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
     JUNGLE_SPEED_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     seen_version: _builtins.int
     """The last event version the client had seen when it decided (JS-5.1)."""
+    seat: _builtins.int
+    """Optional: the seat the caller means to act for. It must be the token's own seat."""
     @_builtins.property
     def jungle_speed(self) -> _jungle_speed_pb2.JungleSpeedCommand: ...
     def __init__(
@@ -269,14 +272,20 @@ class ActRequest(_message.Message):
         *,
         match_id: _builtins.str = ...,
         seen_version: _builtins.int = ...,
+        seat: _builtins.int | None = ...,
         jungle_speed: _jungle_speed_pb2.JungleSpeedCommand | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "jungle_speed", b"jungle_speed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "jungle_speed", b"jungle_speed", "match_id", b"match_id", "seen_version", b"seen_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "match_id", b"match_id", "seat", b"seat", "seen_version", b"seen_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
     _WhichOneofReturnType_command: _TypeAlias = _typing.Literal["jungle_speed"]  # noqa: Y015
     _WhichOneofArgType_command: _TypeAlias = _typing.Literal["command", b"command"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType_command) -> _WhichOneofReturnType_command | None: ...
 
 Global___ActRequest: _TypeAlias = ActRequest  # noqa: Y015

@@ -1,0 +1,205 @@
+"""One actor per live match: commands run one at a time, in the order received.
+
+A request handler takes its receive stamp and submits its work without awaiting in
+between, so the actor's queue order is the receive order (JS-4.2, JS-5.1). The actor
+runs the work on its in-memory aggregate, saves the resulting events through a thread
+(the library is synchronous), publishes them to the hub, and only then answers: nothing
+acknowledged is lost. It also owns the match's timer, rebuilt from the aggregate after a
+restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+from uuid import UUID
+
+import grpc
+from eventsourcing.persistence import IntegrityError
+
+from domain.kernel.match import MatchAggregate, MatchStatus
+from server.application import Arena, MatchNotFound
+from server.errors import ServiceError
+from server.hub import EventHub
+from server.stamps import Stamper
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Work = Callable[[MatchAggregate], T]
+
+#: Commands waiting for one match beyond this are refused with RESOURCE_EXHAUSTED.
+MAX_QUEUED = 1024
+SAVE_ATTEMPTS = 5
+
+
+class Outcome(Generic[T]):
+    """What a piece of work returned and the events it caused (saved, in order)."""
+
+    def __init__(self, value: T, events: list[Any], match: MatchAggregate) -> None:
+        self.value = value
+        self.events = events
+        self.match = match
+
+
+class MatchActor:
+    def __init__(self, actors: Actors, match_id: UUID) -> None:
+        self.actors = actors
+        self.match_id = match_id
+        self.match: MatchAggregate | None = None
+        self.queue: asyncio.Queue[tuple[Work[Any], asyncio.Future[Outcome[Any]]]] = asyncio.Queue(
+            MAX_QUEUED
+        )
+        self.timer: asyncio.TimerHandle | None = None
+        self.task = asyncio.get_running_loop().create_task(self._run(), name=f"match {match_id}")
+
+    def submit(self, work: Work[T]) -> asyncio.Future[Outcome[T]]:
+        """Queue ``work``; synchronous, so callers keep their receive order."""
+        future: asyncio.Future[Outcome[T]] = asyncio.get_running_loop().create_future()
+        try:
+            self.queue.put_nowait((work, future))
+        except asyncio.QueueFull:
+            raise ServiceError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, "too many commands are waiting for this match"
+            ) from None
+        return future
+
+    async def _run(self) -> None:
+        while True:
+            work, future = await self.queue.get()
+            try:
+                outcome = await self._execute(work)
+            except Exception as error:  # handed to the caller, who maps it to a status
+                if not future.done():
+                    future.set_exception(error)
+            else:
+                if not future.done():
+                    future.set_result(outcome)
+
+    async def _loaded(self) -> MatchAggregate:
+        if self.match is None:
+            self.match = await asyncio.to_thread(self.actors.app.load, self.match_id)
+        return self.match
+
+    async def _execute(self, work: Work[T]) -> Outcome[T]:
+        app = self.actors.app
+        for attempt in range(SAVE_ATTEMPTS):
+            match = await self._loaded()
+            try:
+                value = work(match)
+            except BaseException:
+                if match.pending_events:  # a half-done command must not linger
+                    self.match = None
+                raise
+            if not match.pending_events:
+                self._schedule_timer(match)
+                return Outcome(value, [], match)
+            try:
+                recordings = await asyncio.to_thread(app.save, match)
+            except IntegrityError:
+                # Another server instance wrote to this match: reload and decide again.
+                self.match = None
+                if attempt == SAVE_ATTEMPTS - 1:
+                    raise
+                continue
+            except BaseException:
+                self.match = None
+                raise
+            events = [r.domain_event for r in recordings]
+            self.actors.hub.publish(self.match_id, events)
+            self._schedule_timer(match)
+            return Outcome(value, events, match)
+        raise AssertionError("unreachable")
+
+    # ---- the match timer -------------------------------------------------------
+
+    def _schedule_timer(self, match: MatchAggregate) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        deadline_ms = match.timer_deadline_ms()
+        if deadline_ms is None or self.actors.closing:
+            return
+        delay = max(0.0, deadline_ms / 1000 - time.time())
+        self.timer = asyncio.get_running_loop().call_later(delay, self._timer_fired)
+
+    def _timer_fired(self) -> None:
+        self.timer = None
+        stamp = self.actors.stamper.stamp()
+
+        def fire(match: MatchAggregate) -> None:
+            if match.status is MatchStatus.PLAYING and match.timer_due(stamp):
+                match.fire_timer(stamp)
+
+        try:
+            future = self.submit(fire)
+        except ServiceError:
+            log.warning("timer of match %s deferred: queue full", self.match_id)
+            self.timer = asyncio.get_running_loop().call_later(0.1, self._timer_fired)
+            return
+        future.add_done_callback(self._timer_done)
+
+    def _timer_done(self, future: asyncio.Future[Outcome[None]]) -> None:
+        if not future.cancelled() and future.exception() is not None:
+            log.error("timer of match %s failed", self.match_id, exc_info=future.exception())
+
+    async def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+
+
+class Actors:
+    """The live match actors of this server process."""
+
+    def __init__(self, app: Arena, hub: EventHub, stamper: Stamper) -> None:
+        self.app = app
+        self.hub = hub
+        self.stamper = stamper
+        self.closing = False
+        self._actors: dict[UUID, MatchActor] = {}
+
+    def actor(self, match_id: UUID) -> MatchActor:
+        actor = self._actors.get(match_id)
+        if actor is None:
+            actor = self._actors[match_id] = MatchActor(self, match_id)
+        return actor
+
+    def submit(self, match_id: UUID, work: Work[T]) -> asyncio.Future[Outcome[T]]:
+        """Queue work for a match, in receive order (call before any await)."""
+        return self.actor(match_id).submit(work)
+
+    async def run(self, match_id: UUID, work: Work[T]) -> Outcome[T]:
+        future = self.submit(match_id, work)
+        try:
+            return await future
+        except MatchNotFound:
+            actor = self._actors.pop(match_id, None)
+            if actor is not None:
+                await actor.stop()
+            raise
+
+    async def recover(self) -> int:
+        """Start an actor for every match in play, so that its timer runs again."""
+        ids = await asyncio.to_thread(lambda: [e.match_id for e in self.app.logged_matches()])
+        started = 0
+        for match_id in ids:
+            match = await asyncio.to_thread(self.app.load, match_id)
+            if match.status is MatchStatus.PLAYING:
+                actor = self.actor(match_id)
+                actor.match = match
+                actor._schedule_timer(match)
+                started += 1
+        return started
+
+    async def close(self) -> None:
+        self.closing = True
+        actors, self._actors = list(self._actors.values()), {}
+        for actor in actors:
+            await actor.stop()

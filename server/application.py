@@ -1,0 +1,123 @@
+"""The eventsourcing Application: where matches are stored and found.
+
+It only orchestrates: the rules are in the aggregates, the ordering of commands in the
+match actors. Everything here is synchronous (the library has no asyncio API); the
+server calls it through ``asyncio.to_thread``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.application import AggregateNotFoundError, Application, EventSourcedLog
+from eventsourcing.domain import DomainEvent
+
+from domain.kernel.match import MatchAggregate
+
+#: The default store: an embedded SQLite file. Set explicitly, since the library's own
+#: default is an in-memory store.
+DEFAULT_DB = "totem.db"
+
+
+class MatchNotFound(LookupError):
+    def __init__(self, match_id: UUID | str) -> None:
+        super().__init__(f"no match {match_id}")
+        self.match_id = match_id
+
+
+@dataclass(frozen=True)
+class MatchLogged(DomainEvent):
+    """One entry of the log of every match created, in creation order."""
+
+    match_id: UUID
+    game: str
+
+
+def store_env(
+    db_path: str | None = None, environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The library settings for the store.
+
+    PostgreSQL is used when ``PERSISTENCE_MODULE`` says so, or when ``POSTGRES_DBNAME`` is
+    set and ``PERSISTENCE_MODULE`` is not; otherwise the SQLite file ``db_path``.
+    """
+    environ = os.environ if environ is None else environ
+    env: dict[str, str] = {}
+    module = environ.get("PERSISTENCE_MODULE")
+    if module is None:
+        module = (
+            "eventsourcing.postgres" if environ.get("POSTGRES_DBNAME") else "eventsourcing.sqlite"
+        )
+    env["PERSISTENCE_MODULE"] = module
+    if module == "eventsourcing.sqlite":
+        env["SQLITE_DBNAME"] = db_path or environ.get("SQLITE_DBNAME") or DEFAULT_DB
+    return env
+
+
+class Arena(Application[UUID]):
+    """All matches of all games, and the log that lists them."""
+
+    name = "Arena"
+
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        seed_source: Callable[[], bytes] | None = None,
+    ) -> None:
+        super().__init__(env)
+        self.seed_source = seed_source or (lambda: secrets.token_bytes(32))
+        self.match_log: EventSourcedLog[MatchLogged] = EventSourcedLog(
+            self.events, uuid5(NAMESPACE_URL, "/totem/matches"), MatchLogged
+        )
+
+    @property
+    def persistence(self) -> str:
+        return str(self.env.get("PERSISTENCE_MODULE", ""))
+
+    def create_match(self, factory: Callable[[bytes], MatchAggregate]) -> MatchAggregate:
+        """Create and save a match; ``factory`` builds it from a fresh secret seed."""
+        match = factory(self.seed_source())
+        for attempt in range(10):
+            logged = self.match_log.trigger_event(match_id=match.id, game=type(match).GAME)
+            try:
+                self.save(match, logged)
+                return match
+            except self.integrity_errors():
+                # Another writer took that log position: take the next one.
+                if attempt == 9:
+                    raise
+        raise AssertionError("unreachable")
+
+    def integrity_errors(self) -> type[Exception]:
+        from eventsourcing.persistence import IntegrityError
+
+        return IntegrityError
+
+    def load(self, match_id: UUID) -> MatchAggregate:
+        try:
+            match: object = self.repository.get(match_id)
+        except AggregateNotFoundError:
+            raise MatchNotFound(match_id) from None
+        assert isinstance(match, MatchAggregate)
+        return match
+
+    def load_at(self, match_id: UUID, version: int) -> MatchAggregate:
+        try:
+            match: object = self.repository.get(match_id, version=version)
+        except AggregateNotFoundError:
+            raise MatchNotFound(match_id) from None
+        assert isinstance(match, MatchAggregate)
+        return match
+
+    def events_after(self, match_id: UUID, after_version: int = 0) -> list[Any]:
+        """Stored events of a match with a version greater than ``after_version``."""
+        return list(self.events.get(match_id, gt=after_version or None))
+
+    def logged_matches(self, after: int = 0, limit: int | None = None) -> Iterator[MatchLogged]:
+        """Log entries after log position ``after`` (positions start at 1)."""
+        return self.match_log.get(gt=after or None, limit=limit)

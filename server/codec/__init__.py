@@ -1,0 +1,127 @@
+"""Translation between the wire contract and the domain, one module per game.
+
+Views arrive already redacted from the domain; a codec only changes their shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from google.protobuf.message import Message
+from google.protobuf.timestamp_pb2 import Timestamp
+from totem.v1 import common_pb2, match_service_pb2
+
+from domain.games import GAMES, Game
+from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
+from domain.kernel.views import Viewer, ViewerRole
+
+GAME_ENUMS: dict[str, Any] = {"jungle_speed": common_pb2.GAME_JUNGLE_SPEED}
+GAME_NAMES: dict[Any, str] = {v: k for k, v in GAME_ENUMS.items()}
+
+STATUS: dict[MatchStatus, Any] = {
+    MatchStatus.WAITING: common_pb2.MATCH_STATUS_WAITING,
+    MatchStatus.PLAYING: common_pb2.MATCH_STATUS_PLAYING,
+    MatchStatus.ENDED: common_pb2.MATCH_STATUS_ENDED,
+}
+END_REASONS: dict[EndReason, Any] = {
+    EndReason.COMPLETED: common_pb2.END_REASON_COMPLETED,
+    EndReason.ABANDONED: common_pb2.END_REASON_ABANDONED,
+    EndReason.STOPPED: common_pb2.END_REASON_STOPPED,
+}
+ROLES = {
+    ViewerRole.PLAYER: common_pb2.VIEWER_ROLE_PLAYER,
+    ViewerRole.SPECTATOR: common_pb2.VIEWER_ROLE_SPECTATOR,
+    ViewerRole.REFEREE: common_pb2.VIEWER_ROLE_REFEREE,
+}
+
+
+class GameCodec(Protocol):
+    """What each game's codec module provides."""
+
+    #: Name of the game's field in the ``oneof`` of requests, events and states.
+    FIELD: str
+
+    def options_from_request(self, request: match_service_pb2.CreateMatchRequest) -> Any: ...
+
+    def create(self, options: Any, seed: bytes, entropy: bytes, referee_hash: str) -> Any: ...
+
+    def command(self, request: match_service_pb2.ActRequest) -> Any: ...
+
+    def event_message(self, name: str, view: dict[str, Any]) -> Message: ...
+
+    def state_message(self, view: dict[str, Any]) -> Message: ...
+
+
+def codec_for(game: str) -> GameCodec:
+    from server.codec import jungle_speed
+
+    codecs: dict[str, GameCodec] = {"jungle_speed": jungle_speed}
+    return codecs[game]
+
+
+def timestamp(when: Any) -> Timestamp:
+    ts = Timestamp()
+    ts.FromDatetime(when)
+    return ts
+
+
+def stamp_message(data: dict[str, Any]) -> common_pb2.ReceiveStamp:
+    received = Timestamp()
+    received.FromNanoseconds(data["wall_ns"])
+    return common_pb2.ReceiveStamp(
+        sequence=data["sequence"],
+        monotonic_ns=data["monotonic_ns"],
+        received_at=received,
+        seen_version=data["seen_version"],
+    )
+
+
+def placements(result: list[dict[str, int]]) -> list[common_pb2.Placement]:
+    return [common_pb2.Placement(seat=r["seat"], place=r["place"]) for r in result]
+
+
+def match_event(match: MatchAggregate, evt: Any, viewer: Viewer) -> match_service_pb2.MatchEvent:
+    """One stored event as ``viewer`` may see it."""
+    game: Game = GAMES[type(match).GAME]
+    name, view = game.event_view(match, evt, viewer)
+    message = match_service_pb2.MatchEvent(
+        version=evt.originator_version, recorded_at=timestamp(evt.timestamp)
+    )
+    if name == "PlayerJoined":
+        message.player_joined.CopyFrom(
+            common_pb2.PlayerJoined(
+                seat=view["seat"], name=view["name"], entropy=bytes.fromhex(view["entropy"])
+            )
+        )
+    elif name == "MatchEnded":
+        message.match_ended.CopyFrom(
+            common_pb2.MatchEnded(
+                reason=END_REASONS[EndReason(view["reason"])],
+                result=placements(view["result"]),
+                seed=bytes.fromhex(view["seed"]),
+            )
+        )
+    else:
+        codec = codec_for(game.name)
+        getattr(message, codec.FIELD).CopyFrom(codec.event_message(name, view))
+    if viewer.sees_everything:
+        message.digest = bytes.fromhex(evt.digest)
+        message.prev_digest = bytes.fromhex(evt.prev_digest)
+    return message
+
+
+def summary(match: MatchAggregate) -> common_pb2.MatchSummary:
+    message = common_pb2.MatchSummary(
+        match_id=str(match.id),
+        game=GAME_ENUMS[type(match).GAME],
+        status=STATUS[match.status],
+        variant=match.variant,
+        max_players=match.max_players,
+        players=[common_pb2.Player(seat=s, name=n) for s, n in enumerate(match.players)],
+        version=match.version,
+        created_at=timestamp(match.created_on),
+        result=placements(match.result),
+    )
+    if match.end_reason is not None:
+        message.end_reason = END_REASONS[match.end_reason]
+    return message

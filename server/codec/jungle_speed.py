@@ -1,0 +1,209 @@
+"""Jungle Speed on the wire: options, commands, events and state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from google.protobuf.message import Message
+from totem.v1 import jungle_speed_pb2 as pb
+from totem.v1 import match_service_pb2
+
+from domain.jungle_speed import JungleSpeed, Options
+from domain.jungle_speed.match import TARGET_ARROWS, TARGET_DEFAULT, TARGET_DUEL
+from domain.kernel.errors import InvalidArgument
+from domain.kernel.stamps import ReceiveStamp
+from server.codec import stamp_message
+
+FIELD = "jungle_speed"
+
+VARIANTS = {
+    pb.JUNGLE_SPEED_VARIANT_UNSPECIFIED: "ES",
+    pb.JUNGLE_SPEED_VARIANT_ES: "ES",
+    pb.JUNGLE_SPEED_VARIANT_RU: "RU",
+}
+VARIANT_ENUMS = {"ES": pb.JUNGLE_SPEED_VARIANT_ES, "RU": pb.JUNGLE_SPEED_VARIANT_RU}
+TARGETS = {
+    pb.GRAB_TARGET_UNSPECIFIED: TARGET_DEFAULT,
+    pb.GRAB_TARGET_DUEL: TARGET_DUEL,
+    pb.GRAB_TARGET_ARROWS: TARGET_ARROWS,
+}
+CAUSES = {"turn": pb.REVEAL_CAUSE_TURN, "timeout": pb.REVEAL_CAUSE_TIMEOUT}
+
+#: What a command does to a match, given the acting seat and its receive stamp.
+Command = Callable[[JungleSpeed, int, ReceiveStamp], Any]
+
+
+def options_from_request(request: match_service_pb2.CreateMatchRequest) -> Options:
+    if request.WhichOneof("options") not in (None, FIELD):
+        raise InvalidArgument("JS-2.1", "the options given are not Jungle Speed options")
+    msg = request.jungle_speed
+    if msg.variant not in VARIANTS:
+        raise InvalidArgument("JS-2.1", f"unknown variant {msg.variant}")
+    defaults = Options()
+    specials = msg.specials if msg.HasField("specials") else None
+    return Options(
+        variant=VARIANTS[msg.variant],
+        max_players=msg.max_players if msg.HasField("max_players") else defaults.max_players,
+        turn_timeout_ms=(
+            msg.turn_timeout_ms if msg.HasField("turn_timeout_ms") else defaults.turn_timeout_ms
+        ),
+        min_reveal_interval_ms=(
+            msg.min_reveal_interval_ms
+            if msg.HasField("min_reveal_interval_ms")
+            else defaults.min_reveal_interval_ms
+        ),
+        inward_arrows=specials.inward_arrows if specials else defaults.inward_arrows,
+        outward_arrows=specials.outward_arrows if specials else defaults.outward_arrows,
+        coloured_arrows=specials.coloured_arrows if specials else defaults.coloured_arrows,
+        prearranged_deal=list(msg.prearranged_deal) or None,
+    )
+
+
+def create(options: Options, seed: bytes, entropy: bytes, referee_hash: str) -> JungleSpeed:
+    return JungleSpeed.create(options, seed, entropy, referee_hash)
+
+
+def command(request: match_service_pb2.ActRequest) -> Command:
+    cmd = request.jungle_speed
+    kind = cmd.WhichOneof("command")
+    if kind == "start":
+        return lambda m, seat, stamp: m.start(seat, stamp)
+    if kind == "reveal":
+        return lambda m, seat, stamp: m.reveal(seat, stamp)
+    if kind == "grab":
+        if cmd.grab.target not in TARGETS:
+            raise InvalidArgument("JS-6.1", f"unknown grab target {cmd.grab.target}")
+        target = TARGETS[cmd.grab.target]
+        return lambda m, seat, stamp: m.grab(seat, stamp, target)
+    raise InvalidArgument("JS-3.1", "a Jungle Speed command must be start, reveal or grab")
+
+
+def card(data: dict[str, Any]) -> pb.Card:
+    message = pb.Card(id=data["id"], kind=pb.CardKind.Value(f"CARD_KIND_{data['kind']}"))
+    if "shape" in data:
+        message.shape = pb.Shape.Value(f"SHAPE_{data['shape']}")
+        message.colour = pb.Colour.Value(f"COLOUR_{data['colour']}")
+    return message
+
+
+def options_message(view: dict[str, Any]) -> pb.JungleSpeedOptions:
+    return pb.JungleSpeedOptions(
+        variant=VARIANT_ENUMS[view["variant"]],
+        max_players=view["max_players"],
+        turn_timeout_ms=view["turn_timeout_ms"],
+        min_reveal_interval_ms=view["min_reveal_interval_ms"],
+        specials=pb.JungleSpeedSpecials(
+            inward_arrows=view["inward_arrows"],
+            outward_arrows=view["outward_arrows"],
+            coloured_arrows=view["coloured_arrows"],
+        ),
+        prearranged_deal=view.get("prearranged_deal") or [],
+        prearranged=view["prearranged"],
+    )
+
+
+def event_message(name: str, view: dict[str, Any]) -> Message:
+    if name == "Created":
+        body = pb.MatchCreatedJungleSpeed(
+            options=options_message(view["options"]),
+            seed_commitment=bytes.fromhex(view["seed_commitment"]),
+            entropy=bytes.fromhex(view["entropy"]),
+            seed=bytes.fromhex(view.get("seed", "")),
+        )
+        return pb.JungleSpeedEvent(created=body)
+    if name == "Dealt":
+        return pb.JungleSpeedEvent(
+            dealt=pb.Dealt(
+                face_down_counts=view["face_down_counts"],
+                pot=[card(c) for c in view["pot"]],
+                deck=[card(c) for c in view.get("deck", [])],
+                first_turn=view["first_turn"],
+            )
+        )
+    if name == "Revealed":
+        return pb.JungleSpeedEvent(
+            revealed=pb.Revealed(
+                seat=view["seat"],
+                card=card(view["card"]),
+                cause=CAUSES[view["cause"]],
+                stamp=stamp_message(view["stamp"]),
+            )
+        )
+    if name == "OutwardReveal":
+        return pb.JungleSpeedEvent(
+            outward_reveal=pb.OutwardReveal(
+                triggered_by=view["triggered_by"],
+                reveals=[
+                    pb.SeatCard(seat=r["seat"], card=card(r["card"])) for r in view["reveals"]
+                ],
+            )
+        )
+    if name == "DuelWon":
+        return pb.JungleSpeedEvent(
+            duel_won=pb.DuelWon(
+                winner=view["winner"],
+                losers=view["losers"],
+                stamp=stamp_message(view["stamp"]),
+                annulled=view["annulled"],
+                arrows_annulled=view["arrows_annulled"],
+            )
+        )
+    if name == "ArrowsWon":
+        return pb.JungleSpeedEvent(
+            arrows_won=pb.ArrowsWon(
+                winner=view["winner"], stamp=stamp_message(view["stamp"]), annulled=view["annulled"]
+            )
+        )
+    if name == "WrongGrab":
+        return pb.JungleSpeedEvent(
+            wrong_grab=pb.WrongGrab(seat=view["seat"], stamp=stamp_message(view["stamp"]))
+        )
+    if name == "LateGrab":
+        return pb.JungleSpeedEvent(
+            late_grab=pb.LateGrab(
+                seat=view["seat"],
+                stamp=stamp_message(view["stamp"]),
+                decided_at_version=view["decided_at_version"],
+            )
+        )
+    if name == "PilesRecycled":
+        return pb.JungleSpeedEvent(
+            piles_recycled=pb.PilesRecycled(stamp=stamp_message(view["stamp"]))
+        )
+    if name == "PlayerFinished":
+        return pb.JungleSpeedEvent(
+            player_finished=pb.PlayerFinished(seat=view["seat"], place=view["place"])
+        )
+    raise ValueError(f"no wire form for Jungle Speed event {name}")
+
+
+def state_message(view: dict[str, Any]) -> pb.JungleSpeedState:
+    seats = []
+    for s in view["seats"]:
+        seat = pb.JungleSpeedSeat(
+            seat=s["seat"],
+            name=s["name"],
+            face_down_count=s["face_down_count"],
+            face_up_count=s["face_up_count"],
+            finished=s["finished"],
+            face_down=[card(c) for c in s.get("face_down", [])],
+            face_up=[card(c) for c in s["face_up"]],
+        )
+        if "top" in s:
+            seat.top.CopyFrom(card(s["top"]))
+        seats.append(seat)
+    state = pb.JungleSpeedState(
+        options=options_message(view["options"]),
+        seats=seats,
+        pot=[card(c) for c in view["pot"]],
+        open_duels=[pb.OpenDuel(seats=d["seats"]) for d in view["open_duels"]],
+        arrows_race_open=view["arrows_race_open"],
+        coloured_mode=view["coloured_mode"],
+        seed=bytes.fromhex(view.get("seed", "")),
+        seed_commitment=bytes.fromhex(view["seed_commitment"]),
+        turn_deadline_ms=view["turn_deadline_ms"],
+    )
+    if "turn" in view:
+        state.turn = view["turn"]
+    return state

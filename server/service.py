@@ -1,0 +1,281 @@
+"""The gRPC MatchService: create, join, look at, act in and watch matches.
+
+Handlers stay thin: parse and check fields, then hand the work to the match's actor.
+Handlers that decide races (JoinMatch, Act) take their receive stamp on their first
+line, before any await, and submit their work before awaiting anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+from uuid import UUID
+
+import grpc
+from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
+
+from domain.games import GAMES
+from domain.kernel.errors import InvalidArgument
+from domain.kernel.match import MatchAggregate, MatchStatus
+from domain.kernel.views import Viewer
+from server import auth, codec
+from server.actors import Actors
+from server.application import Arena
+from server.errors import ServiceError, status_text, to_service_error, trailing_metadata
+from server.hub import EventHub
+from server.stamps import Stamper
+
+MAX_PAGE_SIZE = 100
+DEFAULT_PAGE_SIZE = 20
+MAX_ENTROPY_BYTES = 64
+
+R = TypeVar("R")
+Handler = Callable[..., Awaitable[R]]
+
+
+def refusals(handler: Handler[R]) -> Handler[R]:
+    """Answer known refusals with their status, rule id and sentence."""
+
+    @functools.wraps(handler)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
+        try:
+            return await handler(self, request, context)
+        except Exception as error:
+            refusal = to_service_error(error)
+            if refusal is None:
+                raise
+            await context.abort(refusal.code, status_text(refusal), trailing_metadata(refusal))
+            raise  # abort raises; this line is never reached
+
+    return wrapper
+
+
+def parse_match_id(text: str) -> UUID:
+    try:
+        return UUID(text)
+    except ValueError:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT, f"match_id {text!r} is not a match id"
+        ) from None
+
+
+def viewer_of(match: MatchAggregate, token: str | None) -> Viewer:
+    """Who holds ``token`` in this match: no token is a spectator."""
+    if token is None:
+        return Viewer.spectator()
+    digest = auth.token_hash(token)
+    if token and digest == match.referee_token_hash:
+        return Viewer.referee()
+    seat = match.seat_of(digest) if token else None
+    if seat is None:
+        raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, "the token is not valid for this match")
+    return Viewer.player(seat)
+
+
+def check_entropy(entropy: bytes) -> None:
+    if len(entropy) > MAX_ENTROPY_BYTES:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT, f"entropy is limited to {MAX_ENTROPY_BYTES} bytes"
+        )
+
+
+class MatchService(match_service_pb2_grpc.MatchServiceServicer):
+    def __init__(self, app: Arena, actors: Actors, hub: EventHub, stamper: Stamper) -> None:
+        self.app = app
+        self.actors = actors
+        self.hub = hub
+        self.stamper = stamper
+
+    @refusals
+    async def CreateMatch(
+        self, request: match_service_pb2.CreateMatchRequest, context: grpc.aio.ServicerContext
+    ) -> match_service_pb2.CreateMatchResponse:
+        game = codec.GAME_NAMES.get(request.game)
+        if game is None:
+            raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "game must be set to a known game")
+        game_codec = codec.codec_for(game)
+        options = game_codec.options_from_request(request).validate()
+        check_entropy(request.entropy)
+        token, token_hash = auth.new_token()
+        match = await asyncio.to_thread(
+            self.app.create_match,
+            lambda seed: game_codec.create(options, seed, request.entropy, token_hash),
+        )
+        return match_service_pb2.CreateMatchResponse(
+            match_id=str(match.id),
+            referee_token=token,
+            seed_commitment=bytes.fromhex(match.seed_commitment),
+        )
+
+    @refusals
+    async def JoinMatch(
+        self, request: match_service_pb2.JoinMatchRequest, context: grpc.aio.ServicerContext
+    ) -> match_service_pb2.JoinMatchResponse:
+        stamp = self.stamper.stamp()
+        match_id = parse_match_id(request.match_id)
+        place = request.WhichOneof("place")
+        if place is None:
+            outcome = await self.actors.run(match_id, lambda m: None)
+            return match_service_pb2.JoinMatchResponse(
+                role=common_pb2.VIEWER_ROLE_SPECTATOR, version=outcome.match.version
+            )
+        check_entropy(request.entropy)
+        token, token_hash = auth.new_token()
+        seat = request.seat if place == "seat" else None
+        joined = await self.actors.run(
+            match_id, lambda m: m.join(request.name, request.entropy, token_hash, stamp, seat)
+        )
+        return match_service_pb2.JoinMatchResponse(
+            role=common_pb2.VIEWER_ROLE_PLAYER,
+            seat=joined.value,
+            player_token=token,
+            version=joined.match.version,
+        )
+
+    @refusals
+    async def GetMatch(
+        self, request: match_service_pb2.GetMatchRequest, context: grpc.aio.ServicerContext
+    ) -> match_service_pb2.GetMatchResponse:
+        match_id = parse_match_id(request.match_id)
+        token = auth.bearer_token(context.invocation_metadata())
+
+        def look(match: MatchAggregate) -> match_service_pb2.GetMatchResponse:
+            viewer = viewer_of(match, token)
+            game = GAMES[type(match).GAME]
+            game_codec = codec.codec_for(game.name)
+            response = match_service_pb2.GetMatchResponse(
+                summary=codec.summary(match), role=codec.ROLES[viewer.role]
+            )
+            if viewer.seat is not None:
+                response.seat = viewer.seat
+            state = game_codec.state_message(game.state_view(match, viewer))
+            getattr(response, game_codec.FIELD).CopyFrom(state)
+            return response
+
+        return (await self.actors.run(match_id, look)).value
+
+    @refusals
+    async def ListMatches(
+        self, request: match_service_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext
+    ) -> match_service_pb2.ListMatchesResponse:
+        if request.page_size > MAX_PAGE_SIZE:
+            raise ServiceError(
+                grpc.StatusCode.INVALID_ARGUMENT, f"page_size is at most {MAX_PAGE_SIZE}"
+            )
+        size = request.page_size or DEFAULT_PAGE_SIZE
+        try:
+            after = int(request.page_token or "0")
+        except ValueError:
+            raise ServiceError(
+                grpc.StatusCode.INVALID_ARGUMENT, "page_token is not one this server gave"
+            ) from None
+        game = codec.GAME_NAMES.get(request.game) if request.game else None
+        if request.game and game is None:
+            raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "unknown game filter")
+        return await asyncio.to_thread(self._list, after, size, game, request.status)
+
+    def _list(
+        self, after: int, size: int, game: str | None, status: int
+    ) -> match_service_pb2.ListMatchesResponse:
+        response = match_service_pb2.ListMatchesResponse()
+        position = after
+        for logged in self.app.logged_matches(after=after):
+            position = logged.originator_version
+            if game is not None and logged.game != game:
+                continue
+            summary = codec.summary(self.app.load(logged.match_id))
+            if status and summary.status != status:
+                continue
+            response.matches.append(summary)
+            if len(response.matches) == size:
+                break
+        else:
+            return response
+        response.next_page_token = str(position)
+        return response
+
+    @refusals
+    async def Act(
+        self, request: match_service_pb2.ActRequest, context: grpc.aio.ServicerContext
+    ) -> match_service_pb2.ActResponse:
+        stamp = self.stamper.stamp(request.seen_version)
+        match_id = parse_match_id(request.match_id)
+        token = auth.bearer_token(context.invocation_metadata())
+        if not token:
+            raise ServiceError(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "acting needs the player token from JoinMatch as 'authorization: Bearer <token>'",
+            )
+        kind = request.WhichOneof("command")
+        if kind is None:
+            raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "command must be set")
+        game_codec = codec.codec_for(kind)
+        command = game_codec.command(request)
+        claimed = request.seat if request.HasField("seat") else None
+
+        def act(match: MatchAggregate) -> Viewer:
+            if kind != type(match).GAME:
+                raise InvalidArgument(
+                    match.PLAYERS_RULE, f"this match is {type(match).GAME}, not {kind}"
+                )
+            viewer = viewer_of(match, token)
+            if viewer.seat is None:
+                raise ServiceError(
+                    grpc.StatusCode.PERMISSION_DENIED, "only a seated player can act for a seat"
+                )
+            if claimed is not None and claimed != viewer.seat:
+                raise ServiceError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    f"this token is for seat {viewer.seat}, not seat {claimed}",
+                )
+            command(match, viewer.seat, stamp)
+            return viewer
+
+        outcome = await self.actors.run(match_id, act)
+        viewer = outcome.value
+        return match_service_pb2.ActResponse(
+            version=outcome.match.version,
+            events=[codec.match_event(outcome.match, e, viewer) for e in outcome.events],
+        )
+
+    async def Watch(
+        self, request: match_service_pb2.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[match_service_pb2.MatchEvent]:
+        try:
+            match_id = parse_match_id(request.match_id)
+            token = auth.bearer_token(context.invocation_metadata())
+            # Subscribe first, then read the store: a live event saved meanwhile is in
+            # the queue, and versions already sent from the store are skipped.
+            sub = self.hub.subscribe(match_id)
+        except Exception as error:
+            refusal = to_service_error(error)
+            if refusal is None:
+                raise
+            await context.abort(refusal.code, status_text(refusal), trailing_metadata(refusal))
+        try:
+            outcome = await self.actors.run(match_id, lambda m: viewer_of(m, token))
+            match, viewer = outcome.match, outcome.value
+            last = request.after_version
+            stored = await asyncio.to_thread(self.app.events_after, match_id, last)
+            for evt in stored:
+                yield codec.match_event(match, evt, viewer)
+                last = evt.originator_version
+            while not (match.status is MatchStatus.ENDED and last >= match.version):
+                if sub.overflowed:
+                    raise ServiceError(
+                        grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        f"this stream fell behind; watch again with after_version={last}",
+                    )
+                for evt in await sub.get():
+                    if evt.originator_version > last:
+                        yield codec.match_event(match, evt, viewer)
+                        last = evt.originator_version
+        except Exception as error:
+            refusal = to_service_error(error)
+            if refusal is None:
+                raise
+            await context.abort(refusal.code, status_text(refusal), trailing_metadata(refusal))
+        finally:
+            sub.close()
