@@ -16,12 +16,14 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError, Application, EventSourcedLog
 from eventsourcing.domain import DomainEvent
+from eventsourcing.persistence import IntegrityError
 
 from domain.kernel.match import MatchAggregate
 
 #: The default store: an embedded SQLite file. Set explicitly, since the library's own
 #: default is an in-memory store.
 DEFAULT_DB = "totem.db"
+LOG_ATTEMPTS = 20
 
 
 class MatchNotFound(LookupError):
@@ -80,23 +82,23 @@ class Arena(Application[UUID]):
         return str(self.env.get("PERSISTENCE_MODULE", ""))
 
     def create_match(self, factory: Callable[[bytes], MatchAggregate]) -> MatchAggregate:
-        """Create and save a match; ``factory`` builds it from a fresh secret seed."""
-        match = factory(self.seed_source())
-        for attempt in range(10):
+        """Create and save a match; ``factory`` builds it from a fresh secret seed.
+
+        The match and its log entry are saved in one transaction. If another writer took
+        the log position first, the whole attempt is made again from a fresh seed (a
+        failed save has already collected the match's pending events).
+        """
+        for attempt in range(LOG_ATTEMPTS):
+            match = factory(self.seed_source())
             logged = self.match_log.trigger_event(match_id=match.id, game=type(match).GAME)
             try:
                 self.save(match, logged)
-                return match
-            except self.integrity_errors():
-                # Another writer took that log position: take the next one.
-                if attempt == 9:
+            except IntegrityError:
+                if attempt == LOG_ATTEMPTS - 1:
                     raise
+            else:
+                return match
         raise AssertionError("unreachable")
-
-    def integrity_errors(self) -> type[Exception]:
-        from eventsourcing.persistence import IntegrityError
-
-        return IntegrityError
 
     def load(self, match_id: UUID) -> MatchAggregate:
         try:

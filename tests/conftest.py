@@ -1,0 +1,86 @@
+"""Fixtures shared by the service, client and CLI tests: stores and live servers.
+
+Every test gets its own store: a fresh SQLite file, or a fresh schema in the real
+PostgreSQL server (``TOTEM_TEST_POSTGRES`` overrides its connection string; when none is
+reachable those tests are skipped and say why).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from server.serve import RunningServer, start
+
+POSTGRES_DSN = os.environ.get(
+    "TOTEM_TEST_POSTGRES", "host=127.0.0.1 port=5432 user=postgres dbname=test"
+)
+
+
+def _postgres_unreachable() -> str | None:
+    try:
+        import psycopg
+
+        with psycopg.connect(POSTGRES_DSN, connect_timeout=3):
+            return None
+    except Exception as error:  # any failure to connect means: skip, saying why
+        return f"PostgreSQL not reachable at {POSTGRES_DSN!r}: {error}"
+
+
+def _postgres_env(schema: str) -> dict[str, str]:
+    parts = dict(item.split("=", 1) for item in POSTGRES_DSN.split())
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "POSTGRES_DBNAME": parts.get("dbname", "test"),
+        "POSTGRES_HOST": parts.get("host", "127.0.0.1"),
+        "POSTGRES_PORT": parts.get("port", "5432"),
+        "POSTGRES_USER": parts.get("user", "postgres"),
+        "POSTGRES_PASSWORD": parts.get("password", ""),
+        "POSTGRES_SCHEMA": schema,
+    }
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """A fresh, empty event store: SQLite file or PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(tmp_path / "t.db"),
+        }
+        return
+    reason = _postgres_unreachable()
+    if reason:
+        pytest.skip(reason)
+    import psycopg
+
+    schema = f"totem_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield _postgres_env(schema)
+    finally:
+        with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def sqlite_env(tmp_path: Path) -> dict[str, str]:
+    return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "t.db")}
+
+
+ServerFactory = Callable[..., "AsyncIterator[RunningServer]"]
+
+
+@pytest.fixture
+async def server(store_env: dict[str, str]) -> AsyncIterator[RunningServer]:
+    """A real gRPC server on a free loopback port, on a fresh store."""
+    running = await start("127.0.0.1:0", store_env)
+    try:
+        yield running
+    finally:
+        await running.stop(grace=None)

@@ -1,0 +1,110 @@
+"""Helpers for talking to a live server with the raw generated stubs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import grpc
+from totem.v1 import common_pb2, match_service_pb2_grpc
+from totem.v1 import jungle_speed_pb2 as js
+from totem.v1 import match_service_pb2 as ms
+
+from domain.jungle_speed.cards import Deck
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+def stub(port: int) -> tuple[grpc.aio.Channel, match_service_pb2_grpc.MatchServiceStub]:
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    return channel, match_service_pb2_grpc.MatchServiceStub(channel)
+
+
+def deal_for(players: int, tops: dict[int, Sequence[int]], deck_size: int = 80) -> list[int]:
+    """An ES deck order whose face-down piles start (top first) with the given cards.
+
+    Card k of the deck goes to seat k mod n, first received on top (JS-2.1), so the
+    order interleaves the piles. The other cards fill the piles in ascending id order.
+    """
+    used = {c for cards in tops.values() for c in cards}
+    rest = iter(c for c in range(deck_size) if c not in used)
+    sizes = [deck_size // players + (1 if s < deck_size % players else 0) for s in range(players)]
+    piles = [list(tops.get(s, [])) for s in range(players)]
+    for s in range(players):
+        while len(piles[s]) < sizes[s]:
+            piles[s].append(next(rest))
+    return [piles[k % players][k // players] for k in range(deck_size)]
+
+
+def symbol(shape: int, colour: int) -> int:
+    """The id of the symbol card of a shape and colour index (JS-1.1)."""
+    return 4 * shape + colour
+
+
+DECK = Deck()
+INWARD = next(c.id for c in DECK.cards if c.kind.value == "INWARD_ARROWS")
+
+
+def js_options(**fields: object) -> js.JungleSpeedOptions:
+    return js.JungleSpeedOptions(**fields)  # type: ignore[arg-type]
+
+
+async def create_and_join(
+    client: match_service_pb2_grpc.MatchServiceStub,
+    players: int,
+    **options: object,
+) -> tuple[str, str, list[str]]:
+    """Create a Jungle Speed match, fill every seat; return id, referee token, seat tokens."""
+    created = await client.CreateMatch(
+        ms.CreateMatchRequest(
+            game=common_pb2.GAME_JUNGLE_SPEED,
+            jungle_speed=js_options(max_players=players, **options),
+        )
+    )
+    tokens = []
+    for seat in range(players):
+        joined = await client.JoinMatch(
+            ms.JoinMatchRequest(match_id=created.match_id, name=f"player {seat}", any_seat=True)
+        )
+        tokens.append(joined.player_token)
+    return created.match_id, created.referee_token, tokens
+
+
+def reveal() -> js.JungleSpeedCommand:
+    return js.JungleSpeedCommand(reveal=js.JungleSpeedReveal())
+
+
+def grab(target: int = 0) -> js.JungleSpeedCommand:
+    return js.JungleSpeedCommand(grab=js.JungleSpeedGrab(target=target))  # type: ignore[arg-type]
+
+
+async def watch_until(
+    client: match_service_pb2_grpc.MatchServiceStub,
+    match_id: str,
+    version: int,
+    token: str | None = None,
+    after_version: int = 0,
+) -> list[ms.MatchEvent]:
+    """Every event after ``after_version`` up to ``version``, read from Watch."""
+    events: list[ms.MatchEvent] = []
+    call = client.Watch(
+        ms.WatchRequest(match_id=match_id, after_version=after_version),
+        metadata=bearer(token) if token else None,
+    )
+    try:
+        async for event in call:
+            events.append(event)
+            if event.version >= version:
+                break
+    finally:
+        call.cancel()
+    return events
+
+
+def js_event(event: ms.MatchEvent) -> str:
+    """The name of a Jungle Speed event's field, or of the common event."""
+    kind = event.WhichOneof("event")
+    if kind == "jungle_speed":
+        return str(event.jungle_speed.WhichOneof("event"))
+    return str(kind)

@@ -1,0 +1,131 @@
+"""Grab races over real gRPC on loopback (JS-4.2, JS-5.1, JS-5.3, JS-6.1)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+from totem.v1 import match_service_pb2 as ms
+
+from server.serve import RunningServer
+from tests.service.helpers import (
+    INWARD,
+    bearer,
+    create_and_join,
+    deal_for,
+    grab,
+    js_event,
+    reveal,
+    stub,
+    symbol,
+    watch_until,
+)
+
+
+async def _grab_all(port: int, match_id: str, tokens: list[str]) -> list[ms.ActResponse]:
+    """Every token grabs at once, each on its own connection."""
+    channels = [stub(port) for _ in tokens]
+    try:
+        return list(
+            await asyncio.gather(
+                *(
+                    client.Act(
+                        ms.ActRequest(match_id=match_id, jungle_speed=grab()), metadata=bearer(t)
+                    )
+                    for (_, client), t in zip(channels, tokens, strict=True)
+                )
+            )
+        )
+    finally:
+        for channel, _ in channels:
+            await channel.close()
+
+
+async def test_js_6_1_js_5_3_inward_arrows_race_has_one_winner_the_first_received(
+    server: RunningServer,
+) -> None:
+    players = 6
+    channel, client = stub(server.port)
+    async with channel:
+        deck = deal_for(players, {0: [INWARD]})
+        match_id, referee, tokens = await create_and_join(
+            client, players, prearranged_deal=deck, turn_timeout_ms=0
+        )
+        await client.Act(
+            ms.ActRequest(match_id=match_id, jungle_speed=reveal()), metadata=bearer(tokens[0])
+        )
+        answers = await asyncio.wait_for(_grab_all(server.port, match_id, tokens), 30)
+        last = max(a.version for a in answers)
+        events = await asyncio.wait_for(watch_until(client, match_id, last, referee), 30)
+
+    names = [js_event(e) for e in events]
+    assert names.count("arrows_won") == 1
+    assert names.count("late_grab") == players - 1
+    won = next(e for e in events if js_event(e) == "arrows_won")
+    lates = [e.jungle_speed.late_grab for e in events if js_event(e) == "late_grab"]
+    sequences = [won.jungle_speed.arrows_won.stamp.sequence] + [g.stamp.sequence for g in lates]
+    # The winner is the grab the server received first; every other grab is on record,
+    # with its own stamp, as late for the event that decided the race.
+    assert won.jungle_speed.arrows_won.stamp.sequence == min(sequences)
+    assert len(set(sequences)) == players
+    assert {g.seat for g in lates} | {won.jungle_speed.arrows_won.winner} == set(range(players))
+    assert all(g.decided_at_version == won.version for g in lates)
+    assert all(g.stamp.received_at.seconds > 0 and g.stamp.monotonic_ns > 0 for g in lates)
+    # Each grab was answered with what it did, in the caller's view.
+    outcomes = sorted(js_event(a.events[0]) for a in answers)
+    assert outcomes == ["arrows_won"] + ["late_grab"] * (players - 1)
+
+
+async def test_js_4_2_duel_won_by_first_grab_received_among_many(server: RunningServer) -> None:
+    players = 4
+    channel, client = stub(server.port)
+    async with channel:
+        # Seats 0 and 1 reveal the same shape in two colours: a duel (JS-4.1).
+        deck = deal_for(players, {0: [symbol(5, 0)], 1: [symbol(5, 2)]})
+        match_id, referee, tokens = await create_and_join(
+            client, players, prearranged_deal=deck, turn_timeout_ms=0
+        )
+        for seat in (0, 1):
+            await client.Act(
+                ms.ActRequest(match_id=match_id, jungle_speed=reveal()),
+                metadata=bearer(tokens[seat]),
+            )
+        # Both duellists grab three times each, all at once.
+        grabbers = [tokens[0], tokens[1]] * 3
+        answers = await asyncio.wait_for(_grab_all(server.port, match_id, grabbers), 30)
+        last = max(a.version for a in answers)
+        events = await asyncio.wait_for(watch_until(client, match_id, last, referee), 30)
+
+    names = [js_event(e) for e in events]
+    assert names.count("duel_won") == 1
+    assert names.count("late_grab") == len(grabbers) - 1
+    assert "wrong_grab" not in names
+    won = next(e for e in events if js_event(e) == "duel_won").jungle_speed.duel_won
+    lates = [e.jungle_speed.late_grab for e in events if js_event(e) == "late_grab"]
+    assert won.stamp.sequence < min(g.stamp.sequence for g in lates)
+    assert sorted([won.winner, *won.losers]) == [0, 1]
+
+
+async def test_js_5_2_a_grab_with_nothing_open_is_wrong_and_recorded(server: RunningServer) -> None:
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, _, tokens = await create_and_join(client, 3, turn_timeout_ms=0)
+        answer = await client.Act(
+            ms.ActRequest(match_id=match_id, jungle_speed=grab()), metadata=bearer(tokens[2])
+        )
+        state = await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
+    assert [js_event(e) for e in answer.events] == ["wrong_grab"]
+    assert answer.events[0].jungle_speed.wrong_grab.seat == 2
+    assert state.jungle_speed.turn == 2  # the wrong grabber starts the next turn
+
+
+async def test_grab_from_a_spectator_is_refused(server: RunningServer) -> None:
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, _, _ = await create_and_join(client, 2)
+        try:
+            await client.Act(ms.ActRequest(match_id=match_id, jungle_speed=grab()))
+        except grpc.aio.AioRpcError as error:
+            assert error.code() is grpc.StatusCode.UNAUTHENTICATED
+        else:
+            raise AssertionError("a grab without a token was accepted")
