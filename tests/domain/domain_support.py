@@ -1,0 +1,160 @@
+"""Helpers for the domain tests: stamps, prearranged decks, matches, state snapshots.
+
+Kept in its own module (not conftest) so test modules can import plain functions.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from domain.jungle_speed import Deck, JungleSpeed, Options
+from domain.kernel import DomainError, ReceiveStamp
+
+SEED = bytes(range(32))
+DECK_SIZE = 80
+#: Options for a 72-card deck without special cards.
+NO_SPECIALS = {"inward_arrows": 0, "outward_arrows": 0, "coloured_arrows": 0}
+
+#: Special cards of the default deck (JS-1.3): ids follow the 72 symbol cards.
+INWARD = (72, 73, 74)
+OUTWARD = (75, 76, 77)
+COLOURED = (78, 79)
+
+
+def sym(shape: int, colour: int) -> int:
+    """The id of the symbol card of this shape and colour index (``4 * shape + colour``)."""
+    assert 0 <= shape < 18 and 0 <= colour < 4
+    return 4 * shape + colour
+
+
+class Stamps:
+    """Receive stamps with increasing sequence numbers; wall time moves only when told."""
+
+    def __init__(self, wall_ms: int = 1_000_000) -> None:
+        self.sequence = 0
+        self.wall_ms = wall_ms
+
+    def __call__(self, after_ms: int = 0, seen: int = 0) -> ReceiveStamp:
+        self.sequence += 1
+        self.wall_ms += after_ms
+        return ReceiveStamp(self.sequence, self.wall_ms * 1_000, self.wall_ms * 1_000_000, seen)
+
+    def at(self, wall_ms: int) -> ReceiveStamp:
+        """A stamp at an absolute wall time (must not go backwards)."""
+        assert wall_ms >= self.wall_ms
+        return self(after_ms=wall_ms - self.wall_ms)
+
+
+def pile_sizes(n: int, variant: str, size: int = DECK_SIZE) -> tuple[list[int], int]:
+    """How many cards each seat gets and how many go to the pot (JS-2.1), from the rule text:
+    RU deals floor(size / n) each, the rest to the pot; ES deals everything, the first
+    ``size mod n`` seats getting one more."""
+    if variant == "RU":
+        return [size // n] * n, size % n
+    return [size // n + (1 if s < size % n else 0) for s in range(n)], 0
+
+
+def deal_for(piles: Sequence[Sequence[int]], pot: Sequence[int] = ()) -> list[int]:
+    """The deck order (top first) that deals exactly these face-down piles (each top first)
+    and leaves ``pot`` (RU remainder): one card at a time, clockwise from seat 0."""
+    n = len(piles)
+    lengths = [len(p) for p in piles]
+    assert all(lengths[0] - 1 <= x <= lengths[0] for x in lengths), lengths
+    assert lengths == sorted(lengths, reverse=True), "earlier seats get the extra cards"
+    deck = [piles[k % n][k // n] for k in range(sum(lengths))]
+    return deck + list(pot)
+
+
+def arranged(
+    n: int,
+    tops: Sequence[Sequence[int]],
+    variant: str = "ES",
+    pot: Sequence[int] | None = None,
+    fill: Sequence[int] | None = None,
+    size: int = DECK_SIZE,
+) -> list[int]:
+    """A deck order whose seat ``s`` pile starts with ``tops[s]`` (top first).
+
+    ``size`` is the deck size (smaller when the options remove special cards).
+    The remaining cards fill the piles (in ``fill`` order, else ascending ids) and, in RU,
+    the pot (``pot`` if given). Tests reason only about the cards they place.
+    """
+    sizes, pot_size = pile_sizes(n, variant, size)
+    placed = [c for top in tops for c in top] + list(pot or [])
+    assert len(set(placed)) == len(placed), "a card placed twice"
+    rest = [c for c in (fill if fill is not None else range(size)) if c not in placed]
+    rest += [c for c in range(size) if c not in placed and c not in rest]
+    piles = []
+    for s in range(n):
+        top = list(tops[s]) if s < len(tops) else []
+        need = sizes[s] - len(top)
+        assert need >= 0, f"seat {s} only holds {sizes[s]} cards"
+        piles.append(top + rest[:need])
+        rest = rest[need:]
+    if pot is None:
+        pot, rest = rest[:pot_size], rest[pot_size:]
+    assert len(pot) == pot_size and not rest
+    return deal_for(piles, pot)
+
+
+def new_match(
+    n: int,
+    variant: str = "ES",
+    deck: list[int] | None = None,
+    seed: bytes = SEED,
+    stamps: Stamps | None = None,
+    **options: Any,
+) -> tuple[JungleSpeed, Stamps]:
+    """A started match of ``n`` players (seats 0 … n-1), with its stamp source."""
+    stamps = stamps or Stamps()
+    opts = Options(variant=variant, max_players=n, prearranged_deal=deck, **options)
+    match = JungleSpeed.create(opts, seed)
+    for s in range(n):
+        match.join(f"player {s}", bytes([s]), f"token-hash-{s}", stamps())
+    return match, stamps
+
+
+def state_of(match: JungleSpeed) -> dict[str, Any]:
+    """Everything the aggregate holds (but its pending events), as comparable plain data."""
+    state = {k: v for k, v in vars(match).items() if k != "_pending_events"}
+    state = copy.deepcopy(state)
+    if isinstance(state.get("deck"), Deck):
+        state["deck"] = state["deck"].cards  # Deck has no equality of its own.
+    return state
+
+
+def event_names(events: Sequence[object]) -> list[str]:
+    return [type(e).__name__ for e in events]
+
+
+def events_since(match: JungleSpeed, version: int) -> list[Any]:
+    """The events triggered after ``version``."""
+    return [e for e in match.pending_events if e.originator_version > version]
+
+
+def refused(
+    match: JungleSpeed, rule: str, command: Callable[..., Any], *args: Any, **kwargs: Any
+) -> DomainError:
+    """Run a command the rules refuse: it raises a DomainError naming ``rule`` and changes
+    nothing (no event, same state)."""
+    version = match.version
+    pending = len(match.pending_events)
+    before = state_of(match)
+    with pytest.raises(DomainError) as info:
+        command(*args, **kwargs)
+    assert info.value.rule == rule, info.value
+    assert match.version == version
+    assert len(match.pending_events) == pending
+    assert state_of(match) == before
+    return info.value
+
+
+def play_turns(match: JungleSpeed, stamps: Stamps, count: int) -> None:
+    """Let ``count`` players reveal in turn (no grabs)."""
+    for _ in range(count):
+        assert match.turn is not None
+        match.reveal(match.turn, stamps())
