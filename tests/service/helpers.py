@@ -108,3 +108,25 @@ def js_event(event: ms.MatchEvent) -> str:
     if kind == "jungle_speed":
         return str(event.jungle_speed.WhichOneof("event"))
     return str(kind)
+
+
+async def act(
+    client: match_service_pb2_grpc.MatchServiceStub,
+    match_id: str,
+    token: str,
+    command: js.JungleSpeedCommand,
+) -> ms.ActResponse:
+    request = ms.ActRequest(match_id=match_id, jungle_speed=command)
+    response: ms.ActResponse = await client.Act(request, metadata=bearer(token))
+    return response
+
+
+async def play_reveals(
+    client: match_service_pb2_grpc.MatchServiceStub, match_id: str, tokens: list[str], count: int
+) -> int:
+    """Reveal ``count`` times, each by the seat whose turn it is; return the last version."""
+    version = 0
+    for _ in range(count):
+        state = await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
+        version = (await act(client, match_id, tokens[state.jungle_speed.turn], reveal())).version
+    return version

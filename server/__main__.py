@@ -1,0 +1,5 @@
+"""``python -m server`` is the ``totem`` command."""
+
+from server.cli import main
+
+main()

@@ -1,0 +1,84 @@
+"""``totem serve``: starts, answers, shuts down cleanly on SIGTERM and SIGINT, restarts."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from totem.v1 import match_service_pb2 as ms
+
+from server.cli import main
+from tests.service.helpers import create_and_join, stub
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def launch(db: Path, port: int) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "PERSISTENCE"))}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "server",
+            "serve",
+            "--address",
+            f"127.0.0.1:{port}",
+            "--db",
+            str(db),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:  # blocks until the server says it is ready (or dies)
+        if "serving on" in line:
+            assert f"127.0.0.1:{port}" in line
+            return process
+    raise AssertionError(f"the server did not start (exit {process.wait()})")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_serve_stops_cleanly_and_restarts_on_the_same_file(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    db = tmp_path / "arena.db"
+    port = free_port()
+    process = launch(db, port)
+    try:
+        channel, client = stub(port)
+        async with channel:
+            match_id, _, _ = await asyncio.wait_for(create_and_join(client, 2), 30)
+    finally:
+        process.send_signal(sig)
+        assert process.wait(timeout=30) == 0
+    assert db.exists()
+
+    process = launch(db, port)
+    try:
+        channel, client = stub(port)
+        async with channel:
+            listed = await asyncio.wait_for(client.ListMatches(ms.ListMatchesRequest()), 30)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    assert [m.match_id for m in listed.matches] == [match_id]
+    assert listed.matches[0].version == 4
+
+
+def test_serve_help_names_its_settings() -> None:
+    result = CliRunner().invoke(main, ["serve", "--help"])
+    assert result.exit_code == 0
+    for text in ("--address", "TOTEM_ADDRESS", "--db", "TOTEM_DB", "127.0.0.1:50051", "totem.db"):
+        assert text in result.output
