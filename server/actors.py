@@ -79,6 +79,21 @@ class MatchActor:
             else:
                 if not future.done():
                     future.set_result(outcome)
+            if self._retired():
+                return
+
+    def _retired(self) -> bool:
+        """An ended match needs no actor: leave, so that memory follows live matches.
+
+        Nothing awaits between this check and the removal, so a command submitted later
+        finds no actor and gets a fresh one, which loads the match from the store.
+        """
+        if self.match is None or self.match.status is not MatchStatus.ENDED:
+            return False
+        if not self.queue.empty():
+            return False
+        self.actors.forget(self)
+        return True
 
     async def _loaded(self) -> MatchAggregate:
         if self.match is None:
@@ -170,6 +185,10 @@ class Actors:
         if actor is None:
             actor = self._actors[match_id] = MatchActor(self, match_id)
         return actor
+
+    def forget(self, actor: MatchActor) -> None:
+        if self._actors.get(actor.match_id) is actor:
+            del self._actors[actor.match_id]
 
     def submit(self, match_id: UUID, work: Work[T]) -> asyncio.Future[Outcome[T]]:
         """Queue work for a match, in receive order (call before any await)."""

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-from totem.v1 import match_service_pb2, match_service_pb2_grpc
 
 from server.actors import Actors
 from server.application import Arena, store_env
 from server.hub import EventHub
 from server.service import MatchService
 from server.stamps import Stamper
+from totem.v1 import match_service_pb2, match_service_pb2_grpc
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 import grpc
-from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 
 from domain.games import GAMES
 from domain.kernel.errors import InvalidArgument
@@ -26,6 +25,7 @@ from server.application import Arena
 from server.errors import ServiceError, status_text, to_service_error, trailing_metadata
 from server.hub import EventHub
 from server.stamps import Stamper
+from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20

@@ -9,11 +9,11 @@ from typing import Any, Protocol
 
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
-from totem.v1 import common_pb2, match_service_pb2
 
 from domain.games import GAMES, Game
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer, ViewerRole
+from totem.v1 import common_pb2, match_service_pb2
 
 GAME_ENUMS: dict[str, Any] = {"jungle_speed": common_pb2.GAME_JUNGLE_SPEED}
 GAME_NAMES: dict[Any, str] = {v: k for k, v in GAME_ENUMS.items()}

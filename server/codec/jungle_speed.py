@@ -6,14 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 from google.protobuf.message import Message
-from totem.v1 import jungle_speed_pb2 as pb
-from totem.v1 import match_service_pb2
 
 from domain.jungle_speed import JungleSpeed, Options
 from domain.jungle_speed.match import TARGET_ARROWS, TARGET_DEFAULT, TARGET_DUEL
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.stamps import ReceiveStamp
 from server.codec import stamp_message
+from totem.v1 import jungle_speed_pb2 as pb
+from totem.v1 import match_service_pb2
 
 FIELD = "jungle_speed"
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from totem.v1 import match_service_pb2 as ms
 
 from server.cli import main
 from tests.service.helpers import create_and_join, stub
+from totem.v1 import match_service_pb2 as ms
 
 
 def free_port() -> int:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import grpc
+
+from domain.jungle_speed.cards import Deck
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
-
-from domain.jungle_speed.cards import Deck
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:

@@ -9,12 +9,12 @@ from uuid import uuid4
 import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2
-from totem.v1 import common_pb2
-from totem.v1 import jungle_speed_pb2 as js
-from totem.v1 import match_service_pb2 as ms
 
 from server.serve import RunningServer
 from tests.service.helpers import act, bearer, create_and_join, grab, reveal, stub
+from totem.v1 import common_pb2
+from totem.v1 import jungle_speed_pb2 as js
+from totem.v1 import match_service_pb2 as ms
 
 
 async def refusal(call: Awaitable[Any]) -> grpc.aio.AioRpcError:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import grpc
-from totem.v1 import match_service_pb2 as ms
 
 from server.serve import RunningServer
 from tests.service.helpers import (
@@ -20,6 +19,7 @@ from tests.service.helpers import (
     symbol,
     watch_until,
 )
+from totem.v1 import match_service_pb2 as ms
 
 
 async def _grab_all(port: int, match_id: str, tokens: list[str]) -> list[ms.ActResponse]:

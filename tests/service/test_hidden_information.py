@@ -12,7 +12,6 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from totem.v1 import match_service_pb2 as ms
 
 from server.serve import RunningServer, start
 from tests.service.helpers import (
@@ -24,6 +23,7 @@ from tests.service.helpers import (
     stub,
     watch_until,
 )
+from totem.v1 import match_service_pb2 as ms
 
 SEED = bytes(range(32))
 PLAYERS = 3

@@ -6,10 +6,10 @@ import asyncio
 from uuid import UUID
 
 import grpc
-from totem.v1 import match_service_pb2 as ms
 
 from server.serve import start
 from tests.service.helpers import act, bearer, create_and_join, js_event, play_reveals, reveal, stub
+from totem.v1 import match_service_pb2 as ms
 
 TURN_TIMEOUT_MS = 300
 

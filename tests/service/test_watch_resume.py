@@ -6,10 +6,10 @@ import asyncio
 from uuid import UUID
 
 import grpc
-from totem.v1 import match_service_pb2 as ms
 
 from server.serve import RunningServer
 from tests.service.helpers import bearer, create_and_join, play_reveals, stub, watch_until
+from totem.v1 import match_service_pb2 as ms
 
 
 async def test_resume_after_version_gets_every_later_event_once_in_order(
