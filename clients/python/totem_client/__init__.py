@@ -1,0 +1,46 @@
+"""Python client of the Totem Arena server: an asyncio library over the gRPC contract.
+
+>>> async with connect("127.0.0.1:50051") as client:      # doctest: +SKIP
+...     created = await client.create_match(max_players=2)
+...     alice = await client.join(created.match_id, "alice")
+...     async for event in alice.watch():
+...         ...
+
+See ``docs/client.md``.
+"""
+
+from totem_client.client import (
+    GRAB_TARGETS,
+    RESUMABLE_CODES,
+    VARIANTS,
+    ActResponse,
+    Client,
+    CreatedMatch,
+    EventStream,
+    JungleSpeedCommand,
+    MatchEvent,
+    MatchSummary,
+    MatchView,
+    Page,
+    Session,
+    connect,
+)
+from totem_client.errors import TotemError
+
+__all__ = [
+    "GRAB_TARGETS",
+    "RESUMABLE_CODES",
+    "VARIANTS",
+    "ActResponse",
+    "Client",
+    "CreatedMatch",
+    "EventStream",
+    "JungleSpeedCommand",
+    "MatchEvent",
+    "MatchSummary",
+    "MatchView",
+    "Page",
+    "Session",
+    "TotemError",
+    "connect",
+]

@@ -1,0 +1,513 @@
+"""An asyncio client for the MatchService (``totem.v1``), over ``grpc.aio``.
+
+The messages it returns are the generated protobuf messages of the contract; this module
+adds connection handling, bearer tokens, the ``seen_version`` bookkeeping, errors with
+rule ids, and a Watch stream that resumes by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Literal, Self
+
+import grpc
+
+from totem.v1 import common_pb2, jungle_speed_pb2, match_service_pb2, match_service_pb2_grpc
+from totem_client.errors import TotemError
+
+MatchEvent = match_service_pb2.MatchEvent
+MatchView = match_service_pb2.GetMatchResponse
+MatchSummary = common_pb2.MatchSummary
+ActResponse = match_service_pb2.ActResponse
+JungleSpeedCommand = jungle_speed_pb2.JungleSpeedCommand
+
+#: Jungle Speed variants by their short names (JS-2.1).
+VARIANTS: dict[str, jungle_speed_pb2.JungleSpeedVariant.ValueType] = {
+    "ES": jungle_speed_pb2.JUNGLE_SPEED_VARIANT_ES,
+    "RU": jungle_speed_pb2.JUNGLE_SPEED_VARIANT_RU,
+}
+
+GrabTargetName = Literal["default", "duel", "arrows"]
+#: What an ES grab resolves when a duel and an inward-arrows race are open (JS-6.1).
+GRAB_TARGETS: dict[str, jungle_speed_pb2.GrabTarget.ValueType] = {
+    "default": jungle_speed_pb2.GRAB_TARGET_UNSPECIFIED,
+    "duel": jungle_speed_pb2.GRAB_TARGET_DUEL,
+    "arrows": jungle_speed_pb2.GRAB_TARGET_ARROWS,
+}
+
+#: Watch failures after which the stream is opened again from the last version seen.
+RESUMABLE_CODES: frozenset[grpc.StatusCode] = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+    }
+)
+
+DEFAULT_CALL_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class CreatedMatch:
+    """A new match: its id, the referee's bearer token, and the seed commitment."""
+
+    match_id: str
+    referee_token: str
+    seed_commitment: bytes
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of ListMatches. ``next_page_token`` is empty on the last page."""
+
+    matches: list[MatchSummary]
+    next_page_token: str
+
+
+def connect(
+    address: str,
+    *,
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+    options: Sequence[tuple[str, Any]] = (),
+) -> Client:
+    """A client of the server at ``address`` (``host:port``), over a plaintext channel.
+
+    Use it as ``async with connect(address) as client: ...`` from inside a running event
+    loop; leaving the block closes the channel. Connecting is lazy: the first call (or
+    :meth:`Client.wait_ready`) finds out whether the server is there.
+    ``call_timeout`` bounds every unary call, in seconds (None: no bound); it does not
+    apply to Watch streams.
+    """
+    channel = grpc.aio.insecure_channel(address, options=list(options))
+    return Client(channel, address=address, call_timeout=call_timeout)
+
+
+def _metadata(token: str | None) -> tuple[tuple[str, str], ...] | None:
+    return (("authorization", f"Bearer {token}"),) if token else None
+
+
+class Client:
+    """Calls of the MatchService on one channel. Every failed call raises :class:`TotemError`."""
+
+    def __init__(
+        self,
+        channel: grpc.aio.Channel,
+        *,
+        address: str = "",
+        call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+    ) -> None:
+        self.channel = channel
+        self.address = address
+        self.call_timeout = call_timeout
+        self.closed = False
+        self._stub = match_service_pb2_grpc.MatchServiceStub(channel)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the channel; calls still running end with an error."""
+        self.closed = True
+        await self.channel.close()
+
+    async def wait_ready(self, seconds: float = 5.0) -> None:
+        """Wait until the channel is connected; raise ``TotemError(UNAVAILABLE)`` if it is
+        not within ``seconds``."""
+        try:
+            await asyncio.wait_for(self.channel.channel_ready(), seconds)
+        except TimeoutError:
+            where = self.address or "the server"
+            raise TotemError(
+                grpc.StatusCode.UNAVAILABLE,
+                f"cannot reach {where} within {seconds:g} s",
+            ) from None
+
+    async def _unary(self, method: Any, request: Any, token: str | None = None) -> Any:
+        try:
+            return await method(request, metadata=_metadata(token), timeout=self.call_timeout)
+        except grpc.aio.AioRpcError as error:
+            raise TotemError.from_rpc_error(error) from error
+
+    # ---- matches ---------------------------------------------------------------------
+
+    async def create_match(
+        self,
+        *,
+        variant: str = "ES",
+        max_players: int | None = None,
+        turn_timeout_ms: int | None = None,
+        min_reveal_interval_ms: int | None = None,
+        specials: tuple[int, int, int] | None = None,
+        prearranged_deal: Sequence[int] | None = None,
+        entropy: bytes = b"",
+    ) -> CreatedMatch:
+        """Create a Jungle Speed match; options left as None take the server's defaults.
+
+        ``specials`` is (inward, outward, coloured) arrows (JS-1.3); ``prearranged_deal``
+        lists card ids from the top of the deck instead of a shuffle (JS-2.4);
+        ``entropy`` (at most 64 bytes) is mixed into the match seed.
+        """
+        try:
+            variant_value = VARIANTS[variant.upper()]
+        except KeyError:
+            raise ValueError(f"variant must be one of {', '.join(VARIANTS)}") from None
+        options = jungle_speed_pb2.JungleSpeedOptions(variant=variant_value)
+        if max_players is not None:
+            options.max_players = max_players
+        if turn_timeout_ms is not None:
+            options.turn_timeout_ms = turn_timeout_ms
+        if min_reveal_interval_ms is not None:
+            options.min_reveal_interval_ms = min_reveal_interval_ms
+        if specials is not None:
+            inward, outward, coloured = specials
+            options.specials.CopyFrom(
+                jungle_speed_pb2.JungleSpeedSpecials(
+                    inward_arrows=inward, outward_arrows=outward, coloured_arrows=coloured
+                )
+            )
+        if prearranged_deal is not None:
+            options.prearranged_deal.extend(prearranged_deal)
+        request = match_service_pb2.CreateMatchRequest(
+            game=common_pb2.GAME_JUNGLE_SPEED, jungle_speed=options, entropy=entropy
+        )
+        response: match_service_pb2.CreateMatchResponse = await self._unary(
+            self._stub.CreateMatch, request
+        )
+        return CreatedMatch(response.match_id, response.referee_token, response.seed_commitment)
+
+    async def join(
+        self,
+        match_id: str,
+        name: str,
+        *,
+        entropy: bytes | None = None,
+        seat: int | None = None,
+        spectator: bool = False,
+    ) -> Session:
+        """Take a seat (the next free one, or ``seat``), or watch as a spectator.
+
+        The returned :class:`Session` holds the player token and sends it with each call.
+        """
+        request = match_service_pb2.JoinMatchRequest(
+            match_id=match_id, name=name, entropy=entropy or b""
+        )
+        if spectator:
+            if seat is not None:
+                raise ValueError("a spectator takes no seat")
+        elif seat is not None:
+            request.seat = seat
+        else:
+            request.any_seat = True
+        response: match_service_pb2.JoinMatchResponse = await self._unary(
+            self._stub.JoinMatch, request
+        )
+        return Session(
+            self,
+            match_id,
+            token=response.player_token,
+            name=name,
+            seat=response.seat if response.HasField("seat") else None,
+            role=response.role,
+            version=response.version,
+        )
+
+    def session(
+        self, match_id: str, token: str = "", *, name: str = "", seat: int | None = None
+    ) -> Session:
+        """A session for a token obtained earlier (a player's, or the referee's)."""
+        return Session(self, match_id, token=token, name=name, seat=seat)
+
+    def referee(self, created: CreatedMatch) -> Session:
+        """The referee's session of a match this client created: it sees everything."""
+        return Session(
+            self,
+            created.match_id,
+            token=created.referee_token,
+            name="referee",
+            role=common_pb2.VIEWER_ROLE_REFEREE,
+        )
+
+    async def get(self, match_id: str, token: str | None = None) -> MatchView:
+        """The match as the holder of ``token`` may see it (no token: a spectator)."""
+        request = match_service_pb2.GetMatchRequest(match_id=match_id)
+        view: MatchView = await self._unary(self._stub.GetMatch, request, token)
+        return view
+
+    async def list_matches(
+        self,
+        *,
+        page_size: int = 0,
+        game: common_pb2.Game.ValueType = common_pb2.GAME_UNSPECIFIED,
+        status: common_pb2.MatchStatus.ValueType = common_pb2.MATCH_STATUS_UNSPECIFIED,
+        page_token: str = "",
+    ) -> AsyncIterator[Page]:
+        """Yield the pages of ListMatches, from ``page_token`` (empty: the first) to the last.
+
+        ``page_size`` 0 lets the server choose (20); ``game`` and ``status`` filter when set.
+        """
+        while True:
+            request = match_service_pb2.ListMatchesRequest(
+                page_size=page_size, page_token=page_token, game=game, status=status
+            )
+            response: match_service_pb2.ListMatchesResponse = await self._unary(
+                self._stub.ListMatches, request
+            )
+            yield Page(list(response.matches), response.next_page_token)
+            if not response.next_page_token:
+                return
+            page_token = response.next_page_token
+
+    async def act(
+        self,
+        match_id: str,
+        command: JungleSpeedCommand,
+        *,
+        token: str,
+        seen_version: int = 0,
+        seat: int | None = None,
+    ) -> ActResponse:
+        """Send one command for the token's seat; answered once its events are stored.
+
+        ``seen_version`` is the last event version the caller had seen when it decided
+        (JS-5.1); ``seat``, if given, must be the token's own seat.
+        """
+        request = match_service_pb2.ActRequest(
+            match_id=match_id, seen_version=seen_version, jungle_speed=command
+        )
+        if seat is not None:
+            request.seat = seat
+        response: ActResponse = await self._unary(self._stub.Act, request, token)
+        return response
+
+    def watch(
+        self,
+        match_id: str,
+        after_version: int = 0,
+        *,
+        token: str | None = None,
+        max_failures: int | None = 10,
+        on_event: Callable[[MatchEvent], None] | None = None,
+    ) -> EventStream:
+        """The events of a match after ``after_version``, then live ones, as an async
+        iterator that resumes by itself (see :class:`EventStream`)."""
+        return EventStream(
+            self,
+            match_id,
+            after_version,
+            token=token,
+            max_failures=max_failures,
+            on_event=on_event,
+        )
+
+    def _open_watch(self, match_id: str, after_version: int, token: str | None) -> Any:
+        request = match_service_pb2.WatchRequest(match_id=match_id, after_version=after_version)
+        return self._stub.Watch(request, metadata=_metadata(token))
+
+
+class _Gap(Exception):
+    """The server skipped a version: treated like a broken stream."""
+
+
+class EventStream:
+    """The events of one match in version order, each exactly once.
+
+    When the stream breaks with a transient status (:data:`RESUMABLE_CODES`: the server
+    is unavailable or restarting, or the stream fell behind and was closed with
+    RESOURCE_EXHAUSTED), it is opened again with ``after_version`` = the last version
+    yielded, after a short backoff. It ends when the server ends the stream normally
+    (the match has ended and every event was sent). After ``max_failures`` failures in a
+    row with no event in between (None: no limit) the last failure is raised as a
+    :class:`TotemError`, as is any failure that is not transient.
+
+    ``last_version`` is the version of the last event yielded; ``resumes`` counts the
+    times the stream was opened again. Use ``async with`` or :meth:`aclose` to stop early.
+    """
+
+    BACKOFF_START = 0.05
+    BACKOFF_MAX = 2.0
+
+    def __init__(
+        self,
+        client: Client,
+        match_id: str,
+        after_version: int = 0,
+        *,
+        token: str | None = None,
+        max_failures: int | None = 10,
+        on_event: Callable[[MatchEvent], None] | None = None,
+    ) -> None:
+        self.client = client
+        self.match_id = match_id
+        self.last_version = after_version
+        self.resumes = 0
+        self.token = token
+        self.max_failures = max_failures
+        self.on_event = on_event
+        self._events = self._run()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> MatchEvent:
+        return await anext(self._events)
+
+    async def aclose(self) -> None:
+        """Stop watching: the call is cancelled."""
+        await self._events.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def _run(self) -> AsyncGenerator[MatchEvent, None]:
+        failures = 0
+        while True:
+            call = self.client._open_watch(self.match_id, self.last_version, self.token)
+            try:
+                async for event in call:
+                    if event.version <= self.last_version:
+                        continue  # already yielded before a resume
+                    if event.version != self.last_version + 1:
+                        raise _Gap(
+                            f"the server sent version {event.version} after {self.last_version}"
+                        )
+                    self.last_version = event.version
+                    failures = 0
+                    if self.on_event is not None:
+                        self.on_event(event)
+                    yield event
+                return
+            except grpc.aio.AioRpcError as error:
+                failure = TotemError.from_rpc_error(error)
+                if self.client.closed or error.code() not in RESUMABLE_CODES:
+                    raise failure from error
+            except _Gap as gap:
+                failure = TotemError(grpc.StatusCode.DATA_LOSS, str(gap))
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if self.client.closed and task is not None and not task.cancelling():
+                    # grpc.aio cancels the calls of a closed channel.
+                    raise TotemError(
+                        grpc.StatusCode.CANCELLED, "the client was closed while watching"
+                    ) from None
+                raise
+            finally:
+                call.cancel()
+            failures += 1
+            if self.max_failures is not None and failures > self.max_failures:
+                raise failure
+            await asyncio.sleep(self._backoff(failures, failure))
+            self.resumes += 1
+
+    def _backoff(self, failures: int, failure: TotemError) -> float:
+        if failures == 1 and failure.code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+            return 0.0  # it fell behind; the server is fine
+        delay: float = min(self.BACKOFF_MAX, self.BACKOFF_START * 2 ** (failures - 1))
+        return delay
+
+
+class Session:
+    """One participant of one match: a player (with a seat), a spectator, or the referee.
+
+    It sends its bearer token with every call and remembers the highest event version it
+    has seen (``seen_version``), from joins, views, command answers and watched events;
+    commands report it to the server (JS-5.1).
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        match_id: str,
+        *,
+        token: str = "",
+        name: str = "",
+        seat: int | None = None,
+        role: common_pb2.ViewerRole.ValueType = common_pb2.VIEWER_ROLE_UNSPECIFIED,
+        version: int = 0,
+    ) -> None:
+        self.client = client
+        self.match_id = match_id
+        self.token = token
+        self.name = name
+        self.seat = seat
+        self.role = role
+        self.seen_version = version
+
+    def __repr__(self) -> str:
+        return f"Session(match_id={self.match_id!r}, name={self.name!r}, seat={self.seat})"
+
+    @property
+    def is_player(self) -> bool:
+        return self.seat is not None
+
+    def saw(self, version: int) -> None:
+        """Note that the events up to ``version`` have been seen."""
+        self.seen_version = max(self.seen_version, version)
+
+    async def get(self) -> MatchView:
+        """The match as this participant may see it."""
+        view = await self.client.get(self.match_id, self.token or None)
+        self.saw(view.summary.version)
+        if view.HasField("seat") and self.seat is None:
+            self.seat = view.seat
+        if self.role == common_pb2.VIEWER_ROLE_UNSPECIFIED:
+            self.role = view.role
+        return view
+
+    async def act(
+        self, command: JungleSpeedCommand, *, seen_version: int | None = None
+    ) -> ActResponse:
+        """Send a command for this session's seat with ``seen_version`` (default: the
+        last version this session saw)."""
+        response = await self.client.act(
+            self.match_id,
+            command,
+            token=self.token,
+            seen_version=self.seen_version if seen_version is None else seen_version,
+            seat=self.seat,
+        )
+        self.saw(response.version)
+        return response
+
+    async def start(self) -> ActResponse:
+        """Start the match with the seats taken so far (at least two)."""
+        return await self.act(JungleSpeedCommand(start=jungle_speed_pb2.JungleSpeedStart()))
+
+    async def reveal(self) -> ActResponse:
+        """Reveal the top face-down card; only on one's turn (JS-3.1)."""
+        return await self.act(JungleSpeedCommand(reveal=jungle_speed_pb2.JungleSpeedReveal()))
+
+    async def grab(self, target: GrabTargetName = "default") -> ActResponse:
+        """Grab the totem (JS-5). ``target`` chooses between an open duel and an
+        inward-arrows race (ES only, JS-6.1); "default" lets the server choose."""
+        grab = jungle_speed_pb2.JungleSpeedGrab(target=GRAB_TARGETS[target])
+        return await self.act(JungleSpeedCommand(grab=grab))
+
+    def watch(self, after_version: int = 0, *, max_failures: int | None = 10) -> EventStream:
+        """Watch the match as this participant (see :meth:`Client.watch`)."""
+        return self.client.watch(
+            self.match_id,
+            after_version,
+            token=self.token or None,
+            max_failures=max_failures,
+            on_event=lambda event: self.saw(event.version),
+        )
