@@ -1,0 +1,311 @@
+"""``totem-replay``: list, show, step through and verify stored matches.
+
+Reads the store of ``totem serve`` read-only, with or without the server running.
+Errors are one line on stderr and exit status 2; ``verify`` exits 1 when a check fails.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+from domain.kernel.match import MatchAggregate, MatchStatus
+from domain.kernel.views import Viewer
+from replay import format as fmt
+from replay import games
+from replay.audit import verify_records
+from replay.export import event_record
+from replay.store import (
+    ReplayError,
+    logged_matches,
+    open_arena,
+    read_records,
+    resolve_match,
+    walk,
+)
+from server.application import DEFAULT_DB
+
+
+class Failure(click.ClickException):
+    """A clear one-line error: exit status 2."""
+
+    exit_code = 2
+
+
+class ReplayGroup(click.Group):
+    """Turns every error of a command into a one-line message instead of a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except ReplayError as exc:
+            raise Failure(str(exc)) from exc
+        except Exception as exc:
+            raise Failure(f"{type(exc).__name__}: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class Settings:
+    db: str
+
+
+def console() -> Console:
+    return Console(soft_wrap=True, highlight=False, markup=False, emoji=False)
+
+
+@click.group(cls=ReplayGroup)
+@click.version_option(package_name="totem-arena")
+@click.option(
+    "--db",
+    envvar="TOTEM_DB",
+    default=DEFAULT_DB,
+    show_default=True,
+    help="SQLite file of the event store, as given to `totem serve --db` (env TOTEM_DB). "
+    "Ignored when PostgreSQL is selected with PERSISTENCE_MODULE=eventsourcing.postgres "
+    "or POSTGRES_DBNAME. The store is only read, never created or changed.",
+)
+@click.pass_context
+def main(ctx: click.Context, db: str) -> None:
+    """Replay and verify Totem Arena matches from the event store, without a server.
+
+    MATCH is a match id or any unique beginning of it (dashes optional).
+    """
+    ctx.obj = Settings(db)
+
+
+def _status(match: MatchAggregate) -> str:
+    status = match.status.value
+    if match.status is MatchStatus.ENDED and match.end_reason is not None:
+        status += f" ({match.end_reason.value})"
+    return status
+
+
+def _players(match: MatchAggregate) -> str:
+    return ", ".join(match.players) if match.players else "nobody yet"
+
+
+@main.command("list")
+@click.pass_obj
+def list_(settings: Settings) -> None:
+    """One line per match: id, game, variant, status, players, events, result."""
+    out = console()
+    with open_arena(settings.db) as arena:
+        entries = logged_matches(arena)
+        if not entries:
+            out.print("no matches in this store")
+        for entry in entries:
+            line = Text(str(entry.match_id), style="bold")
+            line.append(f"  {entry.game}")
+            try:
+                records = read_records(arena, entry.match_id)
+                match = list(walk(records))[-1][1]
+            except ReplayError as exc:
+                line.append(f"  unreadable: {exc}", style="red")
+                out.print(line)
+                continue
+            line.append(f"  {match.variant or '-'}  ")
+            line.append(_status(match), style=_status_style(match))
+            line.append(f"  {len(match.players)}/{match.max_players} players: {_players(match)}")
+            line.append(f"  {match.version} events")
+            if match.result:
+                line.append(f"  result: {fmt.result(match, match.result)}")
+            out.print(line)
+
+
+def _status_style(match: MatchAggregate) -> str:
+    return {"waiting": "yellow", "playing": "cyan", "ended": "green"}[match.status.value]
+
+
+@main.command()
+@click.argument("match_text", metavar="MATCH")
+@click.pass_obj
+def show(settings: Settings, match_text: str) -> None:
+    """Players, options, status, result, digest and seed of a match."""
+    out = console()
+    with open_arena(settings.db) as arena:
+        match_id = resolve_match(arena, match_text)
+        records = read_records(arena, match_id)
+        steps = list(walk(records))
+    events = [event for event, _ in steps]
+    match = steps[-1][1]
+    rows: list[tuple[str, str]] = [
+        ("Match", str(match_id)),
+        ("Game", type(match).GAME + (f", variant {match.variant}" if match.variant else "")),
+        ("Options", _options(match)),
+        ("Status", _status(match)),
+        (
+            "Players",
+            "; ".join(fmt.seat(match, s) for s in range(len(match.players))) or "nobody yet",
+        ),
+        ("Result", fmt.result(match, match.result) if match.result else "none yet"),
+        (
+            "Events",
+            f"{len(events)} (from {fmt.when(events[0].timestamp)} "
+            f"to {fmt.when(events[-1].timestamp)} UTC)",
+        ),
+        ("Match digest", f"{match.digest} (digest of version {match.version})"),
+        ("Seed commitment", match.seed_commitment),
+    ]
+    ended = next((e for e in events if type(e).__name__ == "MatchEnded"), None)
+    if ended is not None:
+        rows.append(("Seed", f"{ended.seed} (revealed at version {ended.originator_version})"))
+    else:
+        rows.append(("Seed", "not revealed: the match has not ended"))
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        line = Text(f"{label + ':':<{width + 2}}", style="bold")
+        line.append(value)
+        out.print(line)
+
+
+def _options(match: MatchAggregate) -> str:
+    options = dict(getattr(match, "options_data", {}) or {})
+    deal = options.pop("prearranged_deal", None)
+    parts = [f"{key}={fmt.compact(value)}" for key, value in options.items()]
+    if "prearranged_deal" in getattr(match, "options_data", {}):
+        parts.append("prearranged_deal=" + ("no" if deal is None else f"yes ({len(deal)} cards)"))
+    return " ".join(parts) or "none"
+
+
+@main.command()
+@click.argument("match_text", metavar="MATCH")
+@click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per event.")
+@click.option("--from", "first", type=click.IntRange(min=1), help="First version to show.")
+@click.option("--to", "last", type=click.IntRange(min=1), help="Last version to show.")
+@click.pass_obj
+def events(
+    settings: Settings, match_text: str, as_json: bool, first: int | None, last: int | None
+) -> None:
+    """One line per event: version, time (UTC), name and what it did (referee view).
+
+    With --json, each line is a JSON object with the event's version, name, timestamp,
+    digest, prev_digest, its referee view and the fields it was hashed with: an audit
+    export from which every digest can be recomputed.
+    """
+    out = console()
+    with open_arena(settings.db) as arena:
+        records = read_records(arena, resolve_match(arena, match_text))
+    for event, match in walk(records, last):
+        version = event.originator_version
+        if first is not None and version < first:
+            continue
+        if as_json:
+            click.echo(json.dumps(event_record(match, event), ensure_ascii=False))
+            continue
+        name, view = games.event_view(match, event, Viewer.referee())
+        line = Text(f"{version:>5}  {fmt.when(event.timestamp)}  ")
+        line.append(f"{name:<15}", style="bold")
+        line.append(f" {games.summary(match, name, view)}")
+        out.print(line)
+
+
+@main.command()
+@click.argument("match_text", metavar="MATCH")
+@click.argument("version", type=click.IntRange(min=1))
+@click.option("--seat", type=click.IntRange(min=0), help="The view this seat's player had.")
+@click.option("--spectator", is_flag=True, help="The view a spectator had.")
+@click.option("--json", "as_json", is_flag=True, help="Print the state view as JSON.")
+@click.pass_obj
+def at(
+    settings: Settings,
+    match_text: str,
+    version: int,
+    seat: int | None,
+    spectator: bool,
+    as_json: bool,
+) -> None:
+    """The state of a match right after event VERSION, as the referee saw it.
+
+    Rebuilt by applying the stored events one by one up to VERSION. --seat N shows what
+    seat N's player could see then, --spectator what a spectator could.
+    """
+    if seat is not None and spectator:
+        raise click.UsageError("choose --seat or --spectator, not both")
+    with open_arena(settings.db) as arena:
+        match_id = resolve_match(arena, match_text)
+        records = read_records(arena, match_id)
+    steps = list(walk(records, version))
+    if steps[-1][1].version < version:
+        raise ReplayError(
+            f"match {match_id} has {len(records)} events: there is no version {version}"
+        )
+    event, match = steps[-1]
+    if seat is not None:
+        if seat >= len(match.players):
+            raise ReplayError(
+                f"seat {seat} is not taken at version {version} ({len(match.players)} seats taken)"
+            )
+        viewer, who = Viewer.player(seat), f"the player of {fmt.seat(match, seat)}"
+    elif spectator:
+        viewer, who = Viewer.spectator(), "a spectator"
+    else:
+        viewer, who = Viewer.referee(), "the referee (everything)"
+    view = games.state_view(match, viewer)
+    if as_json:
+        click.echo(json.dumps(view, indent=2, ensure_ascii=False))
+        return
+    out = console()
+    name, event_view = games.event_view(match, event, viewer)
+    head = Text(f"Match {match_id} at version {version} of {len(records)}", style="bold")
+    out.print(head)
+    out.print(
+        Text(f"Last event: {name}, {fmt.when(event.timestamp)} UTC: ")
+        + Text(games.summary(match, name, event_view))
+    )
+    out.print(Text(f"Seen by {who}"))
+    for line in games.state_lines(match, view):
+        out.print(Text(line))
+
+
+@main.command()
+@click.argument("match_text", metavar="MATCH")
+@click.option(
+    "--commitment",
+    metavar="HEX",
+    help="The seed commitment published when the match was created: must be this match's.",
+)
+@click.option(
+    "--digest",
+    metavar="HEX",
+    help="The match digest published (or signed) by the server: must be the last event's.",
+)
+@click.pass_context
+def verify(ctx: click.Context, match_text: str, commitment: str | None, digest: str | None) -> None:
+    """Check the audit chain, the seed and the random draws of a match.
+
+    Exit status 0 and "OK" when every check passes; 1 naming the first bad version.
+    """
+    settings: Settings = ctx.obj
+    out = console()
+    with open_arena(settings.db) as arena:
+        match_id = resolve_match(arena, match_text)
+        records = read_records(arena, match_id)
+    report = verify_records(records, expected_commitment=commitment, expected_digest=digest)
+    if report.ok:
+        line = Text("OK", style="bold green")
+        line.append(
+            f" match {match_id}: {report.events} events, chain intact from version 1 to "
+            f"{report.events}, match digest {report.digest}"
+        )
+        out.print(line)
+        for note in report.notes:
+            out.print(Text(f"  {note}"))
+        return
+    bad = report.first_bad_version
+    line = Text("FAILED", style="bold red")
+    line.append(f" match {match_id}: first bad version {bad}: ")
+    line.append("; ".join(report.reasons_at(bad)))
+    out.print(line)
+    later = [p for p in report.problems if p.version != bad]
+    for problem in sorted(later, key=lambda p: p.version):
+        out.print(Text(f"  then version {problem.version}: {problem.reason}"))
+    for note in report.notes:
+        out.print(Text(f"  {note}"))
+    ctx.exit(1)

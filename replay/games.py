@@ -1,0 +1,71 @@
+"""What the replay tool knows of each game, beside the domain's own registry.
+
+The domain gives each game's aggregate and views (:mod:`domain.games`); this adds the
+text a judge reads and the re-derivation of the game's random draws. A game missing
+here still replays: its events and states are shown field by field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from domain.games import game_of
+from domain.kernel.match import MatchAggregate
+from domain.kernel.views import Viewer
+from replay import format as fmt
+from replay import jungle_speed
+
+#: ``(version, event name, fields)`` of every event of a match, in order.
+EventFields = Sequence[tuple[int, str, dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class GameReplay:
+    summarise: Callable[[Any, str, dict[str, Any]], str | None]
+    state_lines: Callable[[Any, dict[str, Any]], list[str]]
+    #: ``events -> (problems as (version, reason), notes)``
+    check_draws: Callable[[EventFields], tuple[list[tuple[int, str]], list[str]]]
+
+
+REPLAYS: dict[str, GameReplay] = {
+    "jungle_speed": GameReplay(
+        jungle_speed.summarise, jungle_speed.state_lines, jungle_speed.check_draws
+    ),
+}
+
+
+def replay_of(match: MatchAggregate) -> GameReplay | None:
+    return REPLAYS.get(type(match).GAME)
+
+
+def event_view(match: MatchAggregate, event: object, viewer: Viewer) -> tuple[str, dict[str, Any]]:
+    return game_of(match).event_view(match, event, viewer)
+
+
+def state_view(match: MatchAggregate, viewer: Viewer) -> dict[str, Any]:
+    return game_of(match).state_view(match, viewer)
+
+
+def summary(match: MatchAggregate, name: str, view: dict[str, Any]) -> str:
+    """One line for an event's view: the game's words, else the kernel's, else its fields."""
+    game = replay_of(match)
+    text = game.summarise(match, name, view) if game else None
+    if text is None:
+        text = fmt.kernel_summary(match, name, view)
+    return text if text is not None else fmt.fields(view)
+
+
+def state_lines(match: MatchAggregate, view: dict[str, Any]) -> list[str]:
+    game = replay_of(match)
+    if game is not None:
+        return game.state_lines(match, view)
+    return [f"{key}: {fmt.compact(value)}" for key, value in view.items()]
+
+
+def check_draws(game: str, events: EventFields) -> tuple[list[tuple[int, str]], list[str]]:
+    replay = REPLAYS.get(game)
+    if replay is None:
+        return [], [f"random draws of {game} are not re-derived by this tool"]
+    return replay.check_draws(events)

@@ -1,0 +1,177 @@
+"""Jungle Speed in the replay tool: event summaries, the state as text, the deal check."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from domain.jungle_speed import JungleSpeed, Options
+from domain.kernel.randomness import SeededRandom, effective_seed
+from replay import format as fmt
+
+#: The purpose of the deal's random stream (see ``JungleSpeed._on_start``).
+DEAL_PURPOSE = "jungle_speed/deal"
+
+
+def card(match: JungleSpeed, data: dict[str, Any]) -> str:
+    """A card of a view (a dict with its id) as the deck names it."""
+    return str(match.card(int(data["id"])))
+
+
+def cards(match: JungleSpeed, items: Sequence[dict[str, Any]]) -> str:
+    return ", ".join(card(match, c) for c in items) if items else "none"
+
+
+def summarise(match: JungleSpeed, name: str, view: dict[str, Any]) -> str | None:
+    """One line saying what a (referee-view) event did, or None for the fallback."""
+    stamp = fmt.stamp(view.get("stamp"))
+    text: str
+    if name == "Created":
+        o = view["options"]
+        text = (
+            f"{o['variant']} for up to {o['max_players']} players, "
+            f"turn timer {o['turn_timeout_ms']} ms, min reveal interval "
+            f"{o['min_reveal_interval_ms']} ms, specials {o['inward_arrows']} inward / "
+            f"{o['outward_arrows']} outward / {o['coloured_arrows']} coloured"
+        )
+        if o.get("prearranged"):
+            text += ", prearranged deal"
+        text += f"; seed commitment {fmt.short(view['seed_commitment'])}"
+        if view.get("seed"):
+            text += f", seed {fmt.short(view['seed'])}"
+    elif name == "Dealt":
+        counts = view["face_down_counts"]
+        each = ", ".join(f"{fmt.seat(match, s)} {n}" for s, n in enumerate(counts))
+        text = f"{sum(counts) + len(view['pot'])} cards dealt face down: {each}"
+        text += f"; pot: {cards(match, view['pot'])}; {fmt.seat(match, view['first_turn'])} first"
+    elif name == "Revealed":
+        text = f"{fmt.seat(match, view['seat'])} reveals {card(match, view['card'])}"
+        if view.get("cause") == "timeout":
+            text += " (turn timer)"
+    elif name == "OutwardReveal":
+        shown = "; ".join(
+            f"{fmt.seat(match, r['seat'])} {card(match, r['card'])}" for r in view["reveals"]
+        )
+        text = f"outward arrows of {fmt.seat(match, view['triggered_by'])}: all reveal: {shown}"
+    elif name == "DuelWon":
+        text = (
+            f"{fmt.seat(match, view['winner'])} wins the duel against "
+            f"{fmt.seats(match, view['losers'])}"
+        )
+        if view.get("annulled"):
+            text += f"; other duels annulled ({fmt.seats(match, view['annulled'])})"
+        if view.get("arrows_annulled"):
+            text += "; arrows race annulled"
+    elif name == "ArrowsWon":
+        text = f"{fmt.seat(match, view['winner'])} wins the arrows race"
+        if view.get("annulled"):
+            text += f"; duels annulled ({fmt.seats(match, view['annulled'])})"
+    elif name == "WrongGrab":
+        text = (
+            f"{fmt.seat(match, view['seat'])} grabs wrongly: takes every face-up pile and the pot"
+        )
+    elif name == "LateGrab":
+        text = (
+            f"{fmt.seat(match, view['seat'])} grabs late: the race was decided at version "
+            f"{view['decided_at_version']}"
+        )
+    elif name == "PilesRecycled":
+        text = "turn timer, nobody can reveal: face-up piles turned over"
+    elif name == "PlayerFinished":
+        text = f"{fmt.seat(match, view['seat'])} finishes {fmt.ordinal(view['place'])}"
+    else:
+        return None
+    return f"{text} {stamp}".rstrip()
+
+
+def state_lines(match: JungleSpeed, view: dict[str, Any]) -> list[str]:
+    """A state view (any viewer's) as text; shows only what the view holds."""
+    options = view["options"]
+    lines = [f"Jungle Speed {options['variant']}, status {match.status.value}"]
+    turn = view.get("turn")
+    lines.append(f"Turn: {'nobody' if turn is None else fmt.seat(match, turn)}")
+    for s in view["seats"]:
+        head = f"{fmt.seat(match, s['seat'])}: {s['face_down_count']} face down, "
+        head += f"{s['face_up_count']} face up"
+        if s["finished"]:
+            place = getattr(match, "places", {}).get(s["seat"])
+            head += ", finished" + (f" {fmt.ordinal(place)}" if place else "")
+        lines.append(head)
+        if "face_down" in s:
+            lines.append(f"  face down (top first): {cards(match, s['face_down'])}")
+        elif s["face_down_count"]:
+            lines.append(f"  face down: {s['face_down_count']} cards, hidden from this viewer")
+        lines.append(f"  face up (bottom first): {cards(match, s['face_up'])}")
+    lines.append(f"Pot ({len(view['pot'])}): {cards(match, view['pot'])}")
+    duels = [fmt.seats(match, d["seats"]) for d in view["open_duels"]]
+    lines.append(f"Open duels: {'; '.join(duels) if duels else 'none'}")
+    lines.append(f"Arrows race: {'open' if view['arrows_race_open'] else 'none'}")
+    if view.get("coloured_mode"):
+        lines.append("Duels match by colour (coloured arrows)")
+    if view.get("turn_deadline_ms"):
+        lines.append(f"Turn timer due at wall time {view['turn_deadline_ms']} ms")
+    lines.append(f"Seed commitment: {view['seed_commitment']}")
+    if view.get("seed"):
+        lines.append(f"Seed: {view['seed']}")
+    return lines
+
+
+def check_draws(
+    events: Sequence[tuple[int, str, dict[str, Any]]],
+) -> tuple[list[tuple[int, str]], list[str]]:
+    """Re-derive the deal from the revealed seed and the entropies (JS-2, JS-9.2).
+
+    ``events`` are ``(version, name, fields)`` of one whole match, in order. Returns the
+    problems found, each at a version, and notes on what was or could not be checked.
+    """
+    created = events[0][2]
+    dealt = next(((v, d) for v, n, d in events if n == "Dealt"), None)
+    ended = next((d for _, n, d in events if n == "MatchEnded"), None)
+    if dealt is None:
+        return [], ["no deal yet: no random draw to check"]
+    version, deal = dealt
+    options = Options.from_dict(dict(created["options"]))
+    recorded = list(deal["deck"])
+    joined = [d for v, n, d in events if n == "PlayerJoined" and v < version]
+    problems: list[tuple[int, str]] = []
+    if deal.get("seats") != len(joined):
+        problems.append(
+            (version, f"the deal is for {deal.get('seats')} seats but {len(joined)} joined")
+        )
+    if options.prearranged_deal is not None:
+        if recorded != list(options.prearranged_deal):
+            problems.append(
+                (version, "the recorded deck is not the prearranged deal of the match options")
+            )
+            return problems, []
+        return problems, [
+            "deal prearranged in the options (JS-2.4): the recorded deck is that deal"
+        ]
+    if ended is None:
+        return problems, ["seed not revealed yet: the deal cannot be re-derived until the end"]
+    try:
+        seed = bytes.fromhex(ended["seed"])
+        entropies = [bytes.fromhex(created["entropy"])]
+        entropies += [bytes.fromhex(d["entropy"]) for d in joined]
+    except (KeyError, TypeError, ValueError) as exc:
+        problems.append((version, f"the seed or an entropy is not readable hex: {exc}"))
+        return problems, []
+    derived = list(range(len(options.deck())))
+    SeededRandom(effective_seed(seed, entropies), DEAL_PURPOSE).shuffle(derived)
+    if recorded != derived:
+        at = next(
+            (i for i, (a, b) in enumerate(zip(recorded, derived, strict=False)) if a != b),
+            min(len(recorded), len(derived)),
+        )
+        problems.append(
+            (
+                version,
+                "the recorded deck is not the shuffle re-derived from the revealed seed and "
+                f"the entropies (first difference at position {at} of {len(derived)})",
+            )
+        )
+        return problems, []
+    return problems, [
+        f"deal re-derived from the revealed seed and {len(entropies)} entropies: "
+        "matches the recorded deck"
+    ]

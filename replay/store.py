@@ -1,0 +1,194 @@
+"""Reading the event store: opening it read-only, finding matches, decoding their events.
+
+Events are read as raw records and decoded one at a time, so that a record too damaged
+to decode is reported at its own version instead of hiding the whole match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from domain.kernel.match import MatchAggregate
+from server.application import Arena, MatchLogged, store_env
+
+HEX_DIGITS = frozenset("0123456789abcdef")
+
+
+class ReplayError(Exception):
+    """Something the user must hear about in one line: no traceback, exit status 2."""
+
+
+def read_only_env(db: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The store settings of ``totem serve --db DB``, opened so that nothing is written.
+
+    A SQLite file must exist (it is opened read-only, never created); PostgreSQL is
+    selected exactly as the server selects it. Tables are never created.
+    """
+    env = store_env(db, environ)
+    env["CREATE_TABLE"] = "no"
+    if env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite":
+        path = Path(env["SQLITE_DBNAME"])
+        if not path.exists():
+            raise ReplayError(f"no event store at {path}: the file does not exist (see --db)")
+        if not path.is_file():
+            raise ReplayError(f"no event store at {path}: not a file (see --db)")
+        env["SQLITE_DBNAME"] = path.resolve().as_uri() + "?mode=ro"
+    return env
+
+
+def describe_store(env: Mapping[str, str]) -> str:
+    if env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
+        return str(env.get("SQLITE_DBNAME", "")).removeprefix("file://").removesuffix("?mode=ro")
+    return "PostgreSQL"
+
+
+@contextmanager
+def open_arena(db: str, environ: Mapping[str, str] | None = None) -> Iterator[Arena]:
+    """The store, read-only, closed on exit. Any failure to reach it is a ReplayError."""
+    env = read_only_env(db, environ)
+    try:
+        arena = Arena(env)
+    except Exception as exc:  # the library raises many kinds; each means "cannot open"
+        raise ReplayError(f"cannot open the event store {describe_store(env)}: {exc}") from exc
+    try:
+        yield arena
+    finally:
+        arena.close()
+
+
+def logged_matches(arena: Arena) -> list[MatchLogged]:
+    try:
+        return list(arena.logged_matches())
+    except Exception as exc:
+        raise ReplayError(f"cannot read the list of matches: {_reason(exc)}") from exc
+
+
+def resolve_match(arena: Arena, text: str) -> UUID:
+    """The match whose id is ``text`` or begins with it (dashes and case do not matter)."""
+    wanted = text.strip().lower()
+    try:
+        return UUID(wanted)
+    except ValueError:
+        pass
+    digits = wanted.replace("-", "")
+    if not digits or not set(digits) <= HEX_DIGITS:
+        raise ReplayError(f"{text!r} is not a match id or the beginning of one")
+    found = [e.match_id for e in logged_matches(arena) if e.match_id.hex.startswith(digits)]
+    if not found:
+        raise ReplayError(f"no match id begins with {text!r}")
+    if len(found) > 1:
+        shown = ", ".join(str(m) for m in found[:5]) + (", ..." if len(found) > 5 else "")
+        raise ReplayError(
+            f"match id prefix {text!r} is ambiguous: {len(found)} matches ({shown}); "
+            "give more characters"
+        )
+    return found[0]
+
+
+@dataclass(frozen=True)
+class Record:
+    """One stored event: decoded when it could be, else why it could not."""
+
+    version: int
+    topic: str
+    state: bytes
+    event: Any = None
+    error: str | None = None
+
+
+def read_records(arena: Arena, match_id: UUID) -> list[Record]:
+    """Every stored event of a match in version order, each decoded on its own."""
+    try:
+        stored = arena.recorder.select_events(match_id)
+    except Exception as exc:
+        raise ReplayError(f"cannot read the events of match {match_id}: {_reason(exc)}") from exc
+    if not stored:
+        raise ReplayError(f"no match {match_id} in this store")
+    records = []
+    for item in stored:
+        try:
+            event = arena.mapper.to_domain_event(item)
+        except Exception as exc:
+            records.append(
+                Record(item.originator_version, item.topic, bytes(item.state), error=_reason(exc))
+            )
+        else:
+            records.append(Record(item.originator_version, item.topic, bytes(item.state), event))
+    return records
+
+
+def readable_events(records: list[Record], upto: int | None = None) -> list[Any]:
+    """The decoded events up to version ``upto`` (all by default), refusing any gap or
+    damaged record on the way: a state built past one would be a guess."""
+    return list(_checked(records, upto))
+
+
+def apply(match: MatchAggregate | None, event: Any) -> MatchAggregate:
+    """Apply one stored event to the state (``None`` before the first)."""
+    try:
+        result = event.mutate(match)
+    except Exception as exc:
+        version = getattr(event, "originator_version", "?")
+        raise ReplayError(
+            f"the event at version {version} cannot be applied: {_reason(exc)}; "
+            "run `totem-replay verify` for details"
+        ) from exc
+    if not isinstance(result, MatchAggregate):
+        raise ReplayError(
+            f"the events of this id do not build a match (got {type(result).__name__})"
+        )
+    return result
+
+
+def rebuild(events: list[Any]) -> MatchAggregate:
+    """The match after applying ``events`` one by one."""
+    match: MatchAggregate | None = None
+    for event in events:
+        match = apply(match, event)
+    if match is None:
+        raise ReplayError("no events to rebuild a match from")
+    return match
+
+
+def load(arena: Arena, text: str, upto: int | None = None) -> tuple[MatchAggregate, list[Any]]:
+    """Resolve ``text``, read its events and rebuild the match (at ``upto`` if given)."""
+    match_id = resolve_match(arena, text)
+    events = readable_events(read_records(arena, match_id), upto)
+    return rebuild(events), events
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    first = text.splitlines()[0]
+    return first if len(first) <= 300 else first[:297] + "..."
+
+
+def walk(records: list[Record], upto: int | None = None) -> Iterator[tuple[Any, MatchAggregate]]:
+    """Step through the match: each event with the state it leads to, one event applied
+    at a time. Raises ReplayError on reaching a gap or a damaged record."""
+    match: MatchAggregate | None = None
+    for event in _checked(records, upto):
+        match = apply(match, event)
+        yield event, match
+
+
+def _checked(records: list[Record], upto: int | None) -> Iterator[Any]:
+    for expected, record in enumerate(records, start=1):
+        if upto is not None and record.version > upto:
+            return
+        if record.version != expected:
+            raise ReplayError(
+                f"event version {expected} is missing from the store; "
+                "run `totem-replay verify` for details"
+            )
+        if record.event is None:
+            raise ReplayError(
+                f"the event at version {record.version} cannot be read ({record.error}); "
+                "run `totem-replay verify` for details"
+            )
+        yield record.event
