@@ -128,10 +128,8 @@ class Client:
         try:
             await asyncio.wait_for(self.channel.channel_ready(), seconds)
         except TimeoutError:
-            where = self.address or "the server"
             raise TotemError(
-                grpc.StatusCode.UNAVAILABLE,
-                f"cannot reach {where} within {seconds:g} s",
+                grpc.StatusCode.UNAVAILABLE, f"no connection within {seconds:g} s"
             ) from None
 
     async def _unary(self, method: Any, request: Any, token: str | None = None) -> Any:
