@@ -1,0 +1,347 @@
+"""A Jungle Speed bot that plays by the rules, and a runner for a table of bots.
+
+The bot watches its match only to learn that something changed; what to do it decides
+from the server's view of the match (GetMatch), so it never has to re-implement the
+rules. It reveals when ``turn`` is its seat (JS-3.1) and grabs the totem when an open
+duel involves its seat or an inward-arrows race is open (JS-4.2, JS-6.1), each after a
+random, human-like delay. A race is grabbed for at most once. A command the server
+refuses (FAILED_PRECONDITION: the state moved on, e.g. someone was faster) is not sent
+again until the match has changed. The bot stops when the match ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+import grpc
+
+from totem.v1 import common_pb2, jungle_speed_pb2
+from totem_client.client import (
+    RESUMABLE_CODES,
+    ActResponse,
+    Client,
+    EventStream,
+    MatchEvent,
+    MatchSummary,
+    MatchView,
+    Session,
+)
+from totem_client.errors import TotemError
+
+log = logging.getLogger(__name__)
+
+#: Default delay before grabbing, after seeing a race open, in milliseconds (low, high).
+DEFAULT_REACTION_MS = (20.0, 60.0)
+#: Default delay before revealing, after seeing it is the bot's turn, in milliseconds.
+DEFAULT_REVEAL_DELAY_MS = (10.0, 40.0)
+#: Transient failures in a row (server unavailable) after which a bot gives up.
+MAX_TRANSIENT_FAILURES = 10
+TRANSIENT_PAUSE = 0.2
+
+RaceKey = tuple[object, ...]
+
+
+@dataclass
+class BotStats:
+    """What one bot did and what happened to it, counted from the match's events."""
+
+    #: Reveals this bot made on its turn.
+    reveals: int = 0
+    #: Reveals the server made for this seat because its turn timer elapsed (JS-3.4).
+    timed_out: int = 0
+    #: Grabs this bot sent.
+    grabs: int = 0
+    duels_won: int = 0
+    duels_lost: int = 0
+    arrows_won: int = 0
+    wrong_grabs: int = 0
+    late_grabs: int = 0
+    #: Commands the server refused: (the version the bot had seen, command, rule id).
+    refusals: list[tuple[int, str, str]] = field(default_factory=list)
+
+
+class JungleSpeedBot:
+    """Plays one seat of a Jungle Speed match through a player :class:`Session`.
+
+    ``reaction_ms`` and ``reveal_delay_ms`` are (low, high) bounds of uniform random
+    delays; ``rng`` makes them reproducible.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        reaction_ms: tuple[float, float] = DEFAULT_REACTION_MS,
+        reveal_delay_ms: tuple[float, float] = DEFAULT_REVEAL_DELAY_MS,
+        rng: random.Random | None = None,
+    ) -> None:
+        if session.seat is None:
+            raise ValueError("a bot needs a player session with a seat")
+        for low, high in (reaction_ms, reveal_delay_ms):
+            if not 0 <= low <= high:
+                raise ValueError("delays must satisfy 0 <= low <= high")
+        self.session = session
+        self.seat: int = session.seat
+        self.reaction_ms = reaction_ms
+        self.reveal_delay_ms = reveal_delay_ms
+        self.rng = rng or random.Random()
+        self.stats = BotStats()
+        self.summary: MatchSummary | None = None
+        self._changed = asyncio.Event()
+        # Races seen: when the bot will grab for them (monotonic seconds).
+        self._race_due: dict[RaceKey, float] = {}
+        self._grabbed: set[RaceKey] = set()
+        self._reveal_due: float | None = None
+        self._reveal_blocked_at: int | None = None
+        self._reveal_not_before = 0.0
+
+    @property
+    def name(self) -> str:
+        return self.session.name
+
+    async def run(self) -> MatchSummary:
+        """Play until the match ends; return its final summary."""
+        stream = self.session.watch(after_version=self.session.seen_version)
+        follower = asyncio.create_task(self._follow(stream), name=f"bot {self.name} watch")
+        follower.add_done_callback(lambda _: self._changed.set())
+        transient = 0
+        try:
+            while True:
+                if follower.done():
+                    follower.result()  # raises what stopped the stream, if anything
+                self._changed.clear()
+                try:
+                    view = await self.session.get()
+                    if view.summary.status == common_pb2.MATCH_STATUS_ENDED:
+                        self.summary = view.summary
+                        return view.summary
+                    await self._step(view)
+                    transient = 0
+                except TotemError as error:
+                    if error.code not in RESUMABLE_CODES:
+                        raise
+                    transient += 1
+                    if transient > MAX_TRANSIENT_FAILURES:
+                        raise
+                    log.info("bot %s: %s; trying again", self.name, error)
+                    await asyncio.sleep(TRANSIENT_PAUSE)
+        finally:
+            follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError, TotemError):
+                await follower
+            await stream.aclose()
+
+    async def _follow(self, stream: EventStream) -> None:
+        async for event in stream:
+            self._count(event)
+            self._changed.set()
+
+    async def _step(self, view: MatchView) -> None:
+        """Decide from ``view``; wait for the chosen moment unless the match changes first."""
+        action, due = self._plan(view, time.monotonic())
+        if action is None:
+            await self._changed.wait()
+            return
+        delay = due - time.monotonic()
+        if delay > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), delay)
+        if self._changed.is_set():
+            return  # look again: the race may be over, the turn may have passed
+        version = view.summary.version
+        if action == "grab":
+            await self._grab(view)
+        else:
+            await self._reveal(version)
+
+    def _plan(self, view: MatchView, now: float) -> tuple[str | None, float]:
+        """The next action ("grab" or "reveal") and when to take it, or (None, 0)."""
+        if view.summary.status != common_pb2.MATCH_STATUS_PLAYING:
+            return None, 0.0
+        state = view.jungle_speed
+        if self.seat >= len(state.seats) or state.seats[self.seat].finished:
+            return None, 0.0
+        races = self._races(state)
+        self._race_due = {k: v for k, v in self._race_due.items() if k in races}
+        open_races = [k for k in races if k not in self._grabbed]
+        for key in open_races:
+            if key not in self._race_due:
+                self._race_due[key] = now + self._delay(self.reaction_ms)
+        if open_races:
+            return "grab", min(self._race_due[k] for k in open_races)
+        if not state.HasField("turn") or state.turn != self.seat:
+            self._reveal_due = None
+            return None, 0.0
+        if self._reveal_blocked_at == view.summary.version:
+            return None, 0.0
+        if self._reveal_due is None:
+            self._reveal_due = now + self._delay(self.reveal_delay_ms)
+        return "reveal", max(self._reveal_due, self._reveal_not_before)
+
+    def _races(self, state: jungle_speed_pb2.JungleSpeedState) -> list[RaceKey]:
+        """The open races this bot may grab for, each named by what is visible."""
+        tops = {s.seat: s.top.id for s in state.seats if s.HasField("top")}
+        races: list[RaceKey] = []
+        for duel in state.open_duels:
+            if self.seat in duel.seats:
+                seats = tuple(sorted(duel.seats))
+                races.append(("duel", seats, tuple(tops.get(s) for s in seats)))
+        if state.arrows_race_open:
+            arrows = sorted(
+                s.top.id
+                for s in state.seats
+                if s.HasField("top") and s.top.kind == jungle_speed_pb2.CARD_KIND_INWARD_ARROWS
+            )
+            races.append(("arrows", *arrows))
+        return races
+
+    def _delay(self, bounds: tuple[float, float]) -> float:
+        return self.rng.uniform(*bounds) / 1000
+
+    async def _grab(self, view: MatchView) -> None:
+        races = [k for k in self._races(view.jungle_speed) if k not in self._grabbed]
+        self._grabbed.update(races)
+        self.stats.grabs += 1
+        await self._send("grab", view.summary.version, self.session.grab)
+
+    async def _reveal(self, version: int) -> None:
+        self._reveal_due = None
+        error = await self._send("reveal", version, self.session.reveal)
+        if error is None:
+            return
+        if error.rule == "JS-3.4":
+            # Too soon after the previous reveal: wait out the minimum interval.
+            state = (await self.session.get()).jungle_speed
+            interval = state.options.min_reveal_interval_ms / 1000
+            self._reveal_not_before = time.monotonic() + interval
+        else:
+            self._reveal_blocked_at = version
+
+    async def _send(
+        self, command: str, version: int, send: Callable[[], Awaitable[ActResponse]]
+    ) -> TotemError | None:
+        """Send a command; a refusal by the rules is noted and returned, not raised."""
+        try:
+            await send()
+        except TotemError as error:
+            if error.code != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+            log.debug("bot %s: %s refused at version %d: %s", self.name, command, version, error)
+            self.stats.refusals.append((version, command, error.rule))
+            return error
+        return None
+
+    def _count(self, event: MatchEvent) -> None:
+        if not event.HasField("jungle_speed"):
+            return
+        body = event.jungle_speed
+        kind = body.WhichOneof("event")
+        me = self.seat
+        if kind == "revealed" and body.revealed.seat == me:
+            if body.revealed.cause == jungle_speed_pb2.REVEAL_CAUSE_TIMEOUT:
+                self.stats.timed_out += 1
+            else:
+                self.stats.reveals += 1
+        elif kind == "duel_won":
+            if body.duel_won.winner == me:
+                self.stats.duels_won += 1
+            elif me in body.duel_won.losers:
+                self.stats.duels_lost += 1
+        elif kind == "arrows_won" and body.arrows_won.winner == me:
+            self.stats.arrows_won += 1
+        elif kind == "wrong_grab" and body.wrong_grab.seat == me:
+            self.stats.wrong_grabs += 1
+        elif kind == "late_grab" and body.late_grab.seat == me:
+            self.stats.late_grabs += 1
+
+
+# ---- a table of bots -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One line of a result: place (1 is first; ties share it), seat and name."""
+
+    place: int
+    seat: int
+    name: str
+
+
+@dataclass
+class TableResult:
+    """How a match of bots ended."""
+
+    match_id: str
+    summary: MatchSummary
+    bots: list[JungleSpeedBot]
+
+    @property
+    def standings(self) -> list[Standing]:
+        names = {p.seat: p.name for p in self.summary.players}
+        return sorted(
+            (Standing(r.place, r.seat, names.get(r.seat, "?")) for r in self.summary.result),
+            key=lambda s: (s.place, s.seat),
+        )
+
+    @property
+    def end_reason(self) -> str:
+        reason = common_pb2.EndReason.Name(self.summary.end_reason)
+        return reason.removeprefix("END_REASON_").lower()
+
+
+async def play_table(
+    client: Client,
+    players: int,
+    *,
+    variant: str = "ES",
+    turn_timeout_ms: int | None = None,
+    entropy: bytes = b"",
+    names: Sequence[str] | None = None,
+    reaction_ms: tuple[float, float] = DEFAULT_REACTION_MS,
+    reveal_delay_ms: tuple[float, float] = DEFAULT_REVEAL_DELAY_MS,
+    seed: int | None = None,
+    on_seated: Callable[[str], None] | None = None,
+) -> TableResult:
+    """Create a match for ``players`` seats, seat one bot in each, play it to the end.
+
+    The match starts by itself when the last bot joins. Each bot adds fresh entropy to
+    the seed when it joins. ``seed`` makes the bots' delays reproducible (not the deal).
+    """
+    if not 2 <= players <= 10:
+        raise ValueError("Jungle Speed is for 2 to 10 players")
+    names = list(names) if names is not None else [f"bot-{i + 1}" for i in range(players)]
+    if len(names) != players:
+        raise ValueError("give one name per player")
+    created = await client.create_match(
+        variant=variant, max_players=players, turn_timeout_ms=turn_timeout_ms, entropy=entropy
+    )
+    bots = []
+    for i, name in enumerate(names):
+        session = await client.join(created.match_id, name, entropy=secrets.token_bytes(16))
+        rng = random.Random(seed + i) if seed is not None else None
+        bots.append(
+            JungleSpeedBot(
+                session, reaction_ms=reaction_ms, reveal_delay_ms=reveal_delay_ms, rng=rng
+            )
+        )
+    if on_seated is not None:
+        on_seated(created.match_id)
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(bot.run(), name=f"bot {bot.name}") for bot in bots]
+    except ExceptionGroup as failed:
+        # The bots share one server: report the first failure as it is.
+        raise failed.exceptions[0] from failed
+    summary = tasks[0].result()
+    for task in tasks[1:]:
+        # Every bot stopped at the end; take the summary with the most events.
+        if task.result().version > summary.version:
+            summary = task.result()
+    return TableResult(created.match_id, summary, bots)
