@@ -8,6 +8,7 @@ import logging
 import click
 
 from server.application import DEFAULT_DB, store_env
+from totem_client.cli import bots
 
 
 @click.group()
@@ -48,3 +49,6 @@ def serve(address: str, db: str, log_level: str) -> None:
         click.echo(f"totem serving on {host}:{port} (store: {store})", err=True)
 
     asyncio.run(serve_forever(address, env, ready))
+
+
+main.add_command(bots)

@@ -1,0 +1,169 @@
+"""``totem bots``: play matches of bots against a running server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import click
+import grpc
+
+from totem_client.bots.jungle_speed import (
+    DEFAULT_REACTION_MS,
+    DEFAULT_REVEAL_DELAY_MS,
+    TableResult,
+    play_table,
+)
+from totem_client.client import connect
+from totem_client.errors import TotemError
+
+MAX_ENTROPY_BYTES = 64
+
+
+@click.group()
+def bots() -> None:
+    """Run bots against a running server (start one with `totem serve`)."""
+
+
+def _delays(
+    ctx: click.Context, param: click.Parameter, value: tuple[float, float]
+) -> tuple[float, float]:
+    low, high = value
+    if not 0 <= low <= high:
+        raise click.BadParameter("give LOW HIGH with 0 <= LOW <= HIGH")
+    return low, high
+
+
+def _entropy(ctx: click.Context, param: click.Parameter, value: str) -> bytes:
+    data = value.encode()
+    if len(data) > MAX_ENTROPY_BYTES:
+        raise click.BadParameter(f"at most {MAX_ENTROPY_BYTES} bytes of UTF-8")
+    return data
+
+
+@bots.command("jungle-speed")
+@click.option(
+    "--players",
+    type=click.IntRange(2, 10),
+    default=4,
+    show_default=True,
+    help="Number of bots; the match has exactly this many seats.",
+)
+@click.option(
+    "--address",
+    envvar="TOTEM_ADDRESS",
+    default="127.0.0.1:50051",
+    show_default=True,
+    help="host:port of the running server (env TOTEM_ADDRESS).",
+)
+@click.option(
+    "--variant",
+    type=click.Choice(["ES", "RU"], case_sensitive=False),
+    default="ES",
+    show_default=True,
+    help="Rules variant (JS-2.1, JS-8.2).",
+)
+@click.option(
+    "--turn-timeout-ms",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Turn timer (JS-3.4); the server's default (10000) if not given, 0 turns it off.",
+)
+@click.option(
+    "--seed-entropy",
+    default="",
+    callback=_entropy,
+    help="Text mixed into the match seed as the creator's entropy (UTF-8, at most 64 bytes).",
+)
+@click.option(
+    "--reaction-ms",
+    nargs=2,
+    type=float,
+    default=DEFAULT_REACTION_MS,
+    show_default=True,
+    callback=_delays,
+    metavar="LOW HIGH",
+    help="Random delay before a bot grabs the totem after a race opens.",
+)
+@click.option(
+    "--reveal-delay-ms",
+    nargs=2,
+    type=float,
+    default=DEFAULT_REVEAL_DELAY_MS,
+    show_default=True,
+    callback=_delays,
+    metavar="LOW HIGH",
+    help="Random delay before a bot reveals on its turn.",
+)
+@click.option(
+    "--connect-timeout",
+    type=click.FloatRange(min=0),
+    default=5.0,
+    show_default=True,
+    help="Seconds to wait for the server before giving up.",
+)
+@click.option("--stats", is_flag=True, help="Also print what each bot did.")
+def jungle_speed(
+    players: int,
+    address: str,
+    variant: str,
+    turn_timeout_ms: int | None,
+    seed_entropy: bytes,
+    reaction_ms: tuple[float, float],
+    reveal_delay_ms: tuple[float, float],
+    connect_timeout: float,
+    stats: bool,
+) -> None:
+    """Create a Jungle Speed match, seat a bot in every seat, play it to the end.
+
+    Prints the result (placements with names) and the match id, for
+    `totem-replay show MATCH`.
+    """
+
+    async def play() -> TableResult:
+        async with connect(address) as client:
+            await client.wait_ready(connect_timeout)
+            return await play_table(
+                client,
+                players,
+                variant=variant.upper(),
+                turn_timeout_ms=turn_timeout_ms,
+                entropy=seed_entropy,
+                reaction_ms=reaction_ms,
+                reveal_delay_ms=reveal_delay_ms,
+                on_seated=seated,
+            )
+
+    def seated(match_id: str) -> None:
+        click.echo(f"match {match_id}: {players} bots seated, playing", err=True)
+
+    try:
+        result = asyncio.run(play())
+    except TotemError as error:
+        if error.code == grpc.StatusCode.UNAVAILABLE:
+            raise click.ClickException(
+                f"cannot reach the Totem server at {address}: {error.message}; "
+                "is `totem serve` running there?"
+            ) from None
+        raise click.ClickException(str(error)) from None
+    _print_result(result, variant.upper(), stats)
+
+
+def _print_result(result: TableResult, variant: str, stats: bool) -> None:
+    summary = result.summary
+    click.echo(
+        f"Jungle Speed {variant}, {len(summary.players)} bots: match ended "
+        f"({result.end_reason}) after {summary.version} events"
+    )
+    for standing in result.standings:
+        click.echo(f"  {standing.place:>2}. {standing.name} (seat {standing.seat})")
+    if stats:
+        for bot in result.bots:
+            s = bot.stats
+            click.echo(
+                f"  {bot.name}: {s.reveals} reveals ({s.timed_out} by the timer), "
+                f"{s.grabs} grabs, duels {s.duels_won} won / {s.duels_lost} lost, "
+                f"arrows {s.arrows_won} won, {s.wrong_grabs} wrong and {s.late_grabs} late "
+                f"grabs, {len(s.refusals)} refused commands"
+            )
+    click.echo(f"match id: {result.match_id}")
+    click.echo(f"replay:   totem-replay show {result.match_id}")
