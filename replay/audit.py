@@ -154,10 +154,12 @@ def verify_records(
 
     if readable and aggregate_class is not None:
         # On the recorded fields alone: a draw is checked even if a later event is damaged.
-        _check_seed(fields_seen, expected_commitment, report)
-        found, notes = games.check_draws(aggregate_class.GAME, fields_seen)
-        problems.extend(Problem(v, reason) for v, reason in found)
-        report.notes.extend(notes)
+        if _check_seed(fields_seen, expected_commitment, report):
+            found, notes = games.check_draws(aggregate_class.GAME, fields_seen)
+            problems.extend(Problem(v, reason) for v, reason in found)
+            report.notes.extend(notes)
+        else:
+            report.notes.append("random draws not re-derived: the revealed seed is not valid")
     elif expected_commitment is not None:
         report.notes.append("commitment not compared: the events are not all readable")
 
@@ -185,13 +187,14 @@ def _check_seed(
     fields_seen: list[tuple[int, str, dict[str, Any]]],
     expected_commitment: str | None,
     report: Report,
-) -> None:
+) -> bool:
+    """Check the seed; return whether the revealed seed (if any) can be trusted."""
     created = fields_seen[0][2]
     try:
         committed = commitment(bytes.fromhex(created["seed"]))
     except (KeyError, TypeError, ValueError) as exc:
         report.problems.append(Problem(1, f"the created event holds no readable seed: {exc}"))
-        return
+        return False
     if expected_commitment is not None:
         if expected_commitment.lower() != committed:
             report.problems.append(
@@ -206,13 +209,13 @@ def _check_seed(
     ended = next(((v, d) for v, n, d in fields_seen if n == "MatchEnded"), None)
     if ended is None:
         report.notes.append("match not ended: the seed is not revealed yet")
-        return
+        return True
     version, data = ended
     try:
         revealed = commitment(bytes.fromhex(data["seed"]))
     except (KeyError, TypeError, ValueError) as exc:
         report.problems.append(Problem(version, f"the revealed seed is not readable: {exc}"))
-        return
+        return False
     if revealed != committed:
         report.problems.append(
             Problem(
@@ -220,8 +223,9 @@ def _check_seed(
                 f"the revealed seed hashes to {revealed}, not to the commitment {committed}",
             )
         )
-    else:
-        report.notes.append(f"revealed seed matches the commitment {committed}")
+        return False
+    report.notes.append(f"revealed seed matches the commitment {committed}")
+    return True
 
 
 def _check_digest(expected: str, digests: dict[str, int], report: Report) -> None:

@@ -1,0 +1,170 @@
+"""Helpers for the replay tests: real Jungle Speed matches stored in a real event store,
+and ways to damage a stored event the way a tamperer with the database file would."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from domain.jungle_speed import JungleSpeed, Options
+from domain.kernel import MatchStatus, ReceiveStamp
+from domain.kernel.chain import stored_event_digest
+from server.application import Arena, store_env
+
+SEED = bytes(range(32))
+
+
+class Stamps:
+    """Receive stamps with increasing sequence numbers and wall time."""
+
+    def __init__(self, wall_ms: int = 1_700_000_000_000) -> None:
+        self.sequence = 0
+        self.wall_ms = wall_ms
+
+    def __call__(self, after_ms: int = 40) -> ReceiveStamp:
+        self.sequence += 1
+        self.wall_ms += after_ms
+        return ReceiveStamp(self.sequence, self.wall_ms * 1_000_000, self.wall_ms * 1_000_000)
+
+
+def play(match: JungleSpeed, stamps: Stamps, rng: random.Random, max_events: int) -> None:
+    """Play legal moves (reveals, grabs, timer firings) until the match ends or has
+    ``max_events`` events, whichever comes first."""
+    while match.status is MatchStatus.PLAYING and match.version < max_events:
+        duels, luck = match.open_duels(), rng.random()
+        if duels and luck < 0.7:
+            match.grab(rng.choice(duels[0]), stamps())
+        elif match.open_arrows():
+            match.grab(rng.randrange(len(match.players)), stamps())
+        elif luck < 0.03:  # a grab with no race open: wrong, or late
+            seat = rng.choice([s for s in range(len(match.players)) if match.active(s)])
+            match.grab(seat, stamps())
+        elif match.turn is not None and luck > 0.05:
+            match.reveal(match.turn, stamps())
+        else:
+            deadline = match.timer_deadline_ms()
+            assert deadline is not None
+            match.fire_timer(stamps(after_ms=deadline - stamps.wall_ms))
+
+
+def store_match(
+    arena: Arena,
+    *,
+    players: int = 3,
+    variant: str = "ES",
+    max_events: int = 100_000,
+    seats_taken: int | None = None,
+    prearranged: list[int] | None = None,
+    moves_seed: int = 1,
+) -> JungleSpeed:
+    """Create, join and play a match through the application, and save it."""
+    stamps = Stamps()
+    options = Options(variant=variant, max_players=players, prearranged_deal=prearranged)
+    created = arena.create_match(lambda seed: JungleSpeed.create(options, seed, b"\x01\x02"))
+    assert isinstance(created, JungleSpeed)
+    match = created
+    for seat in range(players if seats_taken is None else seats_taken):
+        match.join(f"player{seat}", bytes([seat, 7, 7]), f"token-hash-{seat}", stamps())
+    play(match, stamps, random.Random(moves_seed), max_events)
+    arena.save(match)
+    return match
+
+
+def open_store(db: Path, environ: Mapping[str, str] | None = None) -> Arena:
+    return Arena(store_env(str(db), environ or {}), seed_source=lambda: SEED)
+
+
+# ---- damage done directly to the SQLite file ---------------------------------------
+
+
+def _connect(db: Path) -> sqlite3.Connection:
+    return sqlite3.connect(db, isolation_level=None)
+
+
+def stored_state(db: Path, match_id: UUID, version: int) -> bytes:
+    with _connect(db) as conn:
+        row = conn.execute(
+            "SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
+            (match_id.hex, version),
+        ).fetchone()
+    assert row is not None, f"no stored event at version {version}"
+    return bytes(row[0])
+
+
+def write_state(db: Path, match_id: UUID, version: int, state: bytes) -> None:
+    with _connect(db) as conn:
+        changed = conn.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            (state, match_id.hex, version),
+        ).rowcount
+    assert changed == 1
+
+
+def change_byte(db: Path, match_id: UUID, version: int, at: int, new: int) -> None:
+    """Replace the single byte at offset ``at`` of one event's stored state."""
+    state = bytearray(stored_state(db, match_id, version))
+    assert state[at] != new
+    state[at] = new
+    write_state(db, match_id, version, bytes(state))
+
+
+def digit_offset(state: bytes, key: str) -> int:
+    """The offset of the first digit of the number (or list of numbers) under ``"key":``."""
+    at = state.index(f'"{key}":'.encode()) + len(key) + 3
+    at += state[at] == ord("[")
+    assert chr(state[at]).isdigit(), state[at - 10 : at + 10]
+    return at
+
+
+def delete_row(db: Path, match_id: UUID, version: int) -> None:
+    with _connect(db) as conn:
+        deleted = conn.execute(
+            "DELETE FROM stored_events WHERE originator_id = ? AND originator_version = ?",
+            (match_id.hex, version),
+        ).rowcount
+    assert deleted == 1
+
+
+def swap_versions(db: Path, match_id: UUID, a: int, b: int) -> None:
+    """Exchange the versions of two stored events (their order in the match)."""
+    with _connect(db) as conn:
+        for old, new in ((a, -1), (b, a), (-1, b)):
+            conn.execute(
+                "UPDATE stored_events SET originator_version = ? "
+                "WHERE originator_id = ? AND originator_version = ?",
+                (new, match_id.hex, old),
+            )
+
+
+def forge(db: Path, match_id: UUID, version: int, **changes: object) -> None:
+    """Change fields of one event AND rewrite the hash chain from it to the end, as a
+    tamperer who knows the chain would: the chain then holds, the content is false."""
+    arena = open_store(db)
+    try:
+        stored = list(arena.recorder.select_events(match_id))
+        previous = None
+        for record in stored:
+            event = arena.mapper.to_domain_event(record)
+            if record.originator_version < version:
+                previous = event.digest  # type: ignore[attr-defined]
+                continue
+            state = vars(event)
+            if record.originator_version == version:
+                state.update(changes)
+            if previous is not None:
+                state["prev_digest"] = previous
+            state["digest"] = stored_event_digest(event)
+            previous = state["digest"]
+            again = arena.mapper.to_stored_event(event)
+            write_state(db, match_id, record.originator_version, bytes(again.state))
+    finally:
+        arena.close()
+
+
+def json_lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
