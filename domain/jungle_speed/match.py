@@ -177,10 +177,8 @@ class JungleSpeed(MatchAggregate):
     @event("Dealt")
     def _dealt(self, seats: int, deck: list[int], stamp: dict[str, Any]) -> None:
         n = seats
-        if self.is_ru:
-            dealt = (len(deck) // n) * n
-        else:
-            dealt = len(deck)
+        # RU deals floor(80/n) each and leaves the rest face up; ES deals everything.
+        dealt = (len(deck) // n) * n if self.is_ru else len(deck)
         self.down = [deck[s:dealt:n] for s in range(n)]
         self.up = [[] for _ in range(n)]
         self.pot = deck[dealt:]
@@ -222,10 +220,14 @@ class JungleSpeed(MatchAggregate):
         self._tick(stamp)
 
     def _outward_chain(self, seat: int, stamp: ReceiveStamp) -> None:
-        """Simultaneous reveals, repeated while they show outward arrows (JS-6.2)."""
+        """Simultaneous reveals, repeated while they show outward arrows (JS-6.2).
+
+        A chained reveal nobody can make (no face-down cards anywhere) stays pending;
+        the turn timer makes it once the piles are turned over (JS-3.4).
+        """
         trigger: int | None = seat
         while trigger is not None and self.status is MatchStatus.PLAYING:
-            reveals = [[s, self.down[s][0]] for s in self.seats if self.active(s) and self.down[s]]
+            reveals = [[s, self.down[s][0]] for s in self._revealers()]
             if not reveals:
                 return
             self._outward_revealed(triggered_by=trigger, reveals=reveals, stamp=stamp.to_dict())
@@ -238,8 +240,13 @@ class JungleSpeed(MatchAggregate):
         self, triggered_by: int, reveals: list[list[int]], stamp: dict[str, Any]
     ) -> None:
         self.pending_outward = None
-        for seat, card in reveals:
-            self._show(seat, card)
+        # Everyone reveals at once: the last-card exceptions (JS-7) apply once every
+        # card is face up, so a player collecting "all face-up piles" (JS-7.3) takes the
+        # cards revealed with theirs whatever the seat order.
+        last = [[seat, card] for seat, card in reveals if self._turn_up(seat, card)]
+        for seat, card in last:
+            self._last_card(seat, card)
+        self._prune()
         chained = [s for s, c in reveals if self.card(c).kind is Kind.OUTWARD_ARROWS]
         if chained:
             # Decided here for RU too, whose text is silent: the next simultaneous reveal
@@ -255,6 +262,12 @@ class JungleSpeed(MatchAggregate):
 
     def _show(self, seat: int, card_id: int) -> None:
         """Move a revealed card face up and apply the last-card exceptions (JS-7)."""
+        if self._turn_up(seat, card_id):
+            self._last_card(seat, card_id)
+        self._prune()
+
+    def _turn_up(self, seat: int, card_id: int) -> bool:
+        """Move the top face-down card face up; return whether it was the last one."""
         assert self.down[seat][0] == card_id
         self.down[seat].pop(0)
         self.up[seat].append(card_id)
@@ -263,19 +276,23 @@ class JungleSpeed(MatchAggregate):
         if kind is not Kind.SYMBOL:
             # RU coloured arrows last until another special card (JS-6.3).
             self.coloured_ru = kind is Kind.COLOURED_ARROWS
-        last = not self.down[seat]
-        if last and kind is Kind.OUTWARD_ARROWS:
+        return not self.down[seat]
+
+    def _last_card(self, seat: int, card_id: int) -> None:
+        """The exceptions for a player's last face-down card (JS-7)."""
+        kind = self.card(card_id).kind
+        on_top = bool(self.up[seat]) and self.up[seat][-1] == card_id
+        if kind is Kind.OUTWARD_ARROWS:
             if self.is_ru:  # JS-7.2 RU: finished at once, face-up pile to the pot.
                 self.pot.extend(self.up[seat])
                 self.up[seat] = []
-            else:  # JS-7.2 ES: the card goes into the pot.
+            elif on_top:  # JS-7.2 ES: the card goes into the pot.
                 self.pot.append(self.up[seat].pop())
-        elif last and kind is Kind.COLOURED_ARROWS:  # JS-7.3
+        elif kind is Kind.COLOURED_ARROWS and on_top:  # JS-7.3
             self.coloured_ru = False
             self._collect_everything(seat)
-        elif last and kind is Kind.INWARD_ARROWS:  # JS-7.1
+        elif kind is Kind.INWARD_ARROWS:  # JS-7.1
             self.must_win = [seat, card_id]
-        self._prune()
 
     # ---- grabbing (JS-4, JS-5, JS-6.1) ----------------------------------------------
 
@@ -352,7 +369,8 @@ class JungleSpeed(MatchAggregate):
 
     @event("ArrowsWon")
     def _arrows_won(self, winner: int, stamp: dict[str, Any], annulled: list[int]) -> None:
-        must_win = self.must_win if self.must_win and self.must_win[1] in self.open_arrows() else None
+        racing = self.must_win is not None and self.must_win[1] in self.open_arrows()
+        must_win = self.must_win if racing else None
         self._annul_all_but(None)
         self.pot += self.up[winner]  # JS-6.1
         self.up[winner] = []
@@ -422,13 +440,15 @@ class JungleSpeed(MatchAggregate):
         self._require_playing("JS-3.4")
         if not self.timer_due(stamp):
             raise RuleViolation("JS-3.4", "the turn timer has not elapsed")
-        if self.pending_outward is not None:
+        if self.pending_outward is not None and self._revealers():
             self._outward_chain(self.pending_outward, stamp)
         elif self.turn is not None:
             self._reveal(self.turn, REVEAL_TIMEOUT, stamp)
         else:
             self._piles_recycled(stamp=stamp.to_dict())
-            self._settle(stamp)
+            if self._settle(stamp) and self.pending_outward is not None:
+                # The simultaneous reveal nobody could make happens now (JS-6.2).
+                self._outward_chain(self.pending_outward, stamp)
 
     @event("PilesRecycled")
     def _piles_recycled(self, stamp: dict[str, Any]) -> None:
@@ -451,9 +471,10 @@ class JungleSpeed(MatchAggregate):
             self._player_finished(seat=seat, place=place)
         remaining = [s for s in self.seats if self.active(s)]
         started = len(self.players)
-        if done and self.is_ru:  # JS-8.2 RU: the first to finish wins.
-            self._end(EndReason.COMPLETED, self._result(remaining))
-        elif done and len(remaining) <= (2 if started > 2 else 1):  # JS-8.2 ES
+        # JS-8.2 RU: the first to finish wins. ES: play on until two players remain (one,
+        # in a match that started with two).
+        over = self.is_ru or len(remaining) <= (2 if started > 2 else 1)
+        if done and over:
             self._end(EndReason.COMPLETED, self._result(remaining))
         return self.status is MatchStatus.PLAYING
 
@@ -476,6 +497,10 @@ class JungleSpeed(MatchAggregate):
         self._require_seated(seat)
         if not self.active(seat):
             raise RuleViolation("JS-8.1", f"seat {seat} has finished and left the game")
+
+    def _revealers(self) -> list[int]:
+        """Seats that can reveal: still in the game, with face-down cards (JS-3.3)."""
+        return [s for s in self.seats if self.active(s) and self.down[s]]
 
     def _clockwise_after(self, seat: int, among: list[int]) -> list[int]:
         """``among`` ordered clockwise starting from the left of ``seat``."""

@@ -41,9 +41,7 @@ class Options:
                 raise InvalidArgument("JS-3.4", f"{name} must be between 0 and {MAX_TIMEOUT_MS}")
         for name in ("inward_arrows", "outward_arrows", "coloured_arrows"):
             if not 0 <= getattr(self, name) <= MAX_SPECIALS_EACH:
-                raise InvalidArgument(
-                    "JS-1.3", f"{name} must be between 0 and {MAX_SPECIALS_EACH}"
-                )
+                raise InvalidArgument("JS-1.3", f"{name} must be between 0 and {MAX_SPECIALS_EACH}")
         if self.prearranged_deal is not None:
             size = len(self.deck())
             if sorted(self.prearranged_deal) != list(range(size)):

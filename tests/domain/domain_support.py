@@ -158,3 +158,45 @@ def play_turns(match: JungleSpeed, stamps: Stamps, count: int) -> None:
     for _ in range(count):
         assert match.turn is not None
         match.reveal(match.turn, stamps())
+
+
+def ending_deck(
+    n: int,
+    variant: str,
+    size: int,
+    ends: dict[int, Sequence[int]],
+    pot: Sequence[int] | None = None,
+    tops: dict[int, Sequence[int]] | None = None,
+) -> list[int]:
+    """A deck order where each pile ends (bottom) with chosen cards.
+
+    Seat ``s``'s pile ends with ``ends[s]`` if given, else with ``sym(s, 0), sym(s, 1)``:
+    distinct shapes per seat, so that in the last rounds of reveals no two seats duel.
+    ``tops[s]`` (if given) starts seat ``s``'s pile. The other cards fill the piles
+    between (ascending ids) and the RU pot.
+    Every special card of the deck (ids 72 and up) must be placed by the caller.
+    """
+    sizes, pot_size = pile_sizes(n, variant, size)
+    tails = [list(ends.get(s, [sym(s, 0), sym(s, 1)])) for s in range(n)]
+    heads = [list((tops or {}).get(s, [])) for s in range(n)]
+    placed = [c for part in tails + heads for c in part] + list(pot or [])
+    assert len(set(placed)) == len(placed), "a card placed twice"
+    assert all(c in placed for c in range(72, size)), "place every special card"
+    rest = [c for c in range(72) if c not in placed]
+    piles = []
+    for s in range(n):
+        need = sizes[s] - len(tails[s]) - len(heads[s])
+        piles.append(heads[s] + rest[:need] + tails[s])
+        rest = rest[need:]
+    if pot is None:
+        pot, rest = rest[:pot_size], rest[pot_size:]
+    assert len(pot) == pot_size and not rest
+    return deal_for(piles, pot)
+
+
+def reveal_until(match: JungleSpeed, stamps: Stamps, seat: int, remaining: int) -> None:
+    """Reveal in turn (no grabs) until it is ``seat``'s turn with ``remaining`` face-down
+    cards left."""
+    while not (match.turn == seat and len(match.down[seat]) == remaining):
+        assert match.turn is not None
+        match.reveal(match.turn, stamps())
