@@ -7,6 +7,8 @@ Errors are one line on stderr and exit status 2; ``verify`` exits 1 when a check
 from __future__ import annotations
 
 import json
+import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,8 +49,19 @@ class ReplayGroup(click.Group):
             raise
         except ReplayError as exc:
             raise Failure(str(exc)) from exc
+        except BrokenPipeError:
+            _silence_stdout()  # the reader stopped reading (``| head``): stop quietly
+            raise click.exceptions.Exit(0) from None
         except Exception as exc:
             raise Failure(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 @dataclass(frozen=True)

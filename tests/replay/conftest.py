@@ -1,14 +1,12 @@
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from replay_support import open_store, store_match
+from replay_support import Run, Store, open_store, store_match
 
-from domain.jungle_speed import JungleSpeed
 from replay.cli import main
 
 
@@ -17,14 +15,6 @@ def sqlite_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The store is chosen from the environment: make sure it is the test's SQLite file."""
     for name in ("PERSISTENCE_MODULE", "POSTGRES_DBNAME", "SQLITE_DBNAME", "TOTEM_DB"):
         monkeypatch.delenv(name, raising=False)
-
-
-@dataclass
-class Store:
-    db: Path
-    ended: JungleSpeed
-    playing: JungleSpeed
-    waiting: JungleSpeed
 
 
 @pytest.fixture
@@ -41,9 +31,6 @@ def store(tmp_path: Path) -> Store:
         arena.close()
     assert ended.status.value == "ended" and playing.status.value == "playing"
     return Store(db, ended, playing, waiting)
-
-
-Run = Callable[..., Result]
 
 
 @pytest.fixture

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from uuid import UUID
+
+from click.testing import Result
 
 from domain.jungle_speed import JungleSpeed, Options
 from domain.kernel import MatchStatus, ReceiveStamp
@@ -17,6 +20,20 @@ from domain.kernel.chain import stored_event_digest
 from server.application import Arena, store_env
 
 SEED = bytes(range(32))
+
+
+@dataclass
+class Store:
+    """A store holding three matches (see the ``store`` fixture)."""
+
+    db: Path
+    ended: JungleSpeed
+    playing: JungleSpeed
+    waiting: JungleSpeed
+
+
+#: ``run(*args, db=None, env=None)``: ``totem-replay --db DB ARGS`` through Click's runner.
+Run = Callable[..., Result]
 
 
 class Stamps:

@@ -10,8 +10,7 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from conftest import Run, Store
-from replay_support import SEED, json_lines, open_store, store_match
+from replay_support import SEED, Run, Store, json_lines, open_store, store_match
 
 from domain.jungle_speed import JungleSpeed
 from domain.jungle_speed.views import state_view

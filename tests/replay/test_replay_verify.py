@@ -6,8 +6,9 @@ from __future__ import annotations
 import random
 from uuid import UUID
 
-from conftest import Run, Store
 from replay_support import (
+    Run,
+    Store,
     change_byte,
     delete_row,
     digit_offset,
