@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from domain.jungle_speed import JungleSpeed, Options
@@ -109,7 +110,8 @@ def state_lines(match: JungleSpeed, view: dict[str, Any]) -> list[str]:
     if view.get("coloured_mode"):
         lines.append("Duels match by colour (coloured arrows)")
     if view.get("turn_deadline_ms"):
-        lines.append(f"Turn timer due at wall time {view['turn_deadline_ms']} ms")
+        due = datetime.fromtimestamp(view["turn_deadline_ms"] / 1000, UTC)
+        lines.append(f"Turn timer due at {fmt.when(due)} UTC")
     lines.append(f"Seed commitment: {view['seed_commitment']}")
     if view.get("seed"):
         lines.append(f"Seed: {view['seed']}")

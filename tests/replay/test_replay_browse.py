@@ -10,7 +10,7 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from replay_support import SEED, Run, Store, json_lines, open_store, store_match
+from replay_support import SEED, Run, Store, change_byte, json_lines, open_store, store_match
 
 from domain.jungle_speed import JungleSpeed
 from domain.jungle_speed.views import state_view
@@ -341,10 +341,18 @@ def test_reading_never_changes_the_store(run: Run, store: Store) -> None:
     assert store.db.read_bytes() == before
 
 
+def test_list_carries_on_past_a_damaged_match(run: Run, store: Store) -> None:
+    change_byte(store.db, store.playing.id, 3, 0, ord("!"))
+    result = run("list")
+    assert result.exit_code == 0, result.output
+    lines = {line.split()[0]: line for line in result.stdout.splitlines()}
+    assert "unreadable: the event at version 3 cannot be read" in lines[str(store.playing.id)]
+    assert "ended (completed)" in lines[str(store.ended.id)]
+    assert "waiting" in lines[str(store.waiting.id)]
+
+
 @pytest.mark.parametrize("command", ["show", "events", "at"])
 def test_damaged_events_are_reported_not_raised(run: Run, store: Store, command: str) -> None:
-    from replay_support import change_byte
-
     change_byte(store.db, store.ended.id, 7, 0, ord("!"))
     args = [command, store.ended.id] + (["30"] if command == "at" else [])
     result = run(*args)
