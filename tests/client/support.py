@@ -1,0 +1,40 @@
+"""Helpers of the client tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from totem_client import MatchEvent
+
+#: Bound on any single wait, so that a broken test fails instead of hanging. Not a timing
+#: assertion: nothing here checks how fast anything is.
+BOUND = 60.0
+
+
+def sqlite_store(path: Path) -> dict[str, str]:
+    """Server settings for an SQLite event store at ``path``."""
+    return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}
+
+
+def symbol(shape: int, colour: int) -> int:
+    """The id of the symbol card of a shape and a colour index (JS-1.1)."""
+    return 4 * shape + colour
+
+
+def deal_with_tops(players: int, tops: list[int], deck_size: int = 80) -> list[int]:
+    """A deck order (top first) in which seat k's first face-down card is ``tops[k]``.
+
+    Cards are dealt one at a time clockwise from seat 0 (JS-2.1), so the first
+    ``players`` cards of the deck are the seats' first cards.
+    """
+    rest = [c for c in range(deck_size) if c not in tops]
+    assert len(tops) == players
+    return [*tops, *rest]
+
+
+def kind(event: MatchEvent) -> str:
+    """The name of the event's field: a common event or a Jungle Speed one."""
+    which = event.WhichOneof("event")
+    if which == "jungle_speed":
+        return str(event.jungle_speed.WhichOneof("event"))
+    return str(which)
