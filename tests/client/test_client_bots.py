@@ -1,0 +1,106 @@
+"""Tables of Jungle Speed bots play whole matches against a real server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.client.support import BOUND, kind
+from totem.v1 import common_pb2
+from totem_client import Client, MatchEvent
+from totem_client.bots import JungleSpeedBot, TableResult, play_table
+
+#: Short, so that a bot that stops playing is replaced by the timer and no test hangs.
+TURN_TIMEOUT_MS = 200
+#: A whole match is longer than one wait; still a bound, not a timing assertion.
+MATCH_BOUND = 240.0
+
+
+async def spectate(client: Client, match_id: str) -> list[MatchEvent]:
+    """Every event of a match, read with Watch until the server ends the stream."""
+    return [event async for event in client.watch(match_id)]
+
+
+@pytest.mark.parametrize(("players", "variant"), [(2, "ES"), (4, "ES"), (4, "RU")])
+async def test_bots_play_a_match_to_its_end(client: Client, players: int, variant: str) -> None:
+    seated: list[str] = []
+    spectator: list[asyncio.Task[list[MatchEvent]]] = []
+
+    def watch_from_the_start(match_id: str) -> None:
+        seated.append(match_id)
+        spectator.append(asyncio.create_task(spectate(client, match_id)))
+
+    result: TableResult = await asyncio.wait_for(
+        play_table(
+            client,
+            players,
+            variant=variant,
+            turn_timeout_ms=TURN_TIMEOUT_MS,
+            seed=7,
+            on_seated=watch_from_the_start,
+        ),
+        MATCH_BOUND,
+    )
+    events = await asyncio.wait_for(spectator[0], BOUND)
+
+    assert seated == [result.match_id]
+    view = await client.get(result.match_id)
+    assert view.summary.status == common_pb2.MATCH_STATUS_ENDED
+    assert view.summary.end_reason == common_pb2.END_REASON_COMPLETED
+    assert result.summary.version == view.summary.version
+    assert result.end_reason == "completed"
+    assert sorted(p.seat for p in view.summary.result) == list(range(players))
+    # Places rank the seats: 1 is first, and players sharing a place have the same
+    # number (several can finish at once, JS-8.2), so each place is one more than the
+    # number of seats placed strictly better.
+    places = [p.place for p in view.summary.result]
+    assert min(places) == 1
+    for place in places:
+        assert place == 1 + sum(1 for other in places if other < place)
+    if variant == "RU":  # JS-8.2: the first to finish wins and the match ends
+        assert places.count(1) < players
+        assert set(places) <= {1, places.count(1) + 1}
+    assert [s.name for s in result.standings] == [
+        next(p.name for p in view.summary.players if p.seat == s.seat) for s in result.standings
+    ]
+
+    # The spectator's stream ended by itself with the match: every event once, in order.
+    assert [e.version for e in events] == list(range(1, view.summary.version + 1))
+    assert kind(events[-1]) == "match_ended"
+
+    # The bots played: they revealed on their turns and grabbed; a command the server
+    # refused was never sent again before the match changed.
+    reveals_by_seat = {
+        e.jungle_speed.revealed.seat
+        for e in events
+        if kind(e) == "revealed" and e.jungle_speed.revealed.cause == 1  # REVEAL_CAUSE_TURN
+    }
+    assert reveals_by_seat == set(range(players))
+    assert sum(bot.stats.reveals for bot in result.bots) == sum(
+        1 for e in events if kind(e) == "revealed" and e.jungle_speed.revealed.cause == 1
+    )
+    assert any(kind(e) in ("duel_won", "arrows_won") for e in events)
+    for bot in result.bots:
+        assert len(set(bot.stats.refusals)) == len(bot.stats.refusals)
+
+
+async def test_a_bot_needs_a_seat(client: Client) -> None:
+    created = await client.create_match(max_players=2)
+    watcher = await client.join(created.match_id, "carol", spectator=True)
+    with pytest.raises(ValueError):
+        JungleSpeedBot(watcher)
+    player = await client.join(created.match_id, "alice")
+    with pytest.raises(ValueError):
+        JungleSpeedBot(player, reaction_ms=(50, 10))
+
+
+async def test_a_bot_stops_when_its_match_has_ended(client: Client) -> None:
+    result = await asyncio.wait_for(
+        play_table(client, 2, turn_timeout_ms=TURN_TIMEOUT_MS), MATCH_BOUND
+    )
+    # A bot joining the story late: it finds the match over and returns at once.
+    late = JungleSpeedBot(client.session(result.match_id, seat=0))
+    summary = await asyncio.wait_for(late.run(), BOUND)
+    assert summary.status == common_pb2.MATCH_STATUS_ENDED
+    assert late.stats.grabs == 0 and late.stats.refusals == []
