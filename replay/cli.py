@@ -77,6 +77,7 @@ def console() -> Console:
 @click.version_option(package_name="totem-arena")
 @click.option(
     "--db",
+    metavar="PATH",
     envvar="TOTEM_DB",
     default=DEFAULT_DB,
     show_default=True,
@@ -104,7 +105,7 @@ def _players(match: MatchAggregate) -> str:
     return ", ".join(match.players) if match.players else "nobody yet"
 
 
-@main.command("list")
+@main.command("list", short_help="One line per match.")
 @click.pass_obj
 def list_(settings: Settings) -> None:
     """One line per match: id, game, variant, status, players, events, result."""
@@ -136,7 +137,7 @@ def _status_style(match: MatchAggregate) -> str:
     return {"waiting": "yellow", "playing": "cyan", "ended": "green"}[match.status.value]
 
 
-@main.command()
+@main.command(short_help="Facts of one match: players, result, digest, seed.")
 @click.argument("match_text", metavar="MATCH")
 @click.pass_obj
 def show(settings: Settings, match_text: str) -> None:
@@ -187,7 +188,7 @@ def _options(match: MatchAggregate) -> str:
     return " ".join(parts) or "none"
 
 
-@main.command()
+@main.command(short_help="One line per event (or JSON Lines: an audit export).")
 @click.argument("match_text", metavar="MATCH")
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per event.")
 @click.option("--from", "first", type=click.IntRange(min=1), help="First version to show.")
@@ -219,7 +220,7 @@ def events(
         out.print(line)
 
 
-@main.command()
+@main.command(short_help="The state after event VERSION, as a viewer saw it.")
 @click.argument("match_text", metavar="MATCH")
 @click.argument("version", type=click.IntRange(min=1))
 @click.option("--seat", type=click.IntRange(min=0), help="The view this seat's player had.")
@@ -277,7 +278,7 @@ def at(
         out.print(Text(line))
 
 
-@main.command()
+@main.command(short_help="Check the hash chain, the seed and the random draws.")
 @click.argument("match_text", metavar="MATCH")
 @click.option(
     "--commitment",
