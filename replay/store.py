@@ -122,12 +122,6 @@ def read_records(arena: Arena, match_id: UUID) -> list[Record]:
     return records
 
 
-def readable_events(records: list[Record], upto: int | None = None) -> list[Any]:
-    """The decoded events up to version ``upto`` (all by default), refusing any gap or
-    damaged record on the way: a state built past one would be a guess."""
-    return list(_checked(records, upto))
-
-
 def apply(match: MatchAggregate | None, event: Any) -> MatchAggregate:
     """Apply one stored event to the state (``None`` before the first)."""
     try:
@@ -143,23 +137,6 @@ def apply(match: MatchAggregate | None, event: Any) -> MatchAggregate:
             f"the events of this id do not build a match (got {type(result).__name__})"
         )
     return result
-
-
-def rebuild(events: list[Any]) -> MatchAggregate:
-    """The match after applying ``events`` one by one."""
-    match: MatchAggregate | None = None
-    for event in events:
-        match = apply(match, event)
-    if match is None:
-        raise ReplayError("no events to rebuild a match from")
-    return match
-
-
-def load(arena: Arena, text: str, upto: int | None = None) -> tuple[MatchAggregate, list[Any]]:
-    """Resolve ``text``, read its events and rebuild the match (at ``upto`` if given)."""
-    match_id = resolve_match(arena, text)
-    events = readable_events(read_records(arena, match_id), upto)
-    return rebuild(events), events
 
 
 def _reason(exc: BaseException) -> str:
