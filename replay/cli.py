@@ -115,7 +115,7 @@ def list_(settings: Settings) -> None:
         if not entries:
             out.print("no matches in this store")
         for entry in entries:
-            line = Text(str(entry.match_id), style="bold")
+            line = Text.assemble((str(entry.match_id), "bold"))
             line.append(f"  {entry.game}")
             try:
                 records = read_records(arena, entry.match_id)
@@ -174,7 +174,7 @@ def show(settings: Settings, match_text: str) -> None:
         rows.append(("Seed", "not revealed: the match has not ended"))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
-        line = Text(f"{label + ':':<{width + 2}}", style="bold")
+        line = Text.assemble((f"{label + ':':<{width + 2}}", "bold"))
         line.append(value)
         out.print(line)
 
@@ -303,7 +303,7 @@ def verify(ctx: click.Context, match_text: str, commitment: str | None, digest: 
         records = read_records(arena, match_id)
     report = verify_records(records, expected_commitment=commitment, expected_digest=digest)
     if report.ok:
-        line = Text("OK", style="bold green")
+        line = Text.assemble(("OK", "bold green"))
         line.append(
             f" match {match_id}: {report.events} events, chain intact from version 1 to "
             f"{report.events}, match digest {report.digest}"
@@ -313,7 +313,7 @@ def verify(ctx: click.Context, match_text: str, commitment: str | None, digest: 
             out.print(Text(f"  {note}"))
         return
     bad = report.first_bad_version
-    line = Text("FAILED", style="bold red")
+    line = Text.assemble(("FAILED", "bold red"))
     line.append(f" match {match_id}: first bad version {bad}: ")
     line.append("; ".join(report.reasons_at(bad)))
     out.print(line)
