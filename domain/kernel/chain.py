@@ -31,7 +31,7 @@ def _default(value: object) -> object:
     if isinstance(value, bytes):
         return value.hex()
     if isinstance(value, (set, frozenset)):
-        return sorted(value)  # type: ignore[type-var]
+        return sorted(value)
     raise TypeError(f"not canonically encodable: {type(value).__name__}")
 
 

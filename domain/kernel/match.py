@@ -12,7 +12,7 @@ Every event carries the audit chain (:mod:`domain.kernel.chain`): the kernel add
 from __future__ import annotations
 
 import enum
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
@@ -60,6 +60,7 @@ class MatchAggregate(Aggregate):
 
         def mutate(self, aggregate: Any) -> Any:
             agg = super().mutate(aggregate)
+            assert agg is not None
             agg.digest = self.digest
             return agg
 
@@ -82,7 +83,7 @@ class MatchAggregate(Aggregate):
             prev_digest=GENESIS_DIGEST,
         )
         digest = event_digest(event_class.__name__, fields)
-        created = super()._create(  # type: ignore[misc]
+        return super()._create(
             event_class,
             id=originator_id,
             timestamp=timestamp,
@@ -90,7 +91,6 @@ class MatchAggregate(Aggregate):
             digest=digest,
             **kwargs,
         )
-        return cast(M, created)
 
     def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
         timestamp = kwargs.pop("timestamp", None) or event_class.create_timestamp()
