@@ -72,7 +72,7 @@ class MatchAggregate(Aggregate):
     # ---- the audit chain -------------------------------------------------------
 
     @classmethod
-    def _create(cls: type[M], event_class: Any, *, id: UUID | None = None, **kwargs: Any) -> M:  # noqa: A002
+    def _create(cls: type[M], event_class: Any, *, id: UUID | None = None, **kwargs: Any) -> M:
         originator_id = id if id is not None else cls.create_id()
         timestamp = event_class.create_timestamp()
         fields = dict(
@@ -165,7 +165,8 @@ class MatchAggregate(Aggregate):
             seat = taken
         elif seat >= self.max_players:
             raise InvalidArgument(
-                self.PLAYERS_RULE, f"seat {seat} does not exist: seats are 0 to {self.max_players - 1}"
+                self.PLAYERS_RULE,
+                f"seat {seat} does not exist: seats are 0 to {self.max_players - 1}",
             )
         elif seat != taken:
             # Seats fill in order so that seat numbers stay dense (clockwise order).
@@ -173,7 +174,11 @@ class MatchAggregate(Aggregate):
                 self.PLAYERS_RULE, f"seat {seat} is not the next free seat; seat {taken} is"
             )
         self._player_joined(
-            seat=seat, name=name, entropy=entropy.hex(), token_hash=token_hash, stamp=stamp.to_dict()
+            seat=seat,
+            name=name,
+            entropy=entropy.hex(),
+            token_hash=token_hash,
+            stamp=stamp.to_dict(),
         )
         if len(self.players) == self.max_players:
             self._on_start(stamp)
@@ -251,7 +256,14 @@ class MatchAggregate(Aggregate):
 
 #: Names of the fields every stored event has that are not part of what it says.
 METADATA_FIELDS = frozenset(
-    {"originator_id", "originator_version", "timestamp", "originator_topic", "digest", "prev_digest"}
+    {
+        "originator_id",
+        "originator_version",
+        "timestamp",
+        "originator_topic",
+        "digest",
+        "prev_digest",
+    }
 )
 
 
@@ -262,5 +274,3 @@ def payload(evt: object) -> dict[str, Any]:
 
 def event_name(evt: object) -> str:
     return type(evt).__name__
-
-
