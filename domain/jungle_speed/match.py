@@ -316,7 +316,7 @@ class JungleSpeed(MatchAggregate):
             outcome = "duel"
             self._duel_won(
                 winner=seat,
-                losers=[s for s in mine if s != seat],
+                losers=self._opponents(seat, mine),
                 stamp=stamp.to_dict(),
                 annulled=sorted({s for d in duels if d is not mine for s in d}),
                 arrows_annulled=bool(arrows),
@@ -392,6 +392,13 @@ class JungleSpeed(MatchAggregate):
     @event("LateGrab")
     def _late_grab(self, seat: int, stamp: dict[str, Any], decided_at_version: int) -> None:
         """Recorded as evidence; it changes nothing (JS-5.3)."""
+
+    def _opponents(self, seat: int, duel: list[int]) -> list[int]:
+        """Who loses to ``seat`` in ``duel``: everyone in it but a player whose pair with
+        ``seat`` was annulled, who does not duel ``seat`` again until a card of the pair
+        is covered (JS-4.6)."""
+        tops = self.visible()
+        return [s for s in duel if s != seat and sorted((tops[s], tops[seat])) not in self.annulled]
 
     def _annul_all_but(self, winner: int | None) -> None:
         """A grab resolves one race and annuls the others (JS-4.6, JS-6.1)."""

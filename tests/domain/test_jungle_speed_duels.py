@@ -234,6 +234,30 @@ def test_js_4_6_independent_duels_the_grabbers_is_resolved_others_annulled(varia
     assert match.open_duels() == [[0, 1]]
 
 
+def test_js_4_6_an_annulled_pair_does_not_duel_again_inside_a_larger_duel() -> None:
+    """After 0/1's duel is annulled, seat 3 shows the same shape: 0 and 1 each duel with
+    3, but not with each other. When 0 wins, only 3 loses; 1 keeps its card."""
+    tops = [
+        [OUTWARD[0], sym(5, 0)],
+        [sym(5, 1), A],
+        [sym(6, 0), B],
+        [sym(6, 1), sym(5, 2)],
+    ]
+    match, stamps = new_match(4, "ES", arranged(4, tops))
+    match.reveal(0, stamps())
+    assert match.grab(2, stamps()) == "duel"  # 0/1 annulled
+    assert match.turn == 3
+    match.reveal(3, stamps())
+    assert match.open_duels() == [[0, 1, 3]]
+    winner_pile, loser_pile, down3 = list(match.up[0]), list(match.up[3]), list(match.down[3])
+    assert match.grab(0, stamps()) == "duel"
+    won = match.pending_events[-1]
+    assert (won.winner, won.losers) == (0, [3])
+    assert match.up[1] == [sym(5, 1)]
+    assert match.down[3] == down3 + winner_pile + loser_pile
+    assert match.turn == 3
+
+
 def test_js_4_6_a_grab_by_an_annulled_duellist_is_wrong_not_a_win() -> None:
     tops = [[OUTWARD[0], sym(5, 0)], [sym(5, 1)], [sym(6, 0)], [sym(6, 1)]]
     match, stamps = new_match(4, "ES", arranged(4, tops))

@@ -3,7 +3,8 @@
 - JS-10.1 conservation: after every command the face-down piles, face-up piles and the
   pot hold every card of the deck exactly once.
 - JS-10.2 at most one outcome per duel: a DuelWon's winner was in a duel open at the
-  time and its losers are the rest of that duel; a duel that was resolved or annulled
+  time and its losers are the rest of that duel (but for annulled pairs, JS-4.6); a
+  duel that was resolved or annulled
   never gets another outcome while its cards stay visible.
 - JS-10.3 replaying the recorded events reproduces every state: through the JSON
   transcoder of an ``eventsourcing`` application, version by version (and the stored
@@ -172,7 +173,15 @@ class Checker:
             name = type(evt).__name__
             if name == "DuelWon":
                 duel = next(d for d in duels if evt.winner in d)
-                assert sorted([evt.winner, *evt.losers]) == duel
+                # The losers: the rest of the duel but those whose pair with the winner
+                # was annulled (JS-4.6).
+                annulled = before["annulled"]
+                opponents = [
+                    s
+                    for s in duel
+                    if s != evt.winner and sorted((tops[s], tops[evt.winner])) not in annulled
+                ]
+                assert evt.losers == opponents and opponents
                 key = frozenset((s, tops[s]) for s in duel)
                 assert key not in self.settled, "a duel got a second outcome"
             elif name == "ArrowsWon":
