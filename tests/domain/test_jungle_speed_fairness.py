@@ -216,6 +216,7 @@ def hidden_variant(
     """The same deck with the cards after the first ``keep`` of the deal order shuffled
     among themselves (the RU pot, public, is kept)."""
     dealt = (len(deck) // n) * n if variant == "RU" else len(deck)
+    keep = min(keep, dealt)
     head, tail, pot = deck[:keep], deck[keep:dealt], deck[dealt:]
     tail = list(tail)
     rng.shuffle(tail)
