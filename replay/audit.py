@@ -33,7 +33,9 @@ from replay import games
 from replay.store import Record
 
 #: Metadata of a decoded event that is not one of its own fields.
-METADATA = frozenset({"originator_id", "originator_version", "timestamp"}) | NOT_HASHED
+METADATA = (
+    frozenset({"originator_id", "originator_version", "timestamp", "originator_topic"}) | NOT_HASHED
+)
 
 
 @dataclass(frozen=True)

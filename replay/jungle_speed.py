@@ -7,11 +7,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain.jungle_speed import JungleSpeed, Options
-from domain.kernel.randomness import SeededRandom, effective_seed
+from domain.jungle_speed.match import shuffled_deck
+from domain.kernel.randomness import effective_seed
 from replay import format as fmt
-
-#: The purpose of the deal's random stream (see ``JungleSpeed._on_start``).
-DEAL_PURPOSE = "jungle_speed/deal"
 
 
 def card(match: JungleSpeed, data: dict[str, Any]) -> str:
@@ -158,8 +156,7 @@ def check_draws(
     except (KeyError, TypeError, ValueError) as exc:
         problems.append((version, f"the seed or an entropy is not readable hex: {exc}"))
         return problems, []
-    derived = list(range(len(options.deck())))
-    SeededRandom(effective_seed(seed, entropies), DEAL_PURPOSE).shuffle(derived)
+    derived = shuffled_deck(effective_seed(seed, entropies), len(options.deck()))
     if recorded != derived:
         at = next(
             (i for i, (a, b) in enumerate(zip(recorded, derived, strict=False)) if a != b),

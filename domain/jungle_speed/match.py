@@ -37,6 +37,17 @@ REVEAL_TURN = "turn"
 REVEAL_TIMEOUT = "timeout"
 
 
+def shuffled_deck(effective_seed: bytes, size: int) -> list[int]:
+    """The deck order of a match, drawn from its effective seed (JS-9.1).
+
+    Replay and audit tools call this to re-derive the recorded deal from the revealed
+    seed; see docs/randomness.md.
+    """
+    deck = list(range(size))
+    SeededRandom(effective_seed, "jungle_speed/deal").shuffle(deck)
+    return deck
+
+
 class JungleSpeed(MatchAggregate):
     """One match of Jungle Speed, variant ES or RU."""
 
@@ -170,8 +181,7 @@ class JungleSpeed(MatchAggregate):
         if self.options.prearranged_deal is not None:
             deck = list(self.options.prearranged_deal)
         else:
-            deck = list(range(len(self.deck)))
-            SeededRandom(self.effective_seed(), "jungle_speed/deal").shuffle(deck)
+            deck = shuffled_deck(self.effective_seed(), len(self.deck))
         self._dealt(seats=len(self.players), deck=deck, stamp=stamp.to_dict())
 
     @event("Dealt")

@@ -20,7 +20,7 @@ from uuid import UUID
 GENESIS_DIGEST = "0" * 64
 
 #: Fields of a stored event that are not part of its canonical encoding.
-NOT_HASHED = frozenset({"digest", "originator_topic"})
+NOT_HASHED = frozenset({"digest"})
 
 
 def _default(value: object) -> object:

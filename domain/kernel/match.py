@@ -16,6 +16,7 @@ from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
+from eventsourcing.utils import get_topic
 
 from domain.kernel.chain import GENESIS_DIGEST, event_digest
 from domain.kernel.errors import InvalidArgument, RuleViolation
@@ -77,6 +78,7 @@ class MatchAggregate(Aggregate):
         timestamp = event_class.create_timestamp()
         fields = dict(
             kwargs,
+            originator_topic=get_topic(cls),
             originator_id=originator_id,
             originator_version=cls.INITIAL_VERSION,
             timestamp=timestamp,

@@ -57,12 +57,15 @@ def test_canonical_bytes_sorted_compact_utf8() -> None:
 
 
 def test_event_digest_is_sha256_of_the_canonical_body_with_the_event_name() -> None:
-    fields = {"x": 1, "digest": "ignored", "originator_topic": "ignored too"}
+    fields = {"x": 1, "digest": "ignored", "originator_topic": "mod:Cls"}
+    body = {"event": "Thing", "x": 1, "originator_topic": "mod:Cls"}
     expected = hashlib.sha256(
-        json.dumps({"event": "Thing", "x": 1}, separators=(",", ":"), sort_keys=True).encode()
+        json.dumps(body, separators=(",", ":"), sort_keys=True).encode()
     ).hexdigest()
     assert event_digest("Thing", fields) == expected
     assert event_digest("Other", fields) != expected
+    # The aggregate's topic is hashed too: a stored Created event cannot be re-pointed.
+    assert event_digest("Thing", fields | {"originator_topic": "mod:Other"}) != expected
 
 
 def test_each_event_links_to_the_previous_digest_from_genesis() -> None:
