@@ -104,3 +104,24 @@ async def test_a_bot_stops_when_its_match_has_ended(client: Client) -> None:
     summary = await asyncio.wait_for(late.run(), BOUND)
     assert summary.status == common_pb2.MATCH_STATUS_ENDED
     assert late.stats.grabs == 0 and late.stats.refusals == []
+
+
+async def test_bots_break_a_round_that_would_repeat_for_ever(client: Client) -> None:
+    # No special cards; seat 0 holds the first nine shapes, seat 1 the other nine: no two
+    # visible cards ever match, so every round ends with the piles turned over in order
+    # (PilesRecycled) and the next round is the same. Only a deliberate grab changes it.
+    deal = [card for pair in zip(range(0, 36), range(36, 72), strict=True) for card in pair]
+    created = await client.create_match(
+        max_players=2, turn_timeout_ms=50, specials=(0, 0, 0), prearranged_deal=deal
+    )
+    sessions = [await client.join(created.match_id, name) for name in ("alice", "bob")]
+    bots = [JungleSpeedBot(s, reaction_ms=(1, 5), reveal_delay_ms=(1, 3)) for s in sessions]
+    summaries = await asyncio.wait_for(asyncio.gather(*(bot.run() for bot in bots)), MATCH_BOUND)
+    assert all(s.status == common_pb2.MATCH_STATUS_ENDED for s in summaries)
+    assert sorted(p.seat for p in summaries[0].result) == [0, 1]
+    assert sum(bot.stats.stall_breaks for bot in bots) >= 1
+    events = [e async for e in client.watch(created.match_id)]
+    kinds = [kind(e) for e in events]
+    first_break = kinds.index("wrong_grab")
+    assert kinds[:first_break].count("piles_recycled") >= 2
+    assert "duel_won" not in kinds[:first_break]

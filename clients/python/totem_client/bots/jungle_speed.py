@@ -7,6 +7,13 @@ duel involves its seat or an inward-arrows race is open (JS-4.2, JS-6.1), each a
 random, human-like delay. A race is grabbed for at most once. A command the server
 refuses (FAILED_PRECONDITION: the state moved on, e.g. someone was faster) is not sent
 again until the match has changed. The bot stops when the match ends.
+
+One exception to "grab only for a race": a table can go round for ever. When nobody can
+reveal, the server turns every face-up pile over onto its owner's face-down pile, in
+order (PilesRecycled), so if a whole round between two recycles opened no race, every
+later round repeats it exactly and the match never ends. A bot that sees such a round
+grabs once, on purpose, a few reveals into the next one: a wrong grab (JS-5.2), a legal
+move whose penalty reshuffles the piles. ``break_stalls=False`` turns this off.
 """
 
 from __future__ import annotations
@@ -45,6 +52,9 @@ DEFAULT_REVEAL_DELAY_MS = (10.0, 40.0)
 MAX_TRANSIENT_FAILURES = 10
 TRANSIENT_PAUSE = 0.2
 
+#: How many reveals into a round that would repeat for ever a bot grabs (low, high).
+STALL_BREAK_AFTER_REVEALS = (3, 12)
+
 RaceKey = tuple[object, ...]
 
 
@@ -63,6 +73,8 @@ class BotStats:
     arrows_won: int = 0
     wrong_grabs: int = 0
     late_grabs: int = 0
+    #: Grabs made on purpose to break a round that would repeat for ever.
+    stall_breaks: int = 0
     #: Commands the server refused: (the version the bot had seen, command, rule id).
     refusals: list[tuple[int, str, str]] = field(default_factory=list)
 
@@ -71,7 +83,7 @@ class JungleSpeedBot:
     """Plays one seat of a Jungle Speed match through a player :class:`Session`.
 
     ``reaction_ms`` and ``reveal_delay_ms`` are (low, high) bounds of uniform random
-    delays; ``rng`` makes them reproducible.
+    delays; ``rng`` makes them reproducible. ``break_stalls``: see the module's text.
     """
 
     def __init__(
@@ -81,6 +93,7 @@ class JungleSpeedBot:
         reaction_ms: tuple[float, float] = DEFAULT_REACTION_MS,
         reveal_delay_ms: tuple[float, float] = DEFAULT_REVEAL_DELAY_MS,
         rng: random.Random | None = None,
+        break_stalls: bool = True,
     ) -> None:
         if session.seat is None:
             raise ValueError("a bot needs a player session with a seat")
@@ -101,6 +114,12 @@ class JungleSpeedBot:
         self._reveal_due: float | None = None
         self._reveal_blocked_at: int | None = None
         self._reveal_not_before = 0.0
+        self.break_stalls = break_stalls
+        # Stall detection, from the events: a recycle was seen; a race was decided or a
+        # wrong grab made since the last recycle; reveals to wait before breaking a stall.
+        self._recycled = False
+        self._grab_since_recycle = False
+        self._stall_countdown: int | None = None
 
     @property
     def name(self) -> str:
@@ -158,11 +177,17 @@ class JungleSpeedBot:
         version = view.summary.version
         if action == "grab":
             await self._grab(view)
+        elif action == "break stall":
+            self._stall_countdown = None
+            self.stats.stall_breaks += 1
+            self.stats.grabs += 1
+            await self._send("grab", version, self.session.grab)
         else:
             await self._reveal(version)
 
     def _plan(self, view: MatchView, now: float) -> tuple[str | None, float]:
-        """The next action ("grab" or "reveal") and when to take it, or (None, 0)."""
+        """The next action ("grab", "break stall" or "reveal") and when to take it, or
+        (None, 0)."""
         if view.summary.status != common_pb2.MATCH_STATUS_PLAYING:
             return None, 0.0
         state = view.jungle_speed
@@ -176,6 +201,8 @@ class JungleSpeedBot:
                 self._race_due[key] = now + self._delay(self.reaction_ms)
         if open_races:
             return "grab", min(self._race_due[k] for k in open_races)
+        if self._stall_countdown == 0:
+            return "break stall", now
         if not state.HasField("turn") or state.turn != self.seat:
             self._reveal_due = None
             return None, 0.0
@@ -260,6 +287,20 @@ class JungleSpeedBot:
             self.stats.wrong_grabs += 1
         elif kind == "late_grab" and body.late_grab.seat == me:
             self.stats.late_grabs += 1
+        self._watch_for_stalls(kind)
+
+    def _watch_for_stalls(self, kind: str | None) -> None:
+        """Notice a round with no race between two recycles (see the module's text)."""
+        if kind in ("duel_won", "arrows_won", "wrong_grab"):
+            self._grab_since_recycle = True
+            self._stall_countdown = None
+        elif kind == "piles_recycled":
+            if self._recycled and not self._grab_since_recycle and self.break_stalls:
+                self._stall_countdown = self.rng.randint(*STALL_BREAK_AFTER_REVEALS)
+            self._recycled = True
+            self._grab_since_recycle = False
+        elif kind in ("revealed", "outward_reveal") and self._stall_countdown:
+            self._stall_countdown -= 1
 
 
 # ---- a table of bots -------------------------------------------------------------------
