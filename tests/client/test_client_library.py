@@ -93,6 +93,12 @@ async def test_list_matches_pages_through_every_match(client: Client) -> None:
     listed = [m.match_id for p in pages for m in p.matches]
     assert sorted(listed) == sorted(ids)
 
+    # A listing that fills its last page exactly ends there.
+    exact = [len(p.matches) async for p in client.list_matches(page_size=5)]
+    assert exact == [5]
+    nothing = [p async for p in client.list_matches(status=common_pb2.MATCH_STATUS_ENDED)]
+    assert [(p.matches, p.next_page_token) for p in nothing] == [([], "")]
+
     # A page token resumes the listing where it left off.
     rest = [p async for p in client.list_matches(page_size=2, page_token=pages[0].next_page_token)]
     assert [m.match_id for p in rest for m in p.matches] == listed[2:]

@@ -254,7 +254,10 @@ class Client:
         """Yield the pages of ListMatches, from ``page_token`` (empty: the first) to the last.
 
         ``page_size`` 0 lets the server choose (20); ``game`` and ``status`` filter when set.
+        An empty page is yielded only when there is nothing at all to list (the server
+        ends a listing that fills its last page exactly with one more, empty page).
         """
+        first = True
         while True:
             request = match_service_pb2.ListMatchesRequest(
                 page_size=page_size, page_token=page_token, game=game, status=status
@@ -262,9 +265,11 @@ class Client:
             response: match_service_pb2.ListMatchesResponse = await self._unary(
                 self._stub.ListMatches, request
             )
-            yield Page(list(response.matches), response.next_page_token)
+            if response.matches or first:
+                yield Page(list(response.matches), response.next_page_token)
             if not response.next_page_token:
                 return
+            first = False
             page_token = response.next_page_token
 
     async def act(
