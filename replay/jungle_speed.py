@@ -75,7 +75,7 @@ def summarise(match: JungleSpeed, name: str, view: dict[str, Any]) -> str | None
             f"{view['decided_at_version']}"
         )
     elif name == "PilesRecycled":
-        text = "turn timer, nobody can reveal: face-up piles turned over"
+        text = "turn timer, nobody can reveal: face-up piles shuffled and turned over"
     elif name == "PlayerFinished":
         text = f"{fmt.seat(match, view['seat'])} finishes {fmt.ordinal(view['place'])}"
     else:

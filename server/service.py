@@ -17,7 +17,7 @@ import grpc
 
 from domain.games import GAMES
 from domain.kernel.errors import InvalidArgument
-from domain.kernel.match import MatchAggregate, MatchStatus
+from domain.kernel.match import MatchAggregate, MatchStatus, is_final
 from domain.kernel.views import Viewer
 from server import auth, codec
 from server.actors import Actors
@@ -179,21 +179,20 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
     def _list(
         self, after: int, size: int, game: str | None, status: int
     ) -> match_service_pb2.ListMatchesResponse:
+        """One page of summaries; a next-page token only if another match follows."""
         response = match_service_pb2.ListMatchesResponse()
         position = after
         for logged in self.app.logged_matches(after=after):
-            position = logged.originator_version
             if game is not None and logged.game != game:
                 continue
             summary = codec.summary(self.app.load(logged.match_id))
             if status and summary.status != status:
                 continue
-            response.matches.append(summary)
             if len(response.matches) == size:
+                response.next_page_token = str(position)
                 break
-        else:
-            return response
-        response.next_page_token = str(position)
+            response.matches.append(summary)
+            position = logged.originator_version
         return response
 
     @refusals
@@ -262,7 +261,10 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             for evt in stored:
                 yield codec.match_event(match, evt, viewer)
                 last = evt.originator_version
-            while not (match.status is MatchStatus.ENDED and last >= match.version):
+            ended = (bool(stored) and is_final(stored[-1])) or (
+                match.status is MatchStatus.ENDED and last >= match.version
+            )
+            while not ended:
                 if sub.overflowed:
                     raise ServiceError(
                         grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -272,6 +274,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                     if evt.originator_version > last:
                         yield codec.match_event(match, evt, viewer)
                         last = evt.originator_version
+                        ended = is_final(evt)
         except Exception as error:
             refusal = to_service_error(error)
             if refusal is None:

@@ -98,6 +98,8 @@ class JungleSpeed(MatchAggregate):
         #: {"seats": participants or None for everyone, "version": version that decided}.
         self.decided: dict[str, Any] | None = None
         self.last_reveal_ms: int | None = None
+        #: How many times the piles were recycled (JS-3.4): each has its own random stream.
+        self.recycled = 0
         #: Wall time of the last stamped event: the turn timer runs from it (JS-3.4).
         self.clock_ms = 0
 
@@ -452,7 +454,7 @@ class JungleSpeed(MatchAggregate):
 
         It reveals for the player whose turn it is; if a simultaneous reveal is waiting
         it makes it; if nobody can reveal, every face-up pile is turned over onto its
-        owner's face-down pile (decided here, so a match never stalls).
+        owner's face-down pile, shuffled (decided here, so a match never stalls).
         """
         self._require_playing("JS-3.4")
         if not self.timer_due(stamp):
@@ -462,16 +464,32 @@ class JungleSpeed(MatchAggregate):
         elif self.turn is not None:
             self._reveal(self.turn, REVEAL_TIMEOUT, stamp)
         else:
-            self._piles_recycled(stamp=stamp.to_dict())
+            self._recycle(stamp)
             if self._settle(stamp) and self.pending_outward is not None:
                 # The simultaneous reveal nobody could make happens now (JS-6.2).
                 self._outward_chain(self.pending_outward, stamp)
 
-    @event("PilesRecycled")
-    def _piles_recycled(self, stamp: dict[str, Any]) -> None:
+    def _recycle(self, stamp: ReceiveStamp) -> None:
+        """Turn every face-up pile over, each shuffled (decided here).
+
+        Turned over in order, the piles would replay the same reveals, with the same lack
+        of duels, for ever; each recycling therefore shuffles each pile with the match's
+        seeded random source (its own stream per recycling), and records the result.
+        """
+        rng = SeededRandom(self.effective_seed(), f"jungle_speed/recycle/{self.recycled}")
+        piles = []
         for seat in self.seats:
-            self.down[seat] += self.up[seat]
+            pile = list(self.up[seat])
+            rng.shuffle(pile)
+            piles.append(pile)
+        self._piles_recycled(piles=piles, stamp=stamp.to_dict())
+
+    @event("PilesRecycled")
+    def _piles_recycled(self, piles: list[list[int]], stamp: dict[str, Any]) -> None:
+        for seat in self.seats:
+            self.down[seat] += piles[seat]
             self.up[seat] = []
+        self.recycled += 1
         self.turn = self._turn_from(0)
         self._prune()
         self._tick(stamp)

@@ -57,6 +57,12 @@ def event_view(match: JungleSpeed, evt: object, viewer: Viewer) -> tuple[str, di
         if viewer.sees_everything:
             view["deck"] = _cards(match, deck)
         return name, view
+    if name == "PilesRecycled":
+        piles: list[list[int]] = data["piles"]
+        view = {"face_down_counts": [len(p) for p in piles], "stamp": data["stamp"]}
+        if viewer.sees_everything:
+            view["piles"] = [{"cards": _cards(match, p)} for p in piles]
+        return name, view
     if name == "Revealed":
         return name, dict(data, card=match.card(data["card"]).to_dict())
     if name == "OutwardReveal":

@@ -276,3 +276,8 @@ def payload(evt: object) -> dict[str, Any]:
 
 def event_name(evt: object) -> str:
     return type(evt).__name__
+
+
+def is_final(evt: object) -> bool:
+    """Whether this is a match's last event: nothing is ever recorded after it."""
+    return event_name(evt) == "MatchEnded"

@@ -168,9 +168,12 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
             )
         )
     if name == "PilesRecycled":
-        return pb.JungleSpeedEvent(
-            piles_recycled=pb.PilesRecycled(stamp=stamp_message(view["stamp"]))
+        recycled = pb.PilesRecycled(
+            stamp=stamp_message(view["stamp"]),
+            face_down_counts=view["face_down_counts"],
+            piles=[pb.Pile(cards=[card(c) for c in p["cards"]]) for p in view.get("piles", [])],
         )
+        return pb.JungleSpeedEvent(piles_recycled=recycled)
     if name == "PlayerFinished":
         return pb.JungleSpeedEvent(
             player_finished=pb.PlayerFinished(seat=view["seat"], place=view["place"])

@@ -108,8 +108,8 @@ async def test_a_bot_stops_when_its_match_has_ended(client: Client) -> None:
 
 async def test_bots_break_a_round_that_would_repeat_for_ever(client: Client) -> None:
     # No special cards; seat 0 holds the first nine shapes, seat 1 the other nine: no two
-    # visible cards ever match, so every round ends with the piles turned over in order
-    # (PilesRecycled) and the next round is the same. Only a deliberate grab changes it.
+    # visible cards ever match, however the recycled piles are shuffled (PilesRecycled),
+    # so no round ever opens a race. Only a deliberate grab changes it.
     deal = [card for pair in zip(range(0, 36), range(36, 72), strict=True) for card in pair]
     created = await client.create_match(
         max_players=2, turn_timeout_ms=50, specials=(0, 0, 0), prearranged_deal=deal

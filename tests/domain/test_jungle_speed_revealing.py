@@ -14,6 +14,7 @@ from domain_support import (
 )
 
 from domain.jungle_speed import JungleSpeed, Options
+from domain.kernel.randomness import SeededRandom
 
 
 def test_js_3_1_players_reveal_in_turn_clockwise_others_are_refused_unpenalised() -> None:
@@ -144,7 +145,13 @@ def test_js_3_4_when_nobody_can_reveal_the_timer_turns_the_face_up_piles_over() 
     version = match.version
     match.fire_turn_timer(stamps(after_ms=1))
     assert [type(e).__name__ for e in events_since(match, version)] == ["PilesRecycled"]
-    # Each pile turned over as a whole: the card revealed first comes up first again.
-    assert match.down == ups
+    # Each pile is shuffled with the match's seed, its own stream per recycling, so that
+    # the same reveals cannot repeat for ever; the shuffled piles are recorded.
+    rng = SeededRandom(match.effective_seed(), "jungle_speed/recycle/0")
+    shuffled = [list(p) for p in ups]
+    for pile in shuffled:
+        rng.shuffle(pile)
+    assert match.down == shuffled
+    assert match.down != ups  # turned over in order, the same 72 reveals would come again
     assert match.up == [[], []]
     assert match.turn == 0

@@ -30,12 +30,14 @@ async def test_list_matches_pages_in_creation_order_with_filters(server: Running
             ms.ListMatchesRequest(status=common_pb2.MATCH_STATUS_PLAYING)
         )
         waiting_page = await client.ListMatches(
-            ms.ListMatchesRequest(status=common_pb2.MATCH_STATUS_WAITING, page_size=10)
+            ms.ListMatchesRequest(status=common_pb2.MATCH_STATUS_WAITING, page_size=2)
         )
     assert [m for page in pages for m in page] == full + waiting
-    assert all(len(page) <= 2 for page in pages)
+    assert [len(page) for page in pages] == [2, 2, 1]
     assert [m.match_id for m in playing.matches] == full
     assert [m.match_id for m in waiting_page.matches] == waiting
+    # A page that ends exactly with the last match has no next page.
+    assert not waiting_page.next_page_token
     summary = playing.matches[0]
     assert summary.game == common_pb2.GAME_JUNGLE_SPEED
     assert summary.variant == "ES"

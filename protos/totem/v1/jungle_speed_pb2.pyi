@@ -650,22 +650,54 @@ class LateGrab(_message.Message):
 Global___LateGrab: _TypeAlias = LateGrab  # noqa: Y015
 
 @_typing.final
+class Pile(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]: ...
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[Global___Card] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Pile: _TypeAlias = Pile  # noqa: Y015
+
+@_typing.final
 class PilesRecycled(_message.Message):
-    """Nobody could reveal: every face-up pile was turned over onto its owner's face-down pile."""
+    """Nobody could reveal: every face-up pile was shuffled and turned over onto its owner's
+    face-down pile (decided here, so that a match cannot repeat itself for ever).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     STAMP_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_COUNTS_FIELD_NUMBER: _builtins.int
+    PILES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def stamp(self) -> _common_pb2.ReceiveStamp: ...
+    @_builtins.property
+    def face_down_counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def piles(self) -> _containers.RepeatedCompositeFieldContainer[Global___Pile]:
+        """Referee only: each seat's new face-down pile, top first."""
+
     def __init__(
         self,
         *,
         stamp: _common_pb2.ReceiveStamp | None = ...,
+        face_down_counts: _abc.Iterable[_builtins.int] | None = ...,
+        piles: _abc.Iterable[Global___Pile] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["stamp", b"stamp"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["stamp", b"stamp"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["face_down_counts", b"face_down_counts", "piles", b"piles", "stamp", b"stamp"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
