@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain.jungle_speed import JungleSpeed, Options
-from domain.jungle_speed.match import shuffled_deck
+from domain.jungle_speed.match import recycle_orders, shuffled_deck
 from domain.kernel.randomness import effective_seed
 from replay import format as fmt
 
@@ -119,7 +119,8 @@ def state_lines(match: JungleSpeed, view: dict[str, Any]) -> list[str]:
 def check_draws(
     events: Sequence[tuple[int, str, dict[str, Any]]],
 ) -> tuple[list[tuple[int, str]], list[str]]:
-    """Re-derive the deal from the revealed seed and the entropies (JS-2, JS-9.2).
+    """Re-derive the random draws from the revealed seed and the entropies (JS-9.1):
+    the deal (JS-2.1) and every recycling of the piles (JS-3.4).
 
     ``events`` are ``(version, name, fields)`` of one whole match, in order. Returns the
     problems found, each at a version, and notes on what was or could not be checked.
@@ -130,25 +131,15 @@ def check_draws(
     if dealt is None:
         return [], ["no deal yet: no random draw to check"]
     version, deal = dealt
-    options = Options.from_dict(dict(created["options"]))
-    recorded = list(deal["deck"])
     joined = [d for v, n, d in events if n == "PlayerJoined" and v < version]
     problems: list[tuple[int, str]] = []
     if deal.get("seats") != len(joined):
         problems.append(
             (version, f"the deal is for {deal.get('seats')} seats but {len(joined)} joined")
         )
-    if options.prearranged_deal is not None:
-        if recorded != list(options.prearranged_deal):
-            problems.append(
-                (version, "the recorded deck is not the prearranged deal of the match options")
-            )
-            return problems, []
-        return problems, [
-            "deal prearranged in the options (JS-2.4): the recorded deck is that deal"
-        ]
     if ended is None:
-        return problems, ["seed not revealed yet: the deal cannot be re-derived until the end"]
+        notes = ["seed not revealed yet: the draws cannot be re-derived until the end"]
+        return problems + _check_prearranged(created, version, deal), notes
     try:
         seed = bytes.fromhex(ended["seed"])
         entropies = [bytes.fromhex(created["entropy"])]
@@ -156,21 +147,54 @@ def check_draws(
     except (KeyError, TypeError, ValueError) as exc:
         problems.append((version, f"the seed or an entropy is not readable hex: {exc}"))
         return problems, []
-    derived = shuffled_deck(effective_seed(seed, entropies), len(options.deck()))
+    match_seed = effective_seed(seed, entropies)
+    found, notes = _check_deal(created, version, deal, match_seed, len(entropies))
+    recycled = [(v, d) for v, n, d in events if n == "PilesRecycled"]
+    for index, (at, fields) in enumerate(recycled):
+        orders = [list(o) for o in fields["orders"]]
+        if orders != recycle_orders(match_seed, index, [len(o) for o in orders]):
+            found.append(
+                (at, f"recycling {index} of the piles is not the shuffle re-derived from the seed")
+            )
+    if recycled:
+        notes.append(f"{len(recycled)} recyclings of the piles re-derived from the revealed seed")
+    return problems + found, notes
+
+
+def _check_prearranged(
+    created: dict[str, Any], version: int, deal: dict[str, Any]
+) -> list[tuple[int, str]]:
+    deal_given = created["options"].get("prearranged_deal")
+    if deal_given is not None and list(deal["deck"]) != list(deal_given):
+        return [(version, "the recorded deck is not the prearranged deal of the match options")]
+    return []
+
+
+def _check_deal(
+    created: dict[str, Any],
+    version: int,
+    deal: dict[str, Any],
+    match_seed: bytes,
+    contributions: int,
+) -> tuple[list[tuple[int, str]], list[str]]:
+    options = Options.from_dict(dict(created["options"]))
+    recorded = list(deal["deck"])
+    if options.prearranged_deal is not None:
+        found = _check_prearranged(created, version, deal)
+        note = "deal prearranged in the options (JS-2.4): the recorded deck is that deal"
+        return found, [] if found else [note]
+    derived = shuffled_deck(match_seed, len(options.deck()))
     if recorded != derived:
         at = next(
             (i for i, (a, b) in enumerate(zip(recorded, derived, strict=False)) if a != b),
             min(len(recorded), len(derived)),
         )
-        problems.append(
-            (
-                version,
-                "the recorded deck is not the shuffle re-derived from the revealed seed and "
-                f"the entropies (first difference at position {at} of {len(derived)})",
-            )
+        reason = (
+            "the recorded deck is not the shuffle re-derived from the revealed seed and "
+            f"the entropies (first difference at position {at} of {len(derived)})"
         )
-        return problems, []
-    return problems, [
-        f"deal re-derived from the revealed seed and {len(entropies)} entropies: "
+        return [(version, reason)], []
+    return [], [
+        f"deal re-derived from the revealed seed and {contributions} entropies: "
         "matches the recorded deck"
     ]

@@ -48,6 +48,23 @@ def shuffled_deck(effective_seed: bytes, size: int) -> list[int]:
     return deck
 
 
+def recycle_orders(effective_seed: bytes, index: int, sizes: list[int]) -> list[list[int]]:
+    """The draw of the ``index``-th recycling of the piles (JS-3.4, decided here).
+
+    For each seat in order, a shuffle of the positions ``0 .. size - 1`` of its face-up
+    pile (bottom first): the new face-down pile, top first, takes the cards at those
+    positions. Drawn from one stream per recycling, so that replay tools can re-derive
+    it from the revealed seed and the recorded sizes alone.
+    """
+    rng = SeededRandom(effective_seed, f"jungle_speed/recycle/{index}")
+    orders = []
+    for size in sizes:
+        order = list(range(size))
+        rng.shuffle(order)
+        orders.append(order)
+    return orders
+
+
 class JungleSpeed(MatchAggregate):
     """One match of Jungle Speed, variant ES or RU."""
 
@@ -476,18 +493,14 @@ class JungleSpeed(MatchAggregate):
         of duels, for ever; each recycling therefore shuffles each pile with the match's
         seeded random source (its own stream per recycling), and records the result.
         """
-        rng = SeededRandom(self.effective_seed(), f"jungle_speed/recycle/{self.recycled}")
-        piles = []
-        for seat in self.seats:
-            pile = list(self.up[seat])
-            rng.shuffle(pile)
-            piles.append(pile)
-        self._piles_recycled(piles=piles, stamp=stamp.to_dict())
+        sizes = [len(pile) for pile in self.up]
+        orders = recycle_orders(self.effective_seed(), self.recycled, sizes)
+        self._piles_recycled(orders=orders, stamp=stamp.to_dict())
 
     @event("PilesRecycled")
-    def _piles_recycled(self, piles: list[list[int]], stamp: dict[str, Any]) -> None:
+    def _piles_recycled(self, orders: list[list[int]], stamp: dict[str, Any]) -> None:
         for seat in self.seats:
-            self.down[seat] += piles[seat]
+            self.down[seat] += [self.up[seat][i] for i in orders[seat]]
             self.up[seat] = []
         self.recycled += 1
         self.turn = self._turn_from(0)

@@ -58,10 +58,11 @@ def event_view(match: JungleSpeed, evt: object, viewer: Viewer) -> tuple[str, di
             view["deck"] = _cards(match, deck)
         return name, view
     if name == "PilesRecycled":
-        piles: list[list[int]] = data["piles"]
-        view = {"face_down_counts": [len(p) for p in piles], "stamp": data["stamp"]}
+        # The face-up piles were public: the draw would tell the new face-down orders.
+        orders: list[list[int]] = data["orders"]
+        view = {"face_down_counts": [len(o) for o in orders], "stamp": data["stamp"]}
         if viewer.sees_everything:
-            view["piles"] = [{"cards": _cards(match, p)} for p in piles]
+            view["orders"] = [{"positions": o} for o in orders]
         return name, view
     if name == "Revealed":
         return name, dict(data, card=match.card(data["card"]).to_dict())

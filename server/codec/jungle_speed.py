@@ -171,7 +171,7 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
         recycled = pb.PilesRecycled(
             stamp=stamp_message(view["stamp"]),
             face_down_counts=view["face_down_counts"],
-            piles=[pb.Pile(cards=[card(c) for c in p["cards"]]) for p in view.get("piles", [])],
+            orders=[pb.Shuffle(positions=o["positions"]) for o in view.get("orders", [])],
         )
         return pb.JungleSpeedEvent(piles_recycled=recycled)
     if name == "PlayerFinished":

@@ -148,9 +148,11 @@ def test_js_3_4_when_nobody_can_reveal_the_timer_turns_the_face_up_piles_over() 
     # Each pile is shuffled with the match's seed, its own stream per recycling, so that
     # the same reveals cannot repeat for ever; the shuffled piles are recorded.
     rng = SeededRandom(match.effective_seed(), "jungle_speed/recycle/0")
-    shuffled = [list(p) for p in ups]
-    for pile in shuffled:
-        rng.shuffle(pile)
+    shuffled = []
+    for pile in ups:
+        positions = list(range(len(pile)))
+        rng.shuffle(positions)
+        shuffled.append([pile[i] for i in positions])
     assert match.down == shuffled
     assert match.down != ups  # turned over in order, the same 72 reveals would come again
     assert match.up == [[], []]

@@ -248,8 +248,9 @@ def test_js_6_2_a_chained_reveal_nobody_can_make_waits_and_the_timer_still_acts(
     assert chained.triggered_by == 1
     # The recycled piles are shuffled (JS-3.4, decided here); each seat reveals the top
     # of its new pile.
-    assert chained.reveals == [[0, recycled.piles[0][0]], [1, recycled.piles[1][0]]]
-    assert [sorted(p) for p in recycled.piles] == [sorted(p) for p in ups]
+    tops = [ups[seat][order[0]] for seat, order in enumerate(recycled.orders)]
+    assert chained.reveals == [[0, tops[0]], [1, tops[1]]]
+    assert [sorted(o) for o in recycled.orders] == [list(range(len(p))) for p in ups]
     assert match.pending_outward is None
     assert match.card_count() == 75
 

@@ -650,24 +650,26 @@ class LateGrab(_message.Message):
 Global___LateGrab: _TypeAlias = LateGrab  # noqa: Y015
 
 @_typing.final
-class Pile(_message.Message):
+class Shuffle(_message.Message):
+    """A shuffle of the positions of a face-up pile (0 is its bottom card)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
-    CARDS_FIELD_NUMBER: _builtins.int
+    POSITIONS_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]: ...
+    def positions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     def __init__(
         self,
         *,
-        cards: _abc.Iterable[Global___Card] | None = ...,
+        positions: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["positions", b"positions"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___Pile: _TypeAlias = Pile  # noqa: Y015
+Global___Shuffle: _TypeAlias = Shuffle  # noqa: Y015
 
 @_typing.final
 class PilesRecycled(_message.Message):
@@ -679,25 +681,27 @@ class PilesRecycled(_message.Message):
 
     STAMP_FIELD_NUMBER: _builtins.int
     FACE_DOWN_COUNTS_FIELD_NUMBER: _builtins.int
-    PILES_FIELD_NUMBER: _builtins.int
+    ORDERS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def stamp(self) -> _common_pb2.ReceiveStamp: ...
     @_builtins.property
     def face_down_counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
-    def piles(self) -> _containers.RepeatedCompositeFieldContainer[Global___Pile]:
-        """Referee only: each seat's new face-down pile, top first."""
+    def orders(self) -> _containers.RepeatedCompositeFieldContainer[Global___Shuffle]:
+        """Referee only: per seat, the positions in its face-up pile of the cards of its new
+        face-down pile, top first (the random draw, see docs/randomness.md).
+        """
 
     def __init__(
         self,
         *,
         stamp: _common_pb2.ReceiveStamp | None = ...,
         face_down_counts: _abc.Iterable[_builtins.int] | None = ...,
-        piles: _abc.Iterable[Global___Pile] | None = ...,
+        orders: _abc.Iterable[Global___Shuffle] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["stamp", b"stamp"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["face_down_counts", b"face_down_counts", "piles", b"piles", "stamp", b"stamp"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["face_down_counts", b"face_down_counts", "orders", b"orders", "stamp", b"stamp"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
