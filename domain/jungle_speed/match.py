@@ -184,7 +184,7 @@ class JungleSpeed(MatchAggregate):
             if self.card(c).kind is Kind.INWARD_ARROWS and c not in self.spent_arrows
         ]
 
-    def turn_deadline_ms(self) -> int | None:
+    def timer_deadline_ms(self) -> int | None:
         """When the turn timer fires (JS-3.4), in wall milliseconds; None if not running."""
         if self.status is not MatchStatus.PLAYING or self.options.turn_timeout_ms == 0:
             return None
@@ -460,13 +460,7 @@ class JungleSpeed(MatchAggregate):
 
     # ---- the turn timer (JS-3.4) -------------------------------------------------------
 
-    def timer_deadline_ms(self) -> int | None:
-        return self.turn_deadline_ms()
-
     def fire_timer(self, stamp: ReceiveStamp) -> None:
-        self.fire_turn_timer(stamp)
-
-    def fire_turn_timer(self, stamp: ReceiveStamp) -> None:
         """The turn timer elapsed: the server acts for the table (JS-3.4).
 
         It reveals for the player whose turn it is; if a simultaneous reveal is waiting

@@ -101,7 +101,7 @@ def state_view(match: JungleSpeed, viewer: Viewer) -> dict[str, Any]:
         "arrows_race_open": bool(match.open_arrows()),
         "coloured_mode": match.coloured_mode,
         "seed_commitment": match.seed_commitment,
-        "turn_deadline_ms": match.turn_deadline_ms() or 0,
+        "turn_deadline_ms": match.timer_deadline_ms() or 0,
     }
     if match.turn is not None:
         view["turn"] = match.turn

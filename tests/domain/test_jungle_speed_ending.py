@@ -124,6 +124,6 @@ def test_js_8_2_match_ended_reveals_the_seed_and_every_command_is_refused_after(
     assert ended.result == match.result
     refused(match, "JS-3.1", match.reveal, 1, stamps())
     refused(match, "JS-5.1", match.grab, 1, stamps())
-    refused(match, "JS-3.4", match.fire_turn_timer, stamps(after_ms=10**6))
+    refused(match, "JS-3.4", match.fire_timer, stamps(after_ms=10**6))
     refused(match, "JS-1.5", match.join, "late", b"", "h", stamps())
-    assert match.turn_deadline_ms() is None
+    assert match.timer_deadline_ms() is None

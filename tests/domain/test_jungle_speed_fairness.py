@@ -161,7 +161,7 @@ def run_command(match: JungleSpeed, stamps: Stamps, command: tuple[str, int]) ->
     elif kind == "reveal":
         match.reveal(seat, stamps())
     else:
-        match.fire_turn_timer(stamps(after_ms=10_000))
+        match.fire_timer(stamps(after_ms=10_000))
 
 
 def views_of(match: JungleSpeed, events: list[Any], n: int) -> list[bytes]:

@@ -101,7 +101,7 @@ def run(match: JungleSpeed, stamps: Stamps, command: Command) -> None:
     elif command.kind == "grab":
         match.grab(command.index, stamp, command.target)
     elif command.kind == "timer":
-        match.fire_turn_timer(stamp)
+        match.fire_timer(stamp)
     else:
         match.start(command.index, stamp)
 
@@ -257,7 +257,7 @@ def test_js_10_3_every_intermediate_version_replays_to_the_same_state() -> None:
         elif match.turn is not None and match.pending_outward is None:
             match.reveal(match.turn, stamps())
         else:
-            match.fire_turn_timer(stamps(after_ms=10_000))
+            match.fire_timer(stamps(after_ms=10_000))
     events = match.pending_events
     local: dict[int, dict[str, Any]] = {}
     aggregate: Any = None

@@ -78,15 +78,15 @@ def test_js_3_4_the_turn_timer_reveals_for_the_player_with_cause_timeout() -> No
     match, stamps = new_match(3, turn_timeout_ms=10_000)
     match.reveal(0, stamps())
     last = stamps.wall_ms
-    assert match.turn_deadline_ms() == last + 10_000
+    assert match.timer_deadline_ms() == last + 10_000
     early = stamps.at(last + 9_999)
     assert not match.timer_due(early)
-    refused(match, "JS-3.4", match.fire_turn_timer, early)
+    refused(match, "JS-3.4", match.fire_timer, early)
     down = list(match.down[1])
     version = match.version
     on_time = stamps.at(last + 10_000)
     assert match.timer_due(on_time)
-    match.fire_turn_timer(on_time)
+    match.fire_timer(on_time)
     (revealed,) = events_since(match, version)
     assert type(revealed).__name__ == "Revealed"
     assert (revealed.seat, revealed.card, revealed.cause) == (1, down[0], "timeout")
@@ -94,27 +94,27 @@ def test_js_3_4_the_turn_timer_reveals_for_the_player_with_cause_timeout() -> No
     assert match.up[1] == [down[0]]
     assert match.turn == 2
     # The timer restarts from the firing.
-    assert match.turn_deadline_ms() == last + 20_000
+    assert match.timer_deadline_ms() == last + 20_000
 
 
 def test_js_3_4_any_stamped_event_restarts_the_timer() -> None:
     match, stamps = new_match(2, turn_timeout_ms=1_000)
     match.reveal(0, stamps())
     match.grab(1, stamps(after_ms=900))  # a wrong grab, stamped later
-    refused(match, "JS-3.4", match.fire_turn_timer, stamps(after_ms=500))
-    match.fire_turn_timer(stamps(after_ms=500))
+    refused(match, "JS-3.4", match.fire_timer, stamps(after_ms=500))
+    match.fire_timer(stamps(after_ms=500))
 
 
 def test_js_3_4_a_turn_timeout_of_zero_turns_the_timer_off() -> None:
     match, stamps = new_match(2, turn_timeout_ms=0)
-    assert match.turn_deadline_ms() is None
-    refused(match, "JS-3.4", match.fire_turn_timer, stamps(after_ms=10**9))
+    assert match.timer_deadline_ms() is None
+    refused(match, "JS-3.4", match.fire_timer, stamps(after_ms=10**9))
 
 
 def test_js_3_4_the_timer_is_refused_before_the_start_and_after_the_end() -> None:
     stamps = Stamps()
     waiting = JungleSpeed.create(Options(max_players=3), SEED)
-    refused(waiting, "JS-3.4", waiting.fire_turn_timer, stamps(after_ms=10**7))
+    refused(waiting, "JS-3.4", waiting.fire_timer, stamps(after_ms=10**7))
 
 
 def test_js_3_4_min_reveal_interval_rejects_a_reveal_too_soon_after_the_previous() -> None:
@@ -141,9 +141,9 @@ def test_js_3_4_when_nobody_can_reveal_the_timer_turns_the_face_up_piles_over() 
         match.reveal(match.turn, stamps())
     assert match.turn is None and match.down == [[], []]
     ups = [list(p) for p in match.up]
-    refused(match, "JS-3.4", match.fire_turn_timer, stamps(after_ms=9_999))
+    refused(match, "JS-3.4", match.fire_timer, stamps(after_ms=9_999))
     version = match.version
-    match.fire_turn_timer(stamps(after_ms=1))
+    match.fire_timer(stamps(after_ms=1))
     assert [type(e).__name__ for e in events_since(match, version)] == ["PilesRecycled"]
     # Each pile is shuffled with the match's seed, its own stream per recycling, so that
     # the same reveals cannot repeat for ever; the shuffled piles are recorded.

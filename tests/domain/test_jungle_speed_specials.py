@@ -217,7 +217,7 @@ def test_js_6_2_the_timer_makes_a_waiting_simultaneous_reveal() -> None:
     match, stamps = new_match(3, "ES", arranged(3, tops), turn_timeout_ms=1_000)
     match.reveal(0, stamps())
     version = match.version
-    match.fire_turn_timer(stamps(after_ms=1_000))
+    match.fire_timer(stamps(after_ms=1_000))
     (chained,) = events_since(match, version)
     assert type(chained).__name__ == "OutwardReveal"
     assert chained.reveals == [[0, A], [1, B], [2, C]]
@@ -239,10 +239,10 @@ def test_js_6_2_a_chained_reveal_nobody_can_make_waits_and_the_timer_still_acts(
     assert match.pot == [73]
     assert match.visible() == {0: A, 1: sym(1, 0)}
     assert match.turn is None and match.pending_outward == 1
-    refused(match, "JS-3.4", match.fire_turn_timer, stamps(after_ms=9_999))
+    refused(match, "JS-3.4", match.fire_timer, stamps(after_ms=9_999))
     ups = [list(p) for p in match.up]
     version = match.version
-    match.fire_turn_timer(stamps(after_ms=1))
+    match.fire_timer(stamps(after_ms=1))
     recycled, chained = events_since(match, version)
     assert (type(recycled).__name__, type(chained).__name__) == ("PilesRecycled", "OutwardReveal")
     assert chained.triggered_by == 1
