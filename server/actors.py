@@ -132,6 +132,11 @@ class MatchActor:
 
     # ---- the match timer -------------------------------------------------------
 
+    def resume(self, match: MatchAggregate) -> None:
+        """Take over a match loaded at start-up and rebuild its timer from its events."""
+        self.match = match
+        self._schedule_timer(match)
+
     def _schedule_timer(self, match: MatchAggregate) -> None:
         if self.timer is not None:
             self.timer.cancel()
@@ -211,9 +216,7 @@ class Actors:
         for match_id in ids:
             match = await asyncio.to_thread(self.app.load, match_id)
             if match.status is MatchStatus.PLAYING:
-                actor = self.actor(match_id)
-                actor.match = match
-                actor._schedule_timer(match)
+                self.actor(match_id).resume(match)
                 started += 1
         return started
 

@@ -34,10 +34,12 @@ class RunningServer:
     health: health.aio.HealthServicer
 
     async def stop(self, grace: float | None = GRACE_SECONDS) -> None:
-        """Refuse new calls, let running ones finish, then stop timers and close the store."""
+        """Refuse new calls, let running ones finish (their actors still work meanwhile;
+        open Watch streams are cancelled after ``grace``), then stop the actors and their
+        timers and close the store."""
         await self.health.enter_graceful_shutdown()
-        await self.actors.close()
         await self.server.stop(grace)
+        await self.actors.close()
         self.app.close()
 
 
