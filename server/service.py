@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 from uuid import UUID
 
 import grpc
@@ -35,19 +35,25 @@ R = TypeVar("R")
 Handler = Callable[..., Awaitable[R]]
 
 
+async def refuse(context: grpc.aio.ServicerContext, error: Exception) -> NoReturn:
+    """End the call with the status, rule id and sentence of a known refusal; re-raise
+    anything else (gRPC reports it as an internal error)."""
+    refusal = to_service_error(error)
+    if refusal is None:
+        raise error
+    await context.abort(refusal.code, status_text(refusal), trailing_metadata(refusal))
+    raise AssertionError("ServicerContext.abort always raises")
+
+
 def refusals(handler: Handler[R]) -> Handler[R]:
-    """Answer known refusals with their status, rule id and sentence."""
+    """Answer known refusals of a unary handler with :func:`refuse`."""
 
     @functools.wraps(handler)
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
         try:
             return await handler(self, request, context)
         except Exception as error:
-            refusal = to_service_error(error)
-            if refusal is None:
-                raise
-            await context.abort(refusal.code, status_text(refusal), trailing_metadata(refusal))
-            raise  # abort raises; this line is never reached
+            await refuse(context, error)
 
     return wrapper
 
@@ -96,7 +102,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         if game is None:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "game must be set to a known game")
         game_codec = codec.codec_for(game)
-        options = game_codec.options_from_request(request).validate()
+        options = game_codec.options_from_request(request)
         check_entropy(request.entropy)
         token, token_hash = auth.new_token()
         match = await asyncio.to_thread(
@@ -249,10 +255,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             # the queue, and versions already sent from the store are skipped.
             sub = self.hub.subscribe(match_id)
         except Exception as error:
-            refusal = to_service_error(error)
-            if refusal is None:
-                raise
-            await context.abort(refusal.code, status_text(refusal), trailing_metadata(refusal))
+            await refuse(context, error)
         try:
             outcome = await self.actors.run(match_id, lambda m: viewer_of(m, token))
             match, viewer = outcome.match, outcome.value
@@ -276,9 +279,6 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                         last = evt.originator_version
                         ended = is_final(evt)
         except Exception as error:
-            refusal = to_service_error(error)
-            if refusal is None:
-                raise
-            await context.abort(refusal.code, status_text(refusal), trailing_metadata(refusal))
+            await refuse(context, error)
         finally:
             sub.close()
