@@ -297,7 +297,9 @@ class JungleSpeed(MatchAggregate):
 
     def _turn_up(self, seat: int, card_id: int) -> bool:
         """Move the top face-down card face up; return whether it was the last one."""
-        assert self.down[seat][0] == card_id
+        assert self.down[seat][:1] == [card_id], (
+            f"card #{card_id} is not the top face-down card of seat {seat}"
+        )
         self.down[seat].pop(0)
         self.up[seat].append(card_id)
         self.decided = None
