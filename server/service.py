@@ -29,7 +29,6 @@ from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
-MAX_ENTROPY_BYTES = 64
 
 R = TypeVar("R")
 Handler = Callable[..., Awaitable[R]]
@@ -80,13 +79,6 @@ def viewer_of(match: MatchAggregate, token: str | None) -> Viewer:
     return Viewer.player(seat)
 
 
-def check_entropy(entropy: bytes) -> None:
-    if len(entropy) > MAX_ENTROPY_BYTES:
-        raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT, f"entropy is limited to {MAX_ENTROPY_BYTES} bytes"
-        )
-
-
 class MatchService(match_service_pb2_grpc.MatchServiceServicer):
     def __init__(self, app: Arena, actors: Actors, hub: EventHub, stamper: Stamper) -> None:
         self.app = app
@@ -103,7 +95,6 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "game must be set to a known game")
         game_codec = codec.codec_for(game)
         options = game_codec.options_from_request(request)
-        check_entropy(request.entropy)
         token, token_hash = auth.new_token()
         match = await asyncio.to_thread(
             self.app.create_match,
@@ -127,7 +118,6 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             return match_service_pb2.JoinMatchResponse(
                 role=common_pb2.VIEWER_ROLE_SPECTATOR, version=outcome.match.version
             )
-        check_entropy(request.entropy)
         token, token_hash = auth.new_token()
         seat = request.seat if place == "seat" else None
         joined = await self.actors.run(

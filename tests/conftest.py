@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -66,14 +66,6 @@ def store_env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[s
     finally:
         with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
-@pytest.fixture
-def sqlite_env(tmp_path: Path) -> dict[str, str]:
-    return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "t.db")}
-
-
-ServerFactory = Callable[..., "AsyncIterator[RunningServer]"]
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from eventsourcing.domain import event
 from domain.jungle_speed.cards import Card, Deck, Kind
 from domain.jungle_speed.options import Options
 from domain.kernel.errors import InvalidArgument, RuleViolation
-from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
+from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
 from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
 
@@ -80,6 +80,7 @@ class JungleSpeed(MatchAggregate):
     ) -> JungleSpeed:
         """A new match waiting for players. ``seed`` is the server's secret seed."""
         options.validate()
+        check_entropy(cls.PLAYERS_RULE, entropy)
         return cls(
             options=options.to_dict(),
             seed=seed.hex(),

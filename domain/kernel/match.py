@@ -29,6 +29,12 @@ MAX_NAME_LENGTH = 40
 MAX_ENTROPY_BYTES = 64
 
 
+def check_entropy(rule: str, entropy: bytes) -> None:
+    """A player's contribution to the seed is bounded (see docs/randomness.md)."""
+    if len(entropy) > MAX_ENTROPY_BYTES:
+        raise InvalidArgument(rule, f"entropy is limited to {MAX_ENTROPY_BYTES} bytes")
+
+
 class MatchStatus(enum.Enum):
     WAITING = "waiting"
     PLAYING = "playing"
@@ -156,10 +162,7 @@ class MatchAggregate(Aggregate):
             raise InvalidArgument(
                 self.PLAYERS_RULE, f"a player name must have 1 to {MAX_NAME_LENGTH} characters"
             )
-        if len(entropy) > MAX_ENTROPY_BYTES:
-            raise InvalidArgument(
-                self.PLAYERS_RULE, f"entropy is limited to {MAX_ENTROPY_BYTES} bytes"
-            )
+        check_entropy(self.PLAYERS_RULE, entropy)
         if self.status is not MatchStatus.WAITING:
             raise RuleViolation(self.PLAYERS_RULE, "the match has started: no seat is free")
         taken = len(self.players)

@@ -159,6 +159,10 @@ BAD_CREATIONS: dict[str, tuple[ms.CreateMatchRequest, str]] = {
     "deal missing a card": (create(prearranged_deal=list(range(79))), "JS-2.4"),
     "deal with a repeated card": (create(prearranged_deal=[0, *range(79)]), "JS-2.4"),
     "no game": (ms.CreateMatchRequest(), ""),
+    "oversized creator entropy": (
+        ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED, entropy=b"x" * 65),
+        "JS-1.5",
+    ),
 }
 
 

@@ -19,7 +19,7 @@ from tests.service.helpers import (
     create_and_join,
     deal_for,
     js_event,
-    reveal,
+    play_reveals,
     stub,
     watch_until,
 )
@@ -48,35 +48,26 @@ def _timeless(event: ms.MatchEvent) -> bytes:
     return event.SerializeToString(deterministic=True)
 
 
-async def _play(port: int, deck: list[int], reveals: int) -> dict[str, list[ms.MatchEvent]]:
+async def _play(
+    port: int, deck: list[int], reveals: int
+) -> tuple[dict[str, list[ms.MatchEvent]], dict[str, ms.GetMatchResponse]]:
+    """Play ``reveals`` reveals; return the player's and the spectator's streams and views."""
     channel, client = stub(port)
     async with channel:
         match_id, _, tokens = await create_and_join(
             client, PLAYERS, prearranged_deal=deck, turn_timeout_ms=0
         )
-        version = 0
-        for i in range(reveals):
-            state = await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
-            seat = state.jungle_speed.turn
-            answer = await client.Act(
-                ms.ActRequest(match_id=match_id, jungle_speed=reveal()),
-                metadata=bearer(tokens[seat]),
-            )
-            version = answer.version
-            _ = i
+        version = await play_reveals(client, match_id, tokens, reveals)
         streams = {
             "player": await watch_until(client, match_id, version, tokens[0]),
             "spectator": await watch_until(client, match_id, version),
         }
+        request = ms.GetMatchRequest(match_id=match_id)
         views = {
-            "player": await client.GetMatch(
-                ms.GetMatchRequest(match_id=match_id), metadata=bearer(tokens[0])
-            ),
-            "spectator": await client.GetMatch(ms.GetMatchRequest(match_id=match_id)),
+            "player": await client.GetMatch(request, metadata=bearer(tokens[0])),
+            "spectator": await client.GetMatch(request),
         }
-        for viewer, view in views.items():
-            streams[viewer + " view"] = [view]  # type: ignore[list-item]
-        return streams
+        return streams, views
 
 
 async def test_js_9_2_streams_identical_until_the_first_differing_reveal(
@@ -87,7 +78,7 @@ async def test_js_9_2_streams_identical_until_the_first_differing_reveal(
     other = deal_for(PLAYERS, {0: [0, 5, 9], 1: [13, 17, 21], 2: [25, 30, 41]})
     assert base != other
     # Reveals in turn 0,1,2,0,1,2,0,1,2: the 9th reveal is seat 2's third card.
-    a, b = await asyncio.wait_for(
+    (a, _), (b, _) = await asyncio.wait_for(
         asyncio.gather(
             _play(fixed_seed_server.port, base, 9), _play(fixed_seed_server.port, other, 9)
         ),
@@ -106,7 +97,7 @@ async def test_js_9_2_no_face_down_order_seed_or_deal_in_player_or_spectator_out
     fixed_seed_server: RunningServer,
 ) -> None:
     deck = deal_for(PLAYERS, {0: [0, 5, 9]})
-    streams = await asyncio.wait_for(_play(fixed_seed_server.port, deck, 4), 60)
+    streams, views = await asyncio.wait_for(_play(fixed_seed_server.port, deck, 4), 60)
     for viewer in ("player", "spectator"):
         for event in streams[viewer]:
             assert not event.digest and not event.prev_digest
@@ -120,8 +111,7 @@ async def test_js_9_2_no_face_down_order_seed_or_deal_in_player_or_spectator_out
                 assert list(body.dealt.face_down_counts) == [27, 27, 26]
             assert SEED.hex().encode() not in event.SerializeToString()
             assert SEED not in event.SerializeToString()
-        view = streams[viewer + " view"][0]
-        state = view.jungle_speed  # type: ignore[attr-defined]
+        state = views[viewer].jungle_speed
         assert not state.seed
         assert all(not seat.face_down for seat in state.seats)
         assert not state.options.prearranged_deal
