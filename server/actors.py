@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 import time
 from collections.abc import Callable
@@ -51,6 +52,8 @@ class MatchActor:
         self.actors = actors
         self.match_id = match_id
         self.match: MatchAggregate | None = None
+        #: The match as of the last event published to watchers (see :meth:`_take`).
+        self.published: MatchAggregate | None = None
         self.queue: asyncio.Queue[tuple[Work[Any], asyncio.Future[Outcome[Any]]]] = asyncio.Queue(
             MAX_QUEUED
         )
@@ -97,8 +100,16 @@ class MatchActor:
 
     async def _loaded(self) -> MatchAggregate:
         if self.match is None:
-            self.match = await asyncio.to_thread(self.actors.app.load, self.match_id)
+            self._take(await asyncio.to_thread(self.actors.app.load, self.match_id))
+        assert self.match is not None
         return self.match
+
+    def _take(self, match: MatchAggregate) -> None:
+        """Work on ``match`` from now on. ``published`` follows it one saved event at a
+        time, so that each event is published with the state just after it (a command's
+        work moves the match past all of its events at once)."""
+        self.match = match
+        self.published = copy.deepcopy(match)
 
     async def _execute(self, work: Work[T]) -> Outcome[T]:
         app = self.actors.app
@@ -125,16 +136,23 @@ class MatchActor:
                 self.match = None
                 raise
             events = [r.domain_event for r in recordings]
-            self.actors.hub.publish(self.match_id, events)
+            self._publish(events)
             self._schedule_timer(match)
             return Outcome(value, events, match)
         raise AssertionError("unreachable")
+
+    def _publish(self, events: list[Any]) -> None:
+        published = self.published
+        assert published is not None
+        for evt in events:
+            evt.mutate(published)
+            self.actors.hub.publish(published, evt)
 
     # ---- the match timer -------------------------------------------------------
 
     def resume(self, match: MatchAggregate) -> None:
         """Take over a match loaded at start-up and rebuild its timer from its events."""
-        self.match = match
+        self._take(match)
         self._schedule_timer(match)
 
     def _schedule_timer(self, match: MatchAggregate) -> None:

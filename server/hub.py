@@ -1,37 +1,58 @@
 """Fan-out of saved events to the open Watch streams of each match.
 
-Each stream has a bounded queue. A stream that falls behind is closed rather than
-allowed to slow the match: its owner resumes with ``after_version``.
+Each stream subscribes as a kind of viewer (who it is, and whether it wants the state
+after each event). An event is encoded once per kind of viewer among the match's
+subscribers, and the same bytes go to every stream of that kind. Each stream has a
+bounded queue: a stream that falls behind is closed rather than allowed to slow the
+match, and its owner resumes with ``after_version``.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+from domain.kernel.match import MatchAggregate, is_final
+
+#: Events a stream may have waiting before it is closed as too slow.
 DEFAULT_QUEUE_SIZE = 256
+
+#: ``(match just after the event, event, kind of viewer) -> wire bytes``
+Encoder = Callable[[MatchAggregate, Any, Any], bytes]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One event as a kind of viewer receives it."""
+
+    version: int
+    data: bytes
+    final: bool
 
 
 class Subscription:
-    """One stream's view of a match's saved events, in order, as batches."""
+    """One stream's frames of a match's saved events, in order."""
 
-    def __init__(self, hub: EventHub, match_id: UUID, maxsize: int) -> None:
+    def __init__(self, hub: EventHub, match_id: UUID, key: Hashable, maxsize: int) -> None:
         self.hub = hub
         self.match_id = match_id
-        self.queue: asyncio.Queue[list[Any]] = asyncio.Queue(maxsize)
+        self.key = key
+        self.queue: asyncio.Queue[Frame] = asyncio.Queue(maxsize)
         self.overflowed = False
 
-    def offer(self, events: list[Any]) -> None:
+    def offer(self, frame: Frame) -> None:
         if self.overflowed:
             return
         try:
-            self.queue.put_nowait(events)
+            self.queue.put_nowait(frame)
         except asyncio.QueueFull:
             self.overflowed = True
 
-    async def get(self) -> list[Any]:
+    async def get(self) -> Frame:
         return await self.queue.get()
 
     def close(self) -> None:
@@ -39,12 +60,14 @@ class Subscription:
 
 
 class EventHub:
-    def __init__(self, queue_size: int = DEFAULT_QUEUE_SIZE) -> None:
+    def __init__(self, encode: Encoder, queue_size: int = DEFAULT_QUEUE_SIZE) -> None:
+        self.encode = encode
         self.queue_size = queue_size
         self._subs: dict[UUID, set[Subscription]] = defaultdict(set)
 
-    def subscribe(self, match_id: UUID) -> Subscription:
-        sub = Subscription(self, match_id, self.queue_size)
+    def subscribe(self, match_id: UUID, key: Hashable) -> Subscription:
+        """Receive every event of the match published from now on, encoded for ``key``."""
+        sub = Subscription(self, match_id, key, self.queue_size)
         self._subs[match_id].add(sub)
         return sub
 
@@ -55,10 +78,20 @@ class EventHub:
             if not subs:
                 del self._subs[sub.match_id]
 
-    def publish(self, match_id: UUID, events: list[Any]) -> None:
-        if events:
-            for sub in list(self._subs.get(match_id, ())):
-                sub.offer(events)
+    def publish(self, match: MatchAggregate, evt: Any) -> None:
+        """Send a saved event to the match's streams; ``match`` is the match just after
+        it. Nothing is encoded when nobody watches."""
+        subs = self._subs.get(match.id)
+        if not subs:
+            return
+        frames: dict[Hashable, Frame] = {}
+        final = is_final(evt)
+        for sub in list(subs):
+            frame = frames.get(sub.key)
+            if frame is None:
+                data = self.encode(match, evt, sub.key)
+                frame = frames[sub.key] = Frame(evt.originator_version, data, final)
+            sub.offer(frame)
 
     def watchers(self, match_id: UUID) -> int:
         return len(self._subs.get(match_id, ()))

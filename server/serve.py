@@ -10,8 +10,10 @@ from dataclasses import dataclass
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import _async as reflection_aio
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 
+from server import codec
 from server.actors import Actors
 from server.application import Arena, store_env
 from server.hub import EventHub
@@ -23,6 +25,7 @@ log = logging.getLogger(__name__)
 
 SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
 GRACE_SECONDS = 5.0
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 
 
 @dataclass
@@ -43,6 +46,56 @@ class RunningServer:
         self.app.close()
 
 
+class _Registrations:
+    """Stands in for a server to collect the method handlers generated code registers."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[str, grpc.RpcMethodHandler] = {}
+
+    def add_generic_rpc_handlers(self, handlers: object) -> None:
+        pass
+
+    def add_registered_method_handlers(
+        self, service: str, handlers: dict[str, grpc.RpcMethodHandler]
+    ) -> None:
+        self.handlers.update(handlers)
+
+
+def _raw(data: bytes) -> bytes:
+    return data
+
+
+def add_match_service(servicer: MatchService, server: grpc.aio.Server) -> None:
+    """Register the MatchService as generated, except that Watch yields bytes already
+    encoded (once per kind of viewer, see :mod:`server.hub`), sent as they are."""
+    collected = _Registrations()
+    match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, collected)
+    handlers = dict(collected.handlers)
+    handlers["Watch"] = handlers["Watch"]._replace(response_serializer=_raw)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)
+
+
+def add_reflection(service_names: tuple[str, ...], server: grpc.aio.Server) -> None:
+    """Server reflection, as ``grpc.reflection.v1`` and ``grpc.reflection.v1alpha``.
+
+    grpcio-reflection serves only v1alpha; v1 has the same messages under another
+    package name (identical on the wire), so the same servicer answers both."""
+    servicer = reflection_aio.ReflectionServicer(
+        (*service_names, REFLECTION_V1, reflection.SERVICE_NAME)
+    )
+    method = servicer.ServerReflectionInfo
+    handler = grpc.stream_stream_rpc_method_handler(
+        method,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    for name in (REFLECTION_V1, reflection.SERVICE_NAME):
+        handlers = {"ServerReflectionInfo": handler}
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, handlers),))
+        server.add_registered_method_handlers(name, handlers)
+
+
 async def start(
     address: str = "127.0.0.1:50051",
     env: Mapping[str, str] | None = None,
@@ -50,19 +103,15 @@ async def start(
 ) -> RunningServer:
     """Start serving on ``address`` (port 0 picks a free port) and return at once."""
     app = Arena(store_env() if env is None else env, seed_source=seed_source)
-    hub = EventHub()
+    hub = EventHub(codec.encoded_event)
     stamper = Stamper()
     actors = Actors(app, hub, stamper)
     await actors.recover()
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    match_service_pb2_grpc.add_MatchServiceServicer_to_server(
-        MatchService(app, actors, hub, stamper), server
-    )
+    add_match_service(MatchService(app, actors, hub, stamper), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    add_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")

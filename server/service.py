@@ -17,13 +17,13 @@ import grpc
 
 from domain.games import GAMES
 from domain.kernel.errors import InvalidArgument
-from domain.kernel.match import MatchAggregate, MatchStatus, is_final
+from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer
 from server import auth, codec
 from server.actors import Actors
 from server.application import Arena
 from server.errors import ServiceError, status_text, to_service_error, trailing_metadata
-from server.hub import EventHub
+from server.hub import EventHub, Subscription
 from server.stamps import Stamper
 from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 
@@ -114,21 +114,41 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         match_id = parse_match_id(request.match_id)
         place = request.WhichOneof("place")
         if place is None:
-            outcome = await self.actors.run(match_id, lambda m: None)
-            return match_service_pb2.JoinMatchResponse(
-                role=common_pb2.VIEWER_ROLE_SPECTATOR, version=outcome.match.version
+            raise ServiceError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "set any_seat or seat to take a seat; spectators call GetMatch and Watch "
+                "without joining",
             )
         token, token_hash = auth.new_token()
         seat = request.seat if place == "seat" else None
-        joined = await self.actors.run(
-            match_id, lambda m: m.join(request.name, request.entropy, token_hash, stamp, seat)
-        )
+
+        def join(match: MatchAggregate) -> tuple[int, int]:
+            taken = match.join(request.name, request.entropy, token_hash, stamp, seat)
+            return taken, match.version
+
+        joined, version = (await self.actors.run(match_id, join)).value
         return match_service_pb2.JoinMatchResponse(
-            role=common_pb2.VIEWER_ROLE_PLAYER,
-            seat=joined.value,
-            player_token=token,
-            version=joined.match.version,
+            role=common_pb2.VIEWER_ROLE_PLAYER, seat=joined, player_token=token, version=version
         )
+
+    @refusals
+    async def ReissueToken(
+        self, request: match_service_pb2.ReissueTokenRequest, context: grpc.aio.ServicerContext
+    ) -> match_service_pb2.ReissueTokenResponse:
+        match_id = parse_match_id(request.match_id)
+        token = auth.bearer_token(context.invocation_metadata())
+        new_token, new_hash = auth.new_token()
+
+        def reissue(match: MatchAggregate) -> int:
+            if not viewer_of(match, token).sees_everything:
+                raise ServiceError(
+                    grpc.StatusCode.PERMISSION_DENIED, "only the referee can reissue a token"
+                )
+            match.reissue_token(request.seat, new_hash)
+            return match.version
+
+        version = (await self.actors.run(match_id, reissue)).value
+        return match_service_pb2.ReissueTokenResponse(player_token=new_token, version=version)
 
     @refusals
     async def GetMatch(
@@ -210,7 +230,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         command = game_codec.command(request)
         claimed = request.seat if request.HasField("seat") else None
 
-        def act(match: MatchAggregate) -> Viewer:
+        def act(match: MatchAggregate) -> match_service_pb2.ActResponse:
             if kind != type(match).GAME:
                 raise InvalidArgument(
                     match.PLAYERS_RULE, f"this match is {type(match).GAME}, not {kind}"
@@ -225,50 +245,86 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                     grpc.StatusCode.PERMISSION_DENIED,
                     f"this token is for seat {viewer.seat}, not seat {claimed}",
                 )
+            if stamp.seen_version > match.version:
+                raise ServiceError(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    f"seen_version {stamp.seen_version} is beyond the match's version "
+                    f"{match.version}: it must be a version the client has seen",
+                )
             command(match, viewer.seat, stamp)
-            return viewer
+            # Answered from inside the actor: the version and state are this command's own.
+            return match_service_pb2.ActResponse(
+                version=match.version,
+                events=[codec.match_event(match, e, viewer) for e in match.pending_events],
+                state=codec.match_state(match, viewer),
+            )
 
-        outcome = await self.actors.run(match_id, act)
-        viewer = outcome.value
-        return match_service_pb2.ActResponse(
-            version=outcome.match.version,
-            events=[codec.match_event(outcome.match, e, viewer) for e in outcome.events],
-        )
+        return (await self.actors.run(match_id, act)).value
 
-    async def Watch(
+    async def Watch(  # type: ignore[override]  # it yields encoded MatchEvents
         self, request: match_service_pb2.WatchRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[match_service_pb2.MatchEvent]:
+    ) -> AsyncIterator[bytes]:
+        """Stored events after ``after_version``, then live ones, each encoded once per
+        kind of viewer (see :mod:`server.hub`); yields wire bytes (see
+        :func:`server.serve.add_match_service`)."""
+        sub: Subscription | None = None
         try:
             match_id = parse_match_id(request.match_id)
             token = auth.bearer_token(context.invocation_metadata())
-            # Subscribe first, then read the store: a live event saved meanwhile is in
-            # the queue, and versions already sent from the store are skipped.
-            sub = self.hub.subscribe(match_id)
-        except Exception as error:
-            await refuse(context, error)
-        try:
-            outcome = await self.actors.run(match_id, lambda m: viewer_of(m, token))
-            match, viewer = outcome.match, outcome.value
+            with_state = not request.omit_state
+
+            def subscribe(match: MatchAggregate) -> tuple[Viewer, Subscription, int, bool]:
+                # In the actor: every saved event up to ``match.version`` is published, and
+                # every later one will reach this subscription.
+                viewer = viewer_of(match, token)
+                if request.after_version > match.version:
+                    raise ServiceError(
+                        grpc.StatusCode.OUT_OF_RANGE,
+                        f"after_version {request.after_version} is beyond the match's "
+                        f"version {match.version}",
+                    )
+                sub = self.hub.subscribe(match_id, (viewer, with_state))
+                return viewer, sub, match.version, match.status is MatchStatus.ENDED
+
+            viewer, sub, version, ended = (await self.actors.run(match_id, subscribe)).value
             last = request.after_version
-            stored = await asyncio.to_thread(self.app.events_after, match_id, last)
-            for evt in stored:
-                yield codec.match_event(match, evt, viewer)
-                last = evt.originator_version
-            ended = (bool(stored) and is_final(stored[-1])) or (
-                match.status is MatchStatus.ENDED and last >= match.version
-            )
-            while not ended:
+            if last < version:
+                for data in await asyncio.to_thread(
+                    self._stored, match_id, last, version, (viewer, with_state)
+                ):
+                    yield data
+                last = version
+            if ended:
+                return
+            while True:
                 if sub.overflowed:
                     raise ServiceError(
                         grpc.StatusCode.RESOURCE_EXHAUSTED,
                         f"this stream fell behind; watch again with after_version={last}",
                     )
-                for evt in await sub.get():
-                    if evt.originator_version > last:
-                        yield codec.match_event(match, evt, viewer)
-                        last = evt.originator_version
-                        ended = is_final(evt)
+                frame = await sub.get()
+                if frame.version > last:
+                    yield frame.data
+                    last = frame.version
+                    if frame.final:
+                        return
         except Exception as error:
             await refuse(context, error)
         finally:
-            sub.close()
+            if sub is not None:
+                sub.close()
+
+    def _stored(
+        self, match_id: UUID, after: int, upto: int, key: tuple[Viewer, bool]
+    ) -> list[bytes]:
+        """The stored events ``after < version <= upto`` encoded for a kind of viewer, each
+        with the state just after it: one event at a time is applied to the match as it
+        was at ``after``, never a reload per event."""
+        match: Any = self.app.load_at(match_id, after) if after else None
+        encoded = []
+        for evt in self.app.events_after(match_id, after):
+            if evt.originator_version > upto:
+                break
+            match = evt.mutate(match)
+            encoded.append(codec.encoded_event(match, evt, key))
+        return encoded

@@ -33,6 +33,12 @@ TARGET_DUEL = "duel"
 TARGET_ARROWS = "arrows"
 TARGETS = (TARGET_DEFAULT, TARGET_DUEL, TARGET_ARROWS)
 
+#: What a grab does (JS-4.2, JS-5.2, JS-5.3, JS-6.1).
+GRAB_DUEL = "duel"
+GRAB_ARROWS = "arrows"
+GRAB_LATE = "late"
+GRAB_WRONG = "wrong"
+
 REVEAL_TURN = "turn"
 REVEAL_TIMEOUT = "timeout"
 
@@ -221,20 +227,35 @@ class JungleSpeed(MatchAggregate):
     def reveal(self, seat: int, stamp: ReceiveStamp) -> None:
         """Reveal the top face-down card of ``seat`` (JS-3.1, JS-3.2)."""
         self._require_in_game(seat, "JS-3.1")
-        if self.pending_outward is not None:
+        refusal = self.reveal_refusal(seat)
+        if refusal is not None:
+            raise refusal
+        earliest = self.reveal_not_before_ms()
+        if stamp.wall_ms < earliest:
+            interval = self.options.min_reveal_interval_ms
             raise RuleViolation(
+                "JS-3.4", f"a reveal must come at least {interval} ms after the previous one"
+            )
+        self._reveal(seat, REVEAL_TURN, stamp)
+
+    def reveal_refusal(self, seat: int) -> RuleViolation | None:
+        """Why ``seat`` may not reveal now, whatever the time, or None if it may."""
+        if self.pending_outward is not None:
+            return RuleViolation(
                 "JS-6.2",
                 "a simultaneous reveal is waiting: the open duels must be settled by a grab first",
             )
         if self.turn != seat:
             whose = "nobody can reveal" if self.turn is None else f"it is seat {self.turn}'s turn"
-            raise RuleViolation("JS-3.1", f"only the player whose turn it is may reveal; {whose}")
+            return RuleViolation("JS-3.1", f"only the player whose turn it is may reveal; {whose}")
+        return None
+
+    def reveal_not_before_ms(self) -> int:
+        """The earliest wall time (ms) of the next reveal (JS-3.4); 0 when there is no wait."""
         interval = self.options.min_reveal_interval_ms
-        if self.last_reveal_ms is not None and stamp.wall_ms - self.last_reveal_ms < interval:
-            raise RuleViolation(
-                "JS-3.4", f"a reveal must come at least {interval} ms after the previous one"
-            )
-        self._reveal(seat, REVEAL_TURN, stamp)
+        if self.last_reveal_ms is None or interval == 0:
+            return 0
+        return self.last_reveal_ms + interval
 
     def _reveal(self, seat: int, cause: str, stamp: ReceiveStamp) -> None:
         card_id = self.down[seat][0]
@@ -341,37 +362,80 @@ class JungleSpeed(MatchAggregate):
             raise InvalidArgument(
                 "JS-6.1", "only the ES variant lets the grabber choose between duel and arrows"
             )
+        outcome, mine = self.grab_outcome(seat, target)
         duels = self.open_duels()
-        mine = next((d for d in duels if seat in d), None)
-        arrows = self.open_arrows()
-        if mine is not None and (not arrows or target != TARGET_ARROWS):
-            outcome = "duel"
+        if outcome == GRAB_DUEL:
+            assert mine is not None
             self._duel_won(
                 winner=seat,
                 losers=self._opponents(seat, mine),
                 stamp=stamp.to_dict(),
-                annulled=sorted({s for d in duels if d is not mine for s in d}),
-                arrows_annulled=bool(arrows),
+                annulled=sorted({s for d in duels if d != mine for s in d}),
+                arrows_annulled=bool(self.open_arrows()),
             )
-        elif arrows:
-            outcome = "arrows"
+        elif outcome == GRAB_ARROWS:
             self._arrows_won(
                 winner=seat, stamp=stamp.to_dict(), annulled=sorted({s for d in duels for s in d})
             )
-        elif self.decided is not None and (
-            self.decided["seats"] is None or seat in self.decided["seats"]
-        ):
-            outcome = "late"
+        elif outcome == GRAB_LATE:
+            assert self.decided is not None
             self._late_grab(
                 seat=seat, stamp=stamp.to_dict(), decided_at_version=self.decided["version"]
             )
             return outcome
         else:
-            outcome = "wrong"
             self._wrong_grab(seat=seat, stamp=stamp.to_dict())
         if self._settle(stamp) and self.pending_outward is not None:
             self._outward_chain(self.pending_outward, stamp)
         return outcome
+
+    def grab_outcome(self, seat: int, target: str = TARGET_DEFAULT) -> tuple[str, list[int] | None]:
+        """What a grab by ``seat`` would do now, and the duel it would resolve.
+
+        One of :data:`GRAB_DUEL`, :data:`GRAB_ARROWS`, :data:`GRAB_LATE`,
+        :data:`GRAB_WRONG`: the one decision behind both :meth:`grab` and the legal actions
+        of a view, so the two never disagree.
+        """
+        mine = next((d for d in self.open_duels() if seat in d), None)
+        arrows = self.open_arrows()
+        if mine is not None and (not arrows or target != TARGET_ARROWS):
+            return GRAB_DUEL, mine
+        if arrows:
+            return GRAB_ARROWS, None
+        if self.decided is not None and (
+            self.decided["seats"] is None or seat in self.decided["seats"]
+        ):
+            return GRAB_LATE, None
+        return GRAB_WRONG, None
+
+    def legal_actions(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may do now (a player's view shows it), from the same checks as
+        the commands: ``start``, ``reveal`` with ``reveal_not_before_ms``, and ``grabs``,
+        the grabs that would win a race, each with its target, what it resolves and the
+        seats it beats; the server's default target first."""
+        legal: dict[str, Any] = {
+            "start": self.start_refusal(seat) is None,
+            "reveal": False,
+            "reveal_not_before_ms": 0,
+            "grabs": [],
+        }
+        if self.status is not MatchStatus.PLAYING or not 0 <= seat < len(self.players):
+            return legal
+        if not self.active(seat):
+            return legal
+        if self.reveal_refusal(seat) is None:
+            legal["reveal"] = True
+            legal["reveal_not_before_ms"] = self.reveal_not_before_ms()
+        targets = [TARGET_DEFAULT] if self.is_ru else [TARGET_DEFAULT, TARGET_ARROWS]
+        seen: set[str] = set()
+        for target in targets:
+            outcome, duel = self.grab_outcome(seat, target)
+            if outcome in seen or outcome not in (GRAB_DUEL, GRAB_ARROWS):
+                continue
+            seen.add(outcome)
+            opponents = self._opponents(seat, duel) if duel is not None else []
+            legal["grabs"].append({"target": target, "resolves": outcome, "opponents": opponents})
+        return legal
 
     @event("DuelWon")
     def _duel_won(

@@ -2,8 +2,9 @@
 
 Hidden until the end, and then only through the revealed seed (JS-9.2): the order of
 every face-down pile, the prearranged deal and the secret seed. Players and spectators
-see the same thing — nobody, not even a pile's owner, may look at face-down cards
-(JS-2.2) — so a view depends only on whether the viewer is the referee.
+see the same facts — nobody, not even a pile's owner, may look at face-down cards
+(JS-2.2) — so a view depends only on whether the viewer is the referee, except that a
+player's state also lists what that seat may do now (its legal actions).
 Views are plain dicts named like the fields of the wire messages.
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from domain.jungle_speed.match import JungleSpeed
 from domain.kernel.match import event_name, payload
-from domain.kernel.views import Viewer
+from domain.kernel.views import Viewer, ViewerRole
 
 
 def _cards(match: JungleSpeed, ids: list[int]) -> list[dict[str, Any]]:
@@ -105,6 +106,11 @@ def state_view(match: JungleSpeed, viewer: Viewer) -> dict[str, Any]:
     }
     if match.turn is not None:
         view["turn"] = match.turn
+    if match.pending_outward is not None:
+        view["outward_waiting"] = match.pending_outward
+    if viewer.role is ViewerRole.PLAYER and viewer.seat is not None:
+        # Derived from public facts only: the same for every viewer who could be this seat.
+        view["legal"] = match.legal_actions(viewer.seat)
     if referee or match.status.value == "ended":
         view["seed"] = match.seed
     return view

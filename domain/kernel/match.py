@@ -199,14 +199,35 @@ class MatchAggregate(Aggregate):
 
     def start(self, seat: int, stamp: ReceiveStamp) -> None:
         """Start with the seats taken so far, at a seated player's request."""
-        self._require_seated(seat)
+        refusal = self.start_refusal(seat)
+        if refusal is not None:
+            raise refusal
+        self._on_start(stamp)
+
+    def start_refusal(self, seat: int) -> RuleViolation | None:
+        """Why ``seat`` may not start the match now, or None if it may: the one check
+        behind both :meth:`start` and the legal actions of a view."""
+        if not 0 <= seat < len(self.players):
+            return RuleViolation(self.PLAYERS_RULE, f"seat {seat} is not taken in this match")
         if self.status is not MatchStatus.WAITING:
-            raise RuleViolation(self.PLAYERS_RULE, "the match has already started")
+            return RuleViolation(self.PLAYERS_RULE, "the match has already started")
         if len(self.players) < self.MIN_PLAYERS:
-            raise RuleViolation(
+            return RuleViolation(
                 self.PLAYERS_RULE, f"at least {self.MIN_PLAYERS} players are needed to start"
             )
-        self._on_start(stamp)
+        return None
+
+    def reissue_token(self, seat: int, token_hash: str) -> None:
+        """Give ``seat`` a new bearer token (its hash), at the referee's request: the
+        player lost theirs. The previous token stops working."""
+        self._require_seated(seat)
+        if self.status is MatchStatus.ENDED:
+            raise RuleViolation(self.PLAYERS_RULE, "the match has ended")
+        self._token_reissued(seat=seat, token_hash=token_hash)
+
+    @event("TokenReissued")
+    def _token_reissued(self, seat: int, token_hash: str) -> None:
+        self.token_hashes[seat] = token_hash
 
     def _on_start(self, stamp: ReceiveStamp) -> None:
         raise NotImplementedError

@@ -80,14 +80,30 @@ def placements(result: list[dict[str, int]]) -> list[common_pb2.Placement]:
     return [common_pb2.Placement(seat=r["seat"], place=r["place"]) for r in result]
 
 
-def match_event(match: MatchAggregate, evt: Any, viewer: Viewer) -> match_service_pb2.MatchEvent:
-    """One stored event as ``viewer`` may see it."""
+def match_state(match: MatchAggregate, viewer: Viewer) -> match_service_pb2.MatchState:
+    """The match as ``viewer`` may see it now: its summary and the game's state."""
+    game: Game = GAMES[type(match).GAME]
+    codec = codec_for(game.name)
+    state = match_service_pb2.MatchState(summary=summary(match))
+    getattr(state, codec.FIELD).CopyFrom(codec.state_message(game.state_view(match, viewer)))
+    return state
+
+
+def match_event(
+    match: MatchAggregate, evt: Any, viewer: Viewer, *, with_state: bool = False
+) -> match_service_pb2.MatchEvent:
+    """One stored event as ``viewer`` may see it; ``match`` is the match just after it,
+    whose state the message carries when ``with_state``."""
     game: Game = GAMES[type(match).GAME]
     name, view = game.event_view(match, evt, viewer)
     message = match_service_pb2.MatchEvent(
         version=evt.originator_version, recorded_at=timestamp(evt.timestamp)
     )
-    if name == "PlayerJoined":
+    if with_state:
+        message.state.CopyFrom(match_state(match, viewer))
+    if name == "TokenReissued":
+        message.token_reissued.seat = view["seat"]
+    elif name == "PlayerJoined":
         message.player_joined.CopyFrom(
             common_pb2.PlayerJoined(
                 seat=view["seat"], name=view["name"], entropy=bytes.fromhex(view["entropy"])
@@ -108,6 +124,13 @@ def match_event(match: MatchAggregate, evt: Any, viewer: Viewer) -> match_servic
         message.digest = bytes.fromhex(evt.digest)
         message.prev_digest = bytes.fromhex(evt.prev_digest)
     return message
+
+
+def encoded_event(match: MatchAggregate, evt: Any, key: tuple[Viewer, bool]) -> bytes:
+    """The wire bytes of ``evt`` for a kind of viewer ``(viewer, with_state)``: what
+    Watch streams send, encoded once per kind of viewer and shared by their streams."""
+    viewer, with_state = key
+    return match_event(match, evt, viewer, with_state=with_state).SerializeToString()
 
 
 def summary(match: MatchAggregate) -> common_pb2.MatchSummary:

@@ -8,7 +8,13 @@ from typing import Any
 from google.protobuf.message import Message
 
 from domain.jungle_speed import JungleSpeed, Options
-from domain.jungle_speed.match import TARGET_ARROWS, TARGET_DEFAULT, TARGET_DUEL
+from domain.jungle_speed.match import (
+    GRAB_ARROWS,
+    GRAB_DUEL,
+    TARGET_ARROWS,
+    TARGET_DEFAULT,
+    TARGET_DUEL,
+)
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.stamps import ReceiveStamp
 from server.codec import stamp_message
@@ -28,6 +34,8 @@ TARGETS = {
     pb.GRAB_TARGET_DUEL: TARGET_DUEL,
     pb.GRAB_TARGET_ARROWS: TARGET_ARROWS,
 }
+TARGET_ENUMS = {name: value for value, name in TARGETS.items()}
+RESOLUTIONS = {GRAB_DUEL: pb.GRAB_RESOLUTION_DUEL, GRAB_ARROWS: pb.GRAB_RESOLUTION_ARROWS}
 CAUSES = {"turn": pb.REVEAL_CAUSE_TURN, "timeout": pb.REVEAL_CAUSE_TIMEOUT}
 
 #: What a command does to a match, given the acting seat and its receive stamp.
@@ -209,4 +217,24 @@ def state_message(view: dict[str, Any]) -> pb.JungleSpeedState:
     )
     if "turn" in view:
         state.turn = view["turn"]
+    if "outward_waiting" in view:
+        state.outward_waiting = view["outward_waiting"]
+    if "legal" in view:
+        state.legal.CopyFrom(legal_message(view["legal"]))
     return state
+
+
+def legal_message(legal: dict[str, Any]) -> pb.JungleSpeedLegalActions:
+    return pb.JungleSpeedLegalActions(
+        start=legal["start"],
+        reveal=legal["reveal"],
+        reveal_not_before_ms=legal["reveal_not_before_ms"],
+        grabs=[
+            pb.JungleSpeedGrabOption(
+                target=TARGET_ENUMS[g["target"]],
+                resolves=RESOLUTIONS[g["resolves"]],
+                opponents=g["opponents"],
+            )
+            for g in legal["grabs"]
+        ],
+    )

@@ -87,7 +87,7 @@ async def test_bots_play_a_match_to_its_end(client: Client, players: int, varian
 
 async def test_a_bot_needs_a_seat(client: Client) -> None:
     created = await client.create_match(max_players=2)
-    watcher = await client.join(created.match_id, "carol", spectator=True)
+    watcher = client.spectate(created.match_id)
     with pytest.raises(ValueError):
         JungleSpeedBot(watcher)
     player = await client.join(created.match_id, "alice")

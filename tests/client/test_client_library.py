@@ -21,7 +21,7 @@ async def test_create_join_and_get(client: Client) -> None:
 
     alice = await client.join(created.match_id, "alice", entropy=b"alice's dice")
     bob = await client.join(created.match_id, "bob", seat=1)
-    watcher = await client.join(created.match_id, "carol", spectator=True)
+    watcher = client.spectate(created.match_id)
     assert (alice.seat, bob.seat, watcher.seat) == (0, 1, None)
     assert alice.token and bob.token and alice.token != bob.token
     assert watcher.token == ""
@@ -179,7 +179,7 @@ async def test_start_with_the_seats_taken_so_far(client: Client) -> None:
 async def test_only_players_act(client: Client) -> None:
     created = await client.create_match(max_players=2, turn_timeout_ms=0)
     await client.join(created.match_id, "alice")
-    watcher = await client.join(created.match_id, "carol", spectator=True)
+    watcher = client.spectate(created.match_id)
     with pytest.raises(TotemError) as anonymous:
         await watcher.reveal()
     assert anonymous.value.code == grpc.StatusCode.UNAUTHENTICATED

@@ -43,7 +43,7 @@ async def test_watch_replays_then_follows_live_events(client: Client) -> None:
     created = await client.create_match(max_players=2, turn_timeout_ms=0)
     seats = [await client.join(created.match_id, n) for n in ("alice", "bob")]
     first = await reveal_times(seats, 2)
-    watcher = await client.join(created.match_id, "carol", spectator=True)
+    watcher = client.spectate(created.match_id)
     async with watcher.watch() as stream:
         before = await asyncio.wait_for(collect_until(stream, first), BOUND)
         last = await reveal_times(seats, 3)
@@ -63,12 +63,13 @@ async def test_watch_resumes_when_the_stream_falls_behind(
     first = await reveal_times(seats, 3)
     async with client.watch(created.match_id) as stream:
         seen = await asyncio.wait_for(collect_until(stream, first), BOUND)
-        # Two batches at once overflow the stream's queue of one: the server closes the
+        # Two events at once overflow the stream's queue of one: the server closes the
         # stream with RESOURCE_EXHAUSTED. Events stored meanwhile must not be lost.
         match_id = UUID(created.match_id)
-        stored = arena.app.events_after(match_id, first - 1)
-        arena.actors.hub.publish(match_id, stored)
-        arena.actors.hub.publish(match_id, stored)
+        match = arena.app.load(match_id)
+        (stored,) = arena.app.events_after(match_id, first - 1)
+        arena.actors.hub.publish(match, stored)
+        arena.actors.hub.publish(match, stored)
         last = await reveal_times(seats, 4)
         seen += await asyncio.wait_for(collect_until(stream, last), BOUND)
     assert versions(seen) == list(range(1, last + 1))

@@ -3,7 +3,8 @@
 Two matches share everything but the order of cards nobody has seen yet. A player's and
 a spectator's streams must then be identical, byte for byte, up to the first reveal that
 shows a different card. Only the clocks differ between two matches (when each event was
-recorded and each command received); those fields are cleared before comparing.
+recorded and each command received), and the match's own id and creation time in the
+state each event carries; those fields are cleared before comparing.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ async def fixed_seed_server(store_env: dict[str, str]) -> AsyncIterator[RunningS
 def _timeless(event: ms.MatchEvent) -> bytes:
     event = ms.MatchEvent.FromString(event.SerializeToString())
     event.ClearField("recorded_at")
+    # The state names its match and when it was created: identity, not hidden facts.
+    event.state.summary.ClearField("match_id")
+    event.state.summary.ClearField("created_at")
     body = event.jungle_speed
     for field in ("revealed", "duel_won", "arrows_won", "wrong_grab", "late_grab"):
         if body.HasField(field):  # type: ignore[arg-type]

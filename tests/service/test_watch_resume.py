@@ -61,9 +61,10 @@ async def test_a_stream_that_falls_behind_is_closed_and_resumes(server: RunningS
             assert event is not grpc.aio.EOF
             seen.append(event.version)
         # A burst larger than the stream's queue: the hub cannot hold it for this stream.
-        stored = server.app.events_after(UUID(match_id), last - 1)
-        server.actors.hub.publish(UUID(match_id), stored)
-        server.actors.hub.publish(UUID(match_id), stored)
+        match = server.app.load(UUID(match_id))
+        (stored,) = server.app.events_after(UUID(match_id), last - 1)
+        server.actors.hub.publish(match, stored)
+        server.actors.hub.publish(match, stored)
         try:
             await asyncio.wait_for(call.read(), 30)
         except grpc.aio.AioRpcError as error:

@@ -19,6 +19,7 @@ from totem.v1 import common_pb2, jungle_speed_pb2, match_service_pb2, match_serv
 from totem_client.errors import TotemError
 
 MatchEvent = match_service_pb2.MatchEvent
+MatchState = match_service_pb2.MatchState
 MatchView = match_service_pb2.GetMatchResponse
 MatchSummary = common_pb2.MatchSummary
 ActResponse = match_service_pb2.ActResponse
@@ -192,19 +193,16 @@ class Client:
         *,
         entropy: bytes | None = None,
         seat: int | None = None,
-        spectator: bool = False,
     ) -> Session:
-        """Take a seat (the next free one, or ``seat``), or watch as a spectator.
+        """Take a seat: the next free one, or ``seat``.
 
         The returned :class:`Session` holds the player token and sends it with each call.
+        Spectators do not join: see :meth:`spectate`.
         """
         request = match_service_pb2.JoinMatchRequest(
             match_id=match_id, name=name, entropy=entropy or b""
         )
-        if spectator:
-            if seat is not None:
-                raise ValueError("a spectator takes no seat")
-        elif seat is not None:
+        if seat is not None:
             request.seat = seat
         else:
             request.any_seat = True
@@ -220,6 +218,18 @@ class Client:
             role=response.role,
             version=response.version,
         )
+
+    def spectate(self, match_id: str) -> Session:
+        """A spectator's session: no token, no seat; it sees what every spectator sees."""
+        return Session(self, match_id, name="spectator", role=common_pb2.VIEWER_ROLE_SPECTATOR)
+
+    async def reissue_token(self, match_id: str, seat: int, *, referee_token: str) -> str:
+        """A fresh token for ``seat`` (referee only); the seat's old token stops working."""
+        request = match_service_pb2.ReissueTokenRequest(match_id=match_id, seat=seat)
+        response: match_service_pb2.ReissueTokenResponse = await self._unary(
+            self._stub.ReissueToken, request, referee_token
+        )
+        return response.player_token
 
     def session(
         self, match_id: str, token: str = "", *, name: str = "", seat: int | None = None
@@ -300,22 +310,29 @@ class Client:
         after_version: int = 0,
         *,
         token: str | None = None,
+        with_state: bool = True,
         max_failures: int | None = 10,
         on_event: Callable[[MatchEvent], None] | None = None,
     ) -> EventStream:
         """The events of a match after ``after_version``, then live ones, as an async
-        iterator that resumes by itself (see :class:`EventStream`)."""
+        iterator that resumes by itself (see :class:`EventStream`). Each event carries
+        the viewer's state after it (``event.state``) unless ``with_state`` is False."""
         return EventStream(
             self,
             match_id,
             after_version,
             token=token,
+            with_state=with_state,
             max_failures=max_failures,
             on_event=on_event,
         )
 
-    def _open_watch(self, match_id: str, after_version: int, token: str | None) -> Any:
-        request = match_service_pb2.WatchRequest(match_id=match_id, after_version=after_version)
+    def _open_watch(
+        self, match_id: str, after_version: int, token: str | None, with_state: bool
+    ) -> Any:
+        request = match_service_pb2.WatchRequest(
+            match_id=match_id, after_version=after_version, omit_state=not with_state
+        )
         return self._stub.Watch(request, metadata=_metadata(token))
 
 
@@ -348,6 +365,7 @@ class EventStream:
         after_version: int = 0,
         *,
         token: str | None = None,
+        with_state: bool = True,
         max_failures: int | None = 10,
         on_event: Callable[[MatchEvent], None] | None = None,
     ) -> None:
@@ -356,6 +374,7 @@ class EventStream:
         self.last_version = after_version
         self.resumes = 0
         self.token = token
+        self.with_state = with_state
         self.max_failures = max_failures
         self.on_event = on_event
         self._events = self._run()
@@ -384,7 +403,9 @@ class EventStream:
     async def _run(self) -> AsyncGenerator[MatchEvent, None]:
         failures = 0
         while True:
-            call = self.client._open_watch(self.match_id, self.last_version, self.token)
+            call = self.client._open_watch(
+                self.match_id, self.last_version, self.token, self.with_state
+            )
             try:
                 async for event in call:
                     if event.version <= self.last_version:
@@ -433,7 +454,9 @@ class Session:
 
     It sends its bearer token with every call and remembers the highest event version it
     has seen (``seen_version``), from joins, views, command answers and watched events;
-    commands report it to the server (JS-5.1).
+    commands report it to the server (JS-5.1). ``state`` is the newest state of the match
+    it has received (from its watch stream or a command's answer), so that a client can
+    play from the stream alone.
     """
 
     def __init__(
@@ -454,6 +477,7 @@ class Session:
         self.seat = seat
         self.role = role
         self.seen_version = version
+        self.state: MatchState | None = None
 
     def __repr__(self) -> str:
         return f"Session(match_id={self.match_id!r}, name={self.name!r}, seat={self.seat})"
@@ -462,9 +486,14 @@ class Session:
     def is_player(self) -> bool:
         return self.seat is not None
 
-    def saw(self, version: int) -> None:
-        """Note that the events up to ``version`` have been seen."""
+    def saw(self, version: int, state: MatchState | None = None) -> None:
+        """Note that the events up to ``version`` have been seen, and the state then."""
+        if state is not None and state.summary.version >= self.seen_version:
+            self.state = state
         self.seen_version = max(self.seen_version, version)
+
+    def _saw_event(self, event: MatchEvent) -> None:
+        self.saw(event.version, event.state if event.HasField("state") else None)
 
     async def get(self) -> MatchView:
         """The match as this participant may see it."""
@@ -488,7 +517,7 @@ class Session:
             seen_version=self.seen_version if seen_version is None else seen_version,
             seat=self.seat,
         )
-        self.saw(response.version)
+        self.saw(response.version, response.state if response.HasField("state") else None)
         return response
 
     async def start(self) -> ActResponse:
@@ -505,12 +534,16 @@ class Session:
         grab = jungle_speed_pb2.JungleSpeedGrab(target=GRAB_TARGETS[target])
         return await self.act(JungleSpeedCommand(grab=grab))
 
-    def watch(self, after_version: int = 0, *, max_failures: int | None = 10) -> EventStream:
-        """Watch the match as this participant (see :meth:`Client.watch`)."""
+    def watch(
+        self, after_version: int = 0, *, with_state: bool = True, max_failures: int | None = 10
+    ) -> EventStream:
+        """Watch the match as this participant (see :meth:`Client.watch`); each event's
+        state becomes :attr:`state`."""
         return self.client.watch(
             self.match_id,
             after_version,
             token=self.token or None,
+            with_state=with_state,
             max_failures=max_failures,
-            on_event=lambda event: self.saw(event.version),
+            on_event=self._saw_event,
         )

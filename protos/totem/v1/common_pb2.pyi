@@ -273,6 +273,27 @@ class PlayerJoined(_message.Message):
 Global___PlayerJoined: _TypeAlias = PlayerJoined  # noqa: Y015
 
 @_typing.final
+class TokenReissued(_message.Message):
+    """A referee issued a fresh token for a seat; the previous one no longer works."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TokenReissued: _TypeAlias = TokenReissued  # noqa: Y015
+
+@_typing.final
 class MatchEnded(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

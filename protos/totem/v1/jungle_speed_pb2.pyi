@@ -174,6 +174,28 @@ REVEAL_CAUSE_TIMEOUT: RevealCause.ValueType  # 2
 """The turn timer elapsed and the server revealed for the player (JS-3.4)."""
 Global___RevealCause: _TypeAlias = RevealCause  # noqa: Y015
 
+class _GrabResolution:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _GrabResolutionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GrabResolution.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    GRAB_RESOLUTION_UNSPECIFIED: _GrabResolution.ValueType  # 0
+    GRAB_RESOLUTION_DUEL: _GrabResolution.ValueType  # 1
+    """Wins the duel the grabber is in: `opponents` lose it."""
+    GRAB_RESOLUTION_ARROWS: _GrabResolution.ValueType  # 2
+    """Wins the open inward-arrows race."""
+
+class GrabResolution(_GrabResolution, metaclass=_GrabResolutionEnumTypeWrapper):
+    """What a grab would resolve (JS-4.2, JS-6.1)."""
+
+GRAB_RESOLUTION_UNSPECIFIED: GrabResolution.ValueType  # 0
+GRAB_RESOLUTION_DUEL: GrabResolution.ValueType  # 1
+"""Wins the duel the grabber is in: `opponents` lose it."""
+GRAB_RESOLUTION_ARROWS: GrabResolution.ValueType  # 2
+"""Wins the open inward-arrows race."""
+Global___GrabResolution: _TypeAlias = GrabResolution  # noqa: Y015
+
 @_typing.final
 class Card(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
@@ -872,6 +894,8 @@ class JungleSpeedState(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     TURN_DEADLINE_MS_FIELD_NUMBER: _builtins.int
+    LEGAL_FIELD_NUMBER: _builtins.int
+    OUTWARD_WAITING_FIELD_NUMBER: _builtins.int
     turn: _builtins.int
     """The seat to reveal next; unset when nobody can reveal."""
     arrows_race_open: _builtins.bool
@@ -881,6 +905,10 @@ class JungleSpeedState(_message.Message):
     seed_commitment: _builtins.bytes
     turn_deadline_ms: _builtins.int
     """Deadline of the running turn timer, in wall-clock milliseconds since the epoch; 0 if none."""
+    outward_waiting: _builtins.int
+    """Set while a simultaneous reveal waits for the next grab (JS-6.2): the seat whose
+    outward-arrows card triggers it. Reveals are refused meanwhile.
+    """
     @_builtins.property
     def options(self) -> Global___JungleSpeedOptions: ...
     @_builtins.property
@@ -889,6 +917,10 @@ class JungleSpeedState(_message.Message):
     def pot(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]: ...
     @_builtins.property
     def open_duels(self) -> _containers.RepeatedCompositeFieldContainer[Global___OpenDuel]: ...
+    @_builtins.property
+    def legal(self) -> Global___JungleSpeedLegalActions:
+        """Player view only: what this seat may do now."""
+
     def __init__(
         self,
         *,
@@ -902,13 +934,95 @@ class JungleSpeedState(_message.Message):
         seed: _builtins.bytes = ...,
         seed_commitment: _builtins.bytes = ...,
         turn_deadline_ms: _builtins.int = ...,
+        legal: Global___JungleSpeedLegalActions | None = ...,
+        outward_waiting: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_turn", b"_turn", "options", b"options", "turn", b"turn"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_outward_waiting", b"_outward_waiting", "_turn", b"_turn", "legal", b"legal", "options", b"options", "outward_waiting", b"outward_waiting", "turn", b"turn"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_turn", b"_turn", "arrows_race_open", b"arrows_race_open", "coloured_mode", b"coloured_mode", "open_duels", b"open_duels", "options", b"options", "pot", b"pot", "seats", b"seats", "seed", b"seed", "seed_commitment", b"seed_commitment", "turn", b"turn", "turn_deadline_ms", b"turn_deadline_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_outward_waiting", b"_outward_waiting", "_turn", b"_turn", "arrows_race_open", b"arrows_race_open", "coloured_mode", b"coloured_mode", "legal", b"legal", "open_duels", b"open_duels", "options", b"options", "outward_waiting", b"outward_waiting", "pot", b"pot", "seats", b"seats", "seed", b"seed", "seed_commitment", b"seed_commitment", "turn", b"turn", "turn_deadline_ms", b"turn_deadline_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__outward_waiting: _TypeAlias = _typing.Literal["outward_waiting"]  # noqa: Y015
+    _WhichOneofArgType__outward_waiting: _TypeAlias = _typing.Literal["_outward_waiting", b"_outward_waiting"]  # noqa: Y015
     _WhichOneofReturnType__turn: _TypeAlias = _typing.Literal["turn"]  # noqa: Y015
     _WhichOneofArgType__turn: _TypeAlias = _typing.Literal["_turn", b"_turn"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__outward_waiting) -> _WhichOneofReturnType__outward_waiting | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__turn) -> _WhichOneofReturnType__turn | None: ...
 
 Global___JungleSpeedState: _TypeAlias = JungleSpeedState  # noqa: Y015
+
+@_typing.final
+class JungleSpeedGrabOption(_message.Message):
+    """One grab that would take the totem for an open race."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TARGET_FIELD_NUMBER: _builtins.int
+    RESOLVES_FIELD_NUMBER: _builtins.int
+    OPPONENTS_FIELD_NUMBER: _builtins.int
+    target: Global___GrabTarget.ValueType
+    """The target to send in JungleSpeedGrab."""
+    resolves: Global___GrabResolution.ValueType
+    @_builtins.property
+    def opponents(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """For a duel: the seats that would lose it to this seat."""
+
+    def __init__(
+        self,
+        *,
+        target: Global___GrabTarget.ValueType = ...,
+        resolves: Global___GrabResolution.ValueType = ...,
+        opponents: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["opponents", b"opponents", "resolves", b"resolves", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___JungleSpeedGrabOption: _TypeAlias = JungleSpeedGrabOption  # noqa: Y015
+
+@_typing.final
+class JungleSpeedLegalActions(_message.Message):
+    """What one seat may do now, from the rules, so that a client needs no copy of them.
+    An action offered here is accepted if sent before the match changes; a reveal or
+    start not offered is refused. A grab is never refused: one sent when no grab is
+    offered has no winning effect (it is a wrong grab, JS-5.2, or a late one, JS-5.3).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    START_FIELD_NUMBER: _builtins.int
+    REVEAL_FIELD_NUMBER: _builtins.int
+    REVEAL_NOT_BEFORE_MS_FIELD_NUMBER: _builtins.int
+    GRABS_FIELD_NUMBER: _builtins.int
+    start: _builtins.bool
+    """Start the match with the seats taken so far (JungleSpeedStart)."""
+    reveal: _builtins.bool
+    """Reveal now (JS-3.1, JS-6.2)."""
+    reveal_not_before_ms: _builtins.int
+    """With `reveal`: the earliest wall-clock time, in milliseconds since the epoch, at which
+    the reveal is accepted (JS-3.4 `min_reveal_interval_ms`); 0 when there is no wait.
+    """
+    @_builtins.property
+    def grabs(self) -> _containers.RepeatedCompositeFieldContainer[Global___JungleSpeedGrabOption]:
+        """Grabs that would win a race, the server's default target first. Empty: no race is
+        open for this seat.
+        """
+
+    def __init__(
+        self,
+        *,
+        start: _builtins.bool = ...,
+        reveal: _builtins.bool = ...,
+        reveal_not_before_ms: _builtins.int = ...,
+        grabs: _abc.Iterable[Global___JungleSpeedGrabOption] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["grabs", b"grabs", "reveal", b"reveal", "reveal_not_before_ms", b"reveal_not_before_ms", "start", b"start"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___JungleSpeedLegalActions: _TypeAlias = JungleSpeedLegalActions  # noqa: Y015

@@ -120,9 +120,8 @@ class JoinMatchResponse(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     role: _common_pb2.ViewerRole.ValueType
     seat: _builtins.int
-    """Set for players."""
     player_token: _builtins.str
-    """Bearer token for this seat's commands and view; empty for spectators."""
+    """Bearer token for this seat's commands and view."""
     version: _builtins.int
     def __init__(
         self,
@@ -296,21 +295,27 @@ class ActResponse(_message.Message):
 
     VERSION_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The match version after this command."""
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchEvent]:
-        """The events this command caused, as the caller may see them."""
+        """The events this command caused, as the caller may see them (without `state`)."""
+
+    @_builtins.property
+    def state(self) -> Global___MatchState:
+        """The caller's state of the match after this command."""
 
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
         events: _abc.Iterable[Global___MatchEvent] | None = ...,
+        state: Global___MatchState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "state", b"state", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -322,22 +327,54 @@ class WatchRequest(_message.Message):
 
     MATCH_ID_FIELD_NUMBER: _builtins.int
     AFTER_VERSION_FIELD_NUMBER: _builtins.int
+    OMIT_STATE_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     after_version: _builtins.int
     """Send events with a greater version; 0 sends everything."""
+    omit_state: _builtins.bool
+    """Leave `MatchEvent.state` unset (by default every event carries the viewer's state)."""
     def __init__(
         self,
         *,
         match_id: _builtins.str = ...,
         after_version: _builtins.int = ...,
+        omit_state: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_version", b"after_version", "match_id", b"match_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_version", b"after_version", "match_id", b"match_id", "omit_state", b"omit_state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WatchRequest: _TypeAlias = WatchRequest  # noqa: Y015
+
+@_typing.final
+class MatchState(_message.Message):
+    """The match as one viewer may see it at one version: what a client renders."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    JUNGLE_SPEED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def summary(self) -> _common_pb2.MatchSummary: ...
+    @_builtins.property
+    def jungle_speed(self) -> _jungle_speed_pb2.JungleSpeedState: ...
+    def __init__(
+        self,
+        *,
+        summary: _common_pb2.MatchSummary | None = ...,
+        jungle_speed: _jungle_speed_pb2.JungleSpeedState | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "jungle_speed", b"jungle_speed", "summary", b"summary"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "jungle_speed", b"jungle_speed", "summary", b"summary"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["jungle_speed"]  # noqa: Y015
+    _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
+
+Global___MatchState: _TypeAlias = MatchState  # noqa: Y015
 
 @_typing.final
 class MatchEvent(_message.Message):
@@ -348,6 +385,8 @@ class MatchEvent(_message.Message):
     PLAYER_JOINED_FIELD_NUMBER: _builtins.int
     MATCH_ENDED_FIELD_NUMBER: _builtins.int
     JUNGLE_SPEED_FIELD_NUMBER: _builtins.int
+    TOKEN_REISSUED_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
     DIGEST_FIELD_NUMBER: _builtins.int
     PREV_DIGEST_FIELD_NUMBER: _builtins.int
     version: _builtins.int
@@ -362,6 +401,12 @@ class MatchEvent(_message.Message):
     def match_ended(self) -> _common_pb2.MatchEnded: ...
     @_builtins.property
     def jungle_speed(self) -> _jungle_speed_pb2.JungleSpeedEvent: ...
+    @_builtins.property
+    def token_reissued(self) -> _common_pb2.TokenReissued: ...
+    @_builtins.property
+    def state(self) -> Global___MatchState:
+        """The viewer's state of the match after this event (unset with `omit_state`)."""
+
     def __init__(
         self,
         *,
@@ -370,15 +415,63 @@ class MatchEvent(_message.Message):
         player_joined: _common_pb2.PlayerJoined | None = ...,
         match_ended: _common_pb2.MatchEnded | None = ...,
         jungle_speed: _jungle_speed_pb2.JungleSpeedEvent | None = ...,
+        token_reissued: _common_pb2.TokenReissued | None = ...,
+        state: Global___MatchState | None = ...,
         digest: _builtins.bytes = ...,
         prev_digest: _builtins.bytes = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "jungle_speed", b"jungle_speed", "match_ended", b"match_ended", "player_joined", b"player_joined", "recorded_at", b"recorded_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "jungle_speed", b"jungle_speed", "match_ended", b"match_ended", "player_joined", b"player_joined", "recorded_at", b"recorded_at", "state", b"state", "token_reissued", b"token_reissued"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest", "event", b"event", "jungle_speed", b"jungle_speed", "match_ended", b"match_ended", "player_joined", b"player_joined", "prev_digest", b"prev_digest", "recorded_at", b"recorded_at", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest", "event", b"event", "jungle_speed", b"jungle_speed", "match_ended", b"match_ended", "player_joined", b"player_joined", "prev_digest", b"prev_digest", "recorded_at", b"recorded_at", "state", b"state", "token_reissued", b"token_reissued", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["player_joined", "match_ended", "jungle_speed"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["player_joined", "match_ended", "jungle_speed", "token_reissued"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
 Global___MatchEvent: _TypeAlias = MatchEvent  # noqa: Y015
+
+@_typing.final
+class ReissueTokenRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    seat: _builtins.int
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReissueTokenRequest: _TypeAlias = ReissueTokenRequest  # noqa: Y015
+
+@_typing.final
+class ReissueTokenResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_TOKEN_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    player_token: _builtins.str
+    """The seat's new bearer token."""
+    version: _builtins.int
+    """The version of the TokenReissued event."""
+    def __init__(
+        self,
+        *,
+        player_token: _builtins.str = ...,
+        version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player_token", b"player_token", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReissueTokenResponse: _TypeAlias = ReissueTokenResponse  # noqa: Y015

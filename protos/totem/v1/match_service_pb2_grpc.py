@@ -30,7 +30,8 @@ class MatchServiceStub:
 
     Authentication: a player sends the token JoinMatch returned as metadata
     `authorization: Bearer <token>`; the referee sends the token CreateMatch returned.
-    With no token a caller is a spectator.
+    With no token a caller is a spectator: spectators call GetMatch and Watch without
+    joining.
     """
 
     def __init__(self, channel):
@@ -69,6 +70,11 @@ class MatchServiceStub:
                 request_serializer=totem_dot_v1_dot_match__service__pb2.WatchRequest.SerializeToString,
                 response_deserializer=totem_dot_v1_dot_match__service__pb2.MatchEvent.FromString,
                 _registered_method=True)
+        self.ReissueToken = channel.unary_unary(
+                '/totem.v1.MatchService/ReissueToken',
+                request_serializer=totem_dot_v1_dot_match__service__pb2.ReissueTokenRequest.SerializeToString,
+                response_deserializer=totem_dot_v1_dot_match__service__pb2.ReissueTokenResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -76,7 +82,8 @@ class MatchServiceServicer:
 
     Authentication: a player sends the token JoinMatch returned as metadata
     `authorization: Bearer <token>`; the referee sends the token CreateMatch returned.
-    With no token a caller is a spectator.
+    With no token a caller is a spectator: spectators call GetMatch and Watch without
+    joining.
     """
 
     def CreateMatch(self, request, context):
@@ -118,6 +125,14 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReissueToken(self, request, context):
+        """Referee only: a fresh token for a seat whose player lost theirs. Recorded as an event;
+        the seat's previous token stops working.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -151,6 +166,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     request_deserializer=totem_dot_v1_dot_match__service__pb2.WatchRequest.FromString,
                     response_serializer=totem_dot_v1_dot_match__service__pb2.MatchEvent.SerializeToString,
             ),
+            'ReissueToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReissueToken,
+                    request_deserializer=totem_dot_v1_dot_match__service__pb2.ReissueTokenRequest.FromString,
+                    response_serializer=totem_dot_v1_dot_match__service__pb2.ReissueTokenResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'totem.v1.MatchService', rpc_method_handlers)
@@ -164,7 +184,8 @@ class MatchService:
 
     Authentication: a player sends the token JoinMatch returned as metadata
     `authorization: Bearer <token>`; the referee sends the token CreateMatch returned.
-    With no token a caller is a spectator.
+    With no token a caller is a spectator: spectators call GetMatch and Watch without
+    joining.
     """
 
     @staticmethod
@@ -319,6 +340,33 @@ class MatchService:
             '/totem.v1.MatchService/Watch',
             totem_dot_v1_dot_match__service__pb2.WatchRequest.SerializeToString,
             totem_dot_v1_dot_match__service__pb2.MatchEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReissueToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/totem.v1.MatchService/ReissueToken',
+            totem_dot_v1_dot_match__service__pb2.ReissueTokenRequest.SerializeToString,
+            totem_dot_v1_dot_match__service__pb2.ReissueTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,

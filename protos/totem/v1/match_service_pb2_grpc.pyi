@@ -31,7 +31,8 @@ class MatchServiceStub:
 
     Authentication: a player sends the token JoinMatch returned as metadata
     `authorization: Bearer <token>`; the referee sends the token CreateMatch returned.
-    With no token a caller is a spectator.
+    With no token a caller is a spectator: spectators call GetMatch and Watch without
+    joining.
     """
 
     @_typing.overload
@@ -47,6 +48,10 @@ class MatchServiceStub:
     """One command for the caller's seat. Answered once the resulting events are stored."""
     Watch: _grpc.UnaryStreamMultiCallable[_match_service_pb2.WatchRequest, _match_service_pb2.MatchEvent]
     """Every event after `after_version`, then live events, in order, redacted for the caller."""
+    ReissueToken: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ReissueTokenRequest, _match_service_pb2.ReissueTokenResponse]
+    """Referee only: a fresh token for a seat whose player lost theirs. Recorded as an event;
+    the seat's previous token stops working.
+    """
 
 @_typing.type_check_only
 class MatchServiceAsyncStub(MatchServiceStub):
@@ -54,7 +59,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
 
     Authentication: a player sends the token JoinMatch returned as metadata
     `authorization: Bearer <token>`; the referee sends the token CreateMatch returned.
-    With no token a caller is a spectator.
+    With no token a caller is a spectator: spectators call GetMatch and Watch without
+    joining.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -67,13 +73,18 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """One command for the caller's seat. Answered once the resulting events are stored."""
     Watch: _aio.UnaryStreamMultiCallable[_match_service_pb2.WatchRequest, _match_service_pb2.MatchEvent]  # type: ignore[assignment]
     """Every event after `after_version`, then live events, in order, redacted for the caller."""
+    ReissueToken: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ReissueTokenRequest, _match_service_pb2.ReissueTokenResponse]  # type: ignore[assignment]
+    """Referee only: a fresh token for a seat whose player lost theirs. Recorded as an event;
+    the seat's previous token stops working.
+    """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     """Create, join, act in and watch matches.
 
     Authentication: a player sends the token JoinMatch returned as metadata
     `authorization: Bearer <token>`; the referee sends the token CreateMatch returned.
-    With no token a caller is a spectator.
+    With no token a caller is a spectator: spectators call GetMatch and Watch without
+    joining.
     """
 
     @_abc_1.abstractmethod
@@ -120,5 +131,15 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_match_service_pb2.MatchEvent], _abc.AsyncIterator[_match_service_pb2.MatchEvent]]:
         """Every event after `after_version`, then live events, in order, redacted for the caller."""
+
+    @_abc_1.abstractmethod
+    def ReissueToken(
+        self,
+        request: _match_service_pb2.ReissueTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_match_service_pb2.ReissueTokenResponse, _abc.Awaitable[_match_service_pb2.ReissueTokenResponse]]:
+        """Referee only: a fresh token for a seat whose player lost theirs. Recorded as an event;
+        the seat's previous token stops working.
+        """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

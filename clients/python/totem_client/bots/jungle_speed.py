@@ -1,19 +1,22 @@
 """A Jungle Speed bot that plays by the rules, and a runner for a table of bots.
 
-The bot watches its match only to learn that something changed; what to do it decides
-from the server's view of the match (GetMatch), so it never has to re-implement the
-rules. It reveals when ``turn`` is its seat (JS-3.1) and grabs the totem when an open
-duel involves its seat or an inward-arrows race is open (JS-4.2, JS-6.1), each after a
-random, human-like delay. A race is grabbed for at most once. A command the server
-refuses (FAILED_PRECONDITION: the state moved on, e.g. someone was faster) is not sent
-again until the match has changed. The bot stops when the match ends.
+The bot plays from its watch stream alone: every event carries the seat's state after it,
+with the seat's legal actions (``JungleSpeedState.legal``), so it never calls GetMatch
+and never re-implements the rules. It grabs the totem when its legal actions offer a grab
+(an open duel it is in, or an inward-arrows race: JS-4.2, JS-6.1), and reveals when they
+offer a reveal (JS-3.1), each after a random, human-like delay, and not before the
+minimum reveal interval (JS-3.4). A race is grabbed for at most once. A command the
+server refuses (FAILED_PRECONDITION: the state moved on, e.g. someone was faster) is not
+sent again until the match has changed. The bot stops when the match ends.
 
-One exception to "grab only for a race": a table can go round for ever. When nobody can
-reveal, the server turns every face-up pile over onto its owner's face-down pile, in
-order (PilesRecycled), so if a whole round between two recycles opened no race, every
-later round repeats it exactly and the match never ends. A bot that sees such a round
-grabs once, on purpose, a few reveals into the next one: a wrong grab (JS-5.2), a legal
-move whose penalty reshuffles the piles. ``break_stalls=False`` turns this off.
+One exception to "grab only when a grab is offered": a table can go round for ever. When
+nobody can reveal, the server turns every face-up pile over, shuffled (PilesRecycled);
+but if no card of one seat can ever match a card of another (each seat holds shapes no
+other seat holds, and no special card is left), no shuffle opens a race and only a
+penalty moves cards between seats. A bot that sees a whole round between two recycles
+with no race grabs once, on purpose, a few reveals into the next one: a wrong grab
+(JS-5.2), a legal move whose penalty gathers the piles. ``break_stalls=False`` turns
+this off.
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ from totem_client.client import (
     Client,
     EventStream,
     MatchEvent,
+    MatchState,
     MatchSummary,
-    MatchView,
     Session,
 )
 from totem_client.errors import TotemError
@@ -113,7 +116,7 @@ class JungleSpeedBot:
         self._grabbed: set[RaceKey] = set()
         self._reveal_due: float | None = None
         self._reveal_blocked_at: int | None = None
-        self._reveal_not_before = 0.0
+        self._transient = 0
         self.break_stalls = break_stalls
         # Stall detection, from the events: a recycle was seen; a race was decided or a
         # wrong grab made since the last recycle; reveals to wait before breaking a stall.
@@ -127,30 +130,26 @@ class JungleSpeedBot:
 
     async def run(self) -> MatchSummary:
         """Play until the match ends; return its final summary."""
-        stream = self.session.watch(after_version=self.session.seen_version)
+        # From the last event seen (or the first): its state starts the bot off.
+        stream = self.session.watch(after_version=max(self.session.seen_version - 1, 0))
         follower = asyncio.create_task(self._follow(stream), name=f"bot {self.name} watch")
         follower.add_done_callback(lambda _: self._changed.set())
-        transient = 0
         try:
             while True:
+                self._changed.clear()
+                state = self.session.state
+                if state is not None and state.summary.status == common_pb2.MATCH_STATUS_ENDED:
+                    self.summary = state.summary
+                    return state.summary
                 if follower.done():
                     follower.result()  # raises what stopped the stream, if anything
-                self._changed.clear()
-                try:
-                    view = await self.session.get()
-                    if view.summary.status == common_pb2.MATCH_STATUS_ENDED:
-                        self.summary = view.summary
-                        return view.summary
-                    await self._step(view)
-                    transient = 0
-                except TotemError as error:
-                    if error.code not in RESUMABLE_CODES:
-                        raise
-                    transient += 1
-                    if transient > MAX_TRANSIENT_FAILURES:
-                        raise
-                    log.info("bot %s: %s; trying again", self.name, error)
-                    await asyncio.sleep(TRANSIENT_PAUSE)
+                    raise TotemError(
+                        grpc.StatusCode.DATA_LOSS, "the stream ended before the match did"
+                    )
+                if state is None:
+                    await self._changed.wait()
+                else:
+                    await self._step(state)
         finally:
             follower.cancel()
             with contextlib.suppress(asyncio.CancelledError, TotemError):
@@ -162,9 +161,9 @@ class JungleSpeedBot:
             self._count(event)
             self._changed.set()
 
-    async def _step(self, view: MatchView) -> None:
-        """Decide from ``view``; wait for the chosen moment unless the match changes first."""
-        action, due = self._plan(view, time.monotonic())
+    async def _step(self, state: MatchState) -> None:
+        """Decide from ``state``; wait for the chosen moment unless the match changes first."""
+        action, due = self._plan(state, time.monotonic())
         if action is None:
             await self._changed.wait()
             return
@@ -174,9 +173,9 @@ class JungleSpeedBot:
                 await asyncio.wait_for(self._changed.wait(), delay)
         if self._changed.is_set():
             return  # look again: the race may be over, the turn may have passed
-        version = view.summary.version
+        version = state.summary.version
         if action == "grab":
-            await self._grab(view)
+            await self._grab(state)
         elif action == "break stall":
             self._stall_countdown = None
             self.stats.stall_breaks += 1
@@ -185,15 +184,13 @@ class JungleSpeedBot:
         else:
             await self._reveal(version)
 
-    def _plan(self, view: MatchView, now: float) -> tuple[str | None, float]:
+    def _plan(self, state: MatchState, now: float) -> tuple[str | None, float]:
         """The next action ("grab", "break stall" or "reveal") and when to take it, or
         (None, 0)."""
-        if view.summary.status != common_pb2.MATCH_STATUS_PLAYING:
+        if state.summary.status != common_pb2.MATCH_STATUS_PLAYING:
             return None, 0.0
-        state = view.jungle_speed
-        if self.seat >= len(state.seats) or state.seats[self.seat].finished:
-            return None, 0.0
-        races = self._races(state)
+        legal = state.jungle_speed.legal
+        races = self._races(state.jungle_speed)
         self._race_due = {k: v for k, v in self._race_due.items() if k in races}
         open_races = [k for k in races if k not in self._grabbed]
         for key in open_races:
@@ -203,66 +200,62 @@ class JungleSpeedBot:
             return "grab", min(self._race_due[k] for k in open_races)
         if self._stall_countdown == 0:
             return "break stall", now
-        if not state.HasField("turn") or state.turn != self.seat:
+        if not legal.reveal:
             self._reveal_due = None
             return None, 0.0
-        if self._reveal_blocked_at == view.summary.version:
+        if self._reveal_blocked_at == state.summary.version:
             return None, 0.0
         if self._reveal_due is None:
             self._reveal_due = now + self._delay(self.reveal_delay_ms)
-        return "reveal", max(self._reveal_due, self._reveal_not_before)
+        # The minimum interval is a wall-clock time (JS-3.4); waits are monotonic.
+        not_before = now + max(0.0, legal.reveal_not_before_ms / 1000 - time.time())
+        return "reveal", max(self._reveal_due, not_before)
 
     def _races(self, state: jungle_speed_pb2.JungleSpeedState) -> list[RaceKey]:
-        """The open races this bot may grab for, each named by what is visible."""
+        """The races this bot's legal actions offer a grab for, each named by what is
+        visible (a race stays the same race while its cards stay up)."""
         tops = {s.seat: s.top.id for s in state.seats if s.HasField("top")}
         races: list[RaceKey] = []
-        for duel in state.open_duels:
-            if self.seat in duel.seats:
-                seats = tuple(sorted(duel.seats))
-                races.append(("duel", seats, tuple(tops.get(s) for s in seats)))
-        if state.arrows_race_open:
-            arrows = sorted(
-                s.top.id
-                for s in state.seats
-                if s.HasField("top") and s.top.kind == jungle_speed_pb2.CARD_KIND_INWARD_ARROWS
-            )
-            races.append(("arrows", *arrows))
-        return races
+        for option in state.legal.grabs:
+            seats = tuple(sorted({self.seat, *option.opponents}))
+            races.append((option.resolves, seats, tuple(tops.get(s) for s in seats)))
+        return races[:1]  # the server's default target: one grab takes the totem
 
     def _delay(self, bounds: tuple[float, float]) -> float:
         return self.rng.uniform(*bounds) / 1000
 
-    async def _grab(self, view: MatchView) -> None:
-        races = [k for k in self._races(view.jungle_speed) if k not in self._grabbed]
-        self._grabbed.update(races)
+    async def _grab(self, state: MatchState) -> None:
+        self._grabbed.update(self._races(state.jungle_speed))
         self.stats.grabs += 1
-        await self._send("grab", view.summary.version, self.session.grab)
+        await self._send("grab", state.summary.version, self.session.grab)
 
     async def _reveal(self, version: int) -> None:
         self._reveal_due = None
         error = await self._send("reveal", version, self.session.reveal)
-        if error is None:
-            return
-        if error.rule == "JS-3.4":
-            # Too soon after the previous reveal: wait out the minimum interval.
-            state = (await self.session.get()).jungle_speed
-            interval = state.options.min_reveal_interval_ms / 1000
-            self._reveal_not_before = time.monotonic() + interval
-        else:
+        if error is not None:
             self._reveal_blocked_at = version
 
     async def _send(
         self, command: str, version: int, send: Callable[[], Awaitable[ActResponse]]
     ) -> TotemError | None:
-        """Send a command; a refusal by the rules is noted and returned, not raised."""
+        """Send a command; a refusal by the rules is noted and returned, not raised, and
+        so is a transient failure (the server restarting), a few times in a row."""
         try:
             await send()
         except TotemError as error:
+            if error.code in RESUMABLE_CODES:
+                self._transient += 1
+                if self._transient > MAX_TRANSIENT_FAILURES:
+                    raise
+                log.info("bot %s: %s; trying again", self.name, error)
+                await asyncio.sleep(TRANSIENT_PAUSE)
+                return error
             if error.code != grpc.StatusCode.FAILED_PRECONDITION:
                 raise
             log.debug("bot %s: %s refused at version %d: %s", self.name, command, version, error)
             self.stats.refusals.append((version, command, error.rule))
             return error
+        self._transient = 0
         return None
 
     def _count(self, event: MatchEvent) -> None:
