@@ -122,6 +122,38 @@ REFUSALS: dict[str, tuple[Check, grpc.StatusCode, str]] = {
         grpc.StatusCode.INVALID_ARGUMENT,
         "",
     ),
+    "joining with no seat chosen": (
+        lambda c, m, r, t: c.JoinMatch(ms.JoinMatchRequest(match_id=m, name="typo")),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "",
+    ),
+    "seen_version beyond the match": (
+        lambda c, m, r, t: c.Act(
+            ms.ActRequest(match_id=m, seen_version=2**64 - 1, jungle_speed=reveal()),
+            metadata=bearer(t[0]),
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "",
+    ),
+    "a player reissuing a token": (
+        lambda c, m, r, t: c.ReissueToken(
+            ms.ReissueTokenRequest(match_id=m, seat=1), metadata=bearer(t[0])
+        ),
+        grpc.StatusCode.PERMISSION_DENIED,
+        "",
+    ),
+    "a spectator reissuing a token": (
+        lambda c, m, r, t: c.ReissueToken(ms.ReissueTokenRequest(match_id=m, seat=1)),
+        grpc.StatusCode.PERMISSION_DENIED,
+        "",
+    ),
+    "reissuing the token of a seat nobody took": (
+        lambda c, m, r, t: c.ReissueToken(
+            ms.ReissueTokenRequest(match_id=m, seat=7), metadata=bearer(r)
+        ),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "JS-1.5",
+    ),
 }
 
 
@@ -185,6 +217,17 @@ async def test_list_matches_page_size_is_bounded(server: RunningServer) -> None:
         token_error = await refusal(client.ListMatches(ms.ListMatchesRequest(page_token="x")))
     assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert token_error.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_watch_beyond_the_match_version_is_out_of_range(
+    server: RunningServer, match: Any
+) -> None:
+    client, match_id, _, _ = match
+    view = await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
+    call = client.Watch(ms.WatchRequest(match_id=match_id, after_version=view.summary.version + 1))
+    error = await refusal(call.read())
+    assert error.code() is grpc.StatusCode.OUT_OF_RANGE
+    assert f"after_version {view.summary.version + 1}" in (error.details() or "")
 
 
 async def test_watch_of_an_unknown_match_is_not_found(server: RunningServer) -> None:
