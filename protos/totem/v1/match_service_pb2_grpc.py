@@ -31,7 +31,13 @@ class MatchServiceStub:
     Authentication: a player sends the token JoinMatch returned as metadata
     `authorization: Bearer <token>`; the referee sends the token CreateMatch returned.
     With no token a caller is a spectator: spectators call GetMatch and Watch without
-    joining.
+    joining. A token that is not valid for the match is refused with UNAUTHENTICATED.
+
+    Errors: a refused call writes nothing. Its status message is "<rule id>: <sentence>"
+    (or just the sentence when no rule decided it); the rule id is also in the trailing
+    metadata `totem-rule`, and `grpc-status-details-bin` holds a google.rpc.Status with
+    one google.rpc.ErrorInfo (reason: the rule id, or the status code name; domain
+    "totem.v1"; metadata {"rule": the rule id}).
     """
 
     def __init__(self, channel):
@@ -83,51 +89,70 @@ class MatchServiceServicer:
     Authentication: a player sends the token JoinMatch returned as metadata
     `authorization: Bearer <token>`; the referee sends the token CreateMatch returned.
     With no token a caller is a spectator: spectators call GetMatch and Watch without
-    joining.
+    joining. A token that is not valid for the match is refused with UNAUTHENTICATED.
+
+    Errors: a refused call writes nothing. Its status message is "<rule id>: <sentence>"
+    (or just the sentence when no rule decided it); the rule id is also in the trailing
+    metadata `totem-rule`, and `grpc-status-details-bin` holds a google.rpc.Status with
+    one google.rpc.ErrorInfo (reason: the rule id, or the status code name; domain
+    "totem.v1"; metadata {"rule": the rule id}).
     """
 
     def CreateMatch(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """A new match, waiting for players. No token needed. The caller gets the referee
+        token. INVALID_ARGUMENT for an unset or unknown game, options out of range, a bad
+        prearranged deal or too much entropy, with the rule id.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def JoinMatch(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Take a seat and get its player token. No token needed. Receive-stamped (JS-5.1). The
+        match starts by itself when its last seat is taken. FAILED_PRECONDITION (JS-1.5)
+        once the match has started or for a seat that is not the next free one.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetMatch(self, request, context):
-        """The match as the caller may see it.
+        """The match as the caller may see it: summary and state, in the caller's view.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListMatches(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Summaries of matches, in creation order, a page at a time. Public: no token needed.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Act(self, request, context):
-        """One command for the caller's seat. Answered once the resulting events are stored.
+        """One command for the caller's seat (player token required). Receive-stamped (JS-5.1);
+        the commands of a match run one at a time in receive order. Answered once the
+        resulting events are stored.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Watch(self, request, context):
-        """Every event after `after_version`, then live events, in order, redacted for the caller.
+        """Every event after `after_version`, then live events, in order, each exactly once,
+        redacted for the caller. Ends after MatchEnded. Returns MatchEvent itself rather than
+        a WatchResponse wrapper: the same message is in ActResponse.events and is the unit of
+        the match's history (a deliberate exception to buf's RPC_RESPONSE_STANDARD_NAME).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ReissueToken(self, request, context):
-        """Referee only: a fresh token for a seat whose player lost theirs. Recorded as an event;
-        the seat's previous token stops working.
+        """Referee only: a fresh token for a seat whose player lost theirs. Recorded as a
+        TokenReissued event; the seat's previous token stops working. PERMISSION_DENIED for
+        any caller but the referee.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -185,7 +210,13 @@ class MatchService:
     Authentication: a player sends the token JoinMatch returned as metadata
     `authorization: Bearer <token>`; the referee sends the token CreateMatch returned.
     With no token a caller is a spectator: spectators call GetMatch and Watch without
-    joining.
+    joining. A token that is not valid for the match is refused with UNAUTHENTICATED.
+
+    Errors: a refused call writes nothing. Its status message is "<rule id>: <sentence>"
+    (or just the sentence when no rule decided it); the rule id is also in the trailing
+    metadata `totem-rule`, and `grpc-status-details-bin` holds a google.rpc.Status with
+    one google.rpc.ErrorInfo (reason: the rule id, or the status code name; domain
+    "totem.v1"; metadata {"rule": the rule id}).
     """
 
     @staticmethod
