@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import grpc
+from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import _async as reflection_aio
 from grpc_reflection.v1alpha import reflection, reflection_pb2
@@ -26,6 +28,7 @@ log = logging.getLogger(__name__)
 SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
 GRACE_SECONDS = 5.0
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+REFLECTION_V1_FILE = "grpc/reflection/v1/reflection.proto"
 
 
 @dataclass
@@ -76,11 +79,34 @@ def add_match_service(servicer: MatchService, server: grpc.aio.Server) -> None:
     server.add_registered_method_handlers(SERVICE_NAME, handlers)
 
 
+def _register_reflection_v1() -> None:
+    """Put ``grpc/reflection/v1/reflection.proto`` in the descriptor pool, so that
+    reflection can describe its own v1 service: v1alpha's file under v1's package."""
+    pool = descriptor_pool.Default()
+    with contextlib.suppress(KeyError):
+        pool.FindFileByName(REFLECTION_V1_FILE)
+        return
+    file = descriptor_pb2.FileDescriptorProto()
+    reflection_pb2.DESCRIPTOR.CopyToProto(file)
+    old, new = f".{file.package}.", ".grpc.reflection.v1."
+    file.name, file.package = REFLECTION_V1_FILE, "grpc.reflection.v1"
+    file.options.Clear()
+    for message in file.message_type:
+        for field in message.field:
+            if field.HasField("type_name"):
+                field.type_name = field.type_name.replace(old, new)
+    for method in file.service[0].method:
+        method.input_type = method.input_type.replace(old, new)
+        method.output_type = method.output_type.replace(old, new)
+    pool.Add(file)
+
+
 def add_reflection(service_names: tuple[str, ...], server: grpc.aio.Server) -> None:
     """Server reflection, as ``grpc.reflection.v1`` and ``grpc.reflection.v1alpha``.
 
     grpcio-reflection serves only v1alpha; v1 has the same messages under another
     package name (identical on the wire), so the same servicer answers both."""
+    _register_reflection_v1()
     servicer = reflection_aio.ReflectionServicer(
         (*service_names, REFLECTION_V1, reflection.SERVICE_NAME)
     )

@@ -34,6 +34,9 @@ async def test_reflection_lists_the_match_service(server: RunningServer, version
         requests = [
             reflection_pb2.ServerReflectionRequest(list_services=""),
             reflection_pb2.ServerReflectionRequest(file_containing_symbol="totem.v1.MatchService"),
+            reflection_pb2.ServerReflectionRequest(
+                file_containing_symbol=f"grpc.reflection.{version}.ServerReflection"
+            ),
         ]
         responses = [response async for response in info(iter(requests))]
     names = [s.name for s in responses[0].list_services_response.service]
@@ -43,3 +46,8 @@ async def test_reflection_lists_the_match_service(server: RunningServer, version
     files = responses[1].file_descriptor_response.file_descriptor_proto
     described = [descriptor_pb2.FileDescriptorProto.FromString(f).name for f in files]
     assert "totem/v1/match_service.proto" in described
+    # Every service listed can be described, reflection itself too (buf curl needs it).
+    (own,) = responses[2].file_descriptor_response.file_descriptor_proto
+    assert (
+        descriptor_pb2.FileDescriptorProto.FromString(own).package == f"grpc.reflection.{version}"
+    )
