@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from tests.client.support import BOUND, kind
-from totem.v1 import common_pb2
+from totem.v1 import common_pb2, jungle_speed_pb2
 from totem_client import Client, MatchEvent
 from totem_client.bots import JungleSpeedBot, TableResult, play_table
 
@@ -125,3 +125,55 @@ async def test_bots_break_a_round_that_would_repeat_for_ever(client: Client) -> 
     first_break = kinds.index("wrong_grab")
     assert kinds[:first_break].count("piles_recycled") >= 2
     assert "duel_won" not in kinds[:first_break]
+
+
+def _seen_by_a_player(
+    state: jungle_speed_pb2.JungleSpeedState,
+) -> jungle_speed_pb2.JungleSpeedState:
+    """The referee's state without what only the referee sees, or a player's without
+    what only that player is told (its legal actions)."""
+    copy = jungle_speed_pb2.JungleSpeedState()
+    copy.CopyFrom(state)
+    copy.ClearField("legal")
+    copy.options.ClearField("prearranged_deal")
+    for seat in copy.seats:
+        seat.ClearField("face_down")
+    return copy
+
+
+@pytest.mark.parametrize(("players", "variant"), [(3, "ES"), (3, "RU")])
+async def test_bots_play_from_the_stream_alone_to_the_referees_final_state(
+    client: Client, players: int, variant: str
+) -> None:
+    created = await client.create_match(
+        variant=variant, max_players=players, turn_timeout_ms=TURN_TIMEOUT_MS
+    )
+    sessions = [await client.join(created.match_id, f"bot-{i}") for i in range(players)]
+
+    def no_get_match(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a bot called GetMatch")
+
+    get_match, client._stub.GetMatch = client._stub.GetMatch, no_get_match
+    try:
+        bots = [JungleSpeedBot(s, reaction_ms=(1, 5), reveal_delay_ms=(1, 5)) for s in sessions]
+        summaries = await asyncio.wait_for(
+            asyncio.gather(*(bot.run() for bot in bots)), MATCH_BOUND
+        )
+    finally:
+        client._stub.GetMatch = get_match
+    referee = await client.referee(created).get()
+    assert referee.summary.status == common_pb2.MATCH_STATUS_ENDED
+    for session, summary in zip(sessions, summaries, strict=True):
+        assert session.state is not None
+        assert summary == referee.summary == session.state.summary
+        assert _seen_by_a_player(session.state.jungle_speed) == _seen_by_a_player(
+            referee.jungle_speed
+        )
+    # A grab offered by the state at the version a bot had seen is never wrong there; it
+    # can only arrive wrong if the match moved on in between (someone else won the race,
+    # then the loser revealed before the grab arrived: JS-5.3 makes it wrong, not late).
+    events = [e async for e in client.watch(created.match_id, with_state=False)]
+    stall_breaks = sum(b.stats.stall_breaks for b in bots)
+    wrong = [e for e in events if kind(e) == "wrong_grab"]
+    stale = [e for e in wrong if e.jungle_speed.wrong_grab.stamp.seen_version < e.version - 1]
+    assert len(wrong) - len(stale) <= stall_breaks
