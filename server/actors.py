@@ -52,8 +52,6 @@ class MatchActor:
         self.actors = actors
         self.match_id = match_id
         self.match: MatchAggregate | None = None
-        #: The match as of the last event published to watchers (see :meth:`_take`).
-        self.published: MatchAggregate | None = None
         self.queue: asyncio.Queue[tuple[Work[Any], asyncio.Future[Outcome[Any]]]] = asyncio.Queue(
             MAX_QUEUED
         )
@@ -82,6 +80,8 @@ class MatchActor:
             else:
                 if not future.done():
                     future.set_result(outcome)
+                # Answered first; the watchers' share of the work is the publisher's.
+                self.actors.publisher.send(self.match_id, outcome.events)
             if self._retired():
                 return
 
@@ -105,11 +105,9 @@ class MatchActor:
         return self.match
 
     def _take(self, match: MatchAggregate) -> None:
-        """Work on ``match`` from now on. ``published`` follows it one saved event at a
-        time, so that each event is published with the state just after it (a command's
-        work moves the match past all of its events at once)."""
+        """Work on ``match`` from now on; the publisher follows it from here."""
         self.match = match
-        self.published = copy.deepcopy(match)
+        self.actors.publisher.follow(match)
 
     async def _execute(self, work: Work[T]) -> Outcome[T]:
         app = self.actors.app
@@ -136,17 +134,9 @@ class MatchActor:
                 self.match = None
                 raise
             events = [r.domain_event for r in recordings]
-            self._publish(events)
             self._schedule_timer(match)
             return Outcome(value, events, match)
         raise AssertionError("unreachable")
-
-    def _publish(self, events: list[Any]) -> None:
-        published = self.published
-        assert published is not None
-        for evt in events:
-            evt.mutate(published)
-            self.actors.hub.publish(published, evt)
 
     # ---- the match timer -------------------------------------------------------
 
@@ -193,6 +183,60 @@ class MatchActor:
             await self.task
 
 
+class Publisher:
+    """Sends saved events to the hub, off the path that stamps, decides and answers.
+
+    Each event goes out with the state of the match just after it, so the publisher
+    keeps its own copy of every followed match and applies the saved events to it one
+    at a time (a command's work moves the actor's match past all of its events at once).
+    Before each event it lets the event loop run once, so that requests which have
+    arrived meanwhile are stamped before any watcher's encoding (receive order follows
+    arrival order, not the server's own fan-out). One queue, in order: a match's copy is
+    replaced, advanced and dropped in the order its actor asked.
+    """
+
+    def __init__(self, hub: EventHub) -> None:
+        self.hub = hub
+        self._queue: asyncio.Queue[tuple[UUID, MatchAggregate | None, list[Any]]] = asyncio.Queue()
+        self._matches: dict[UUID, MatchAggregate] = {}
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="publisher")
+
+    def follow(self, match: MatchAggregate) -> None:
+        """Publish the events saved after ``match``'s version from now on."""
+        self._queue.put_nowait((match.id, copy.deepcopy(match), []))
+
+    def send(self, match_id: UUID, events: list[Any]) -> None:
+        """Publish these saved events of a followed match, in order."""
+        if events:
+            self._queue.put_nowait((match_id, None, events))
+
+    def forget(self, match_id: UUID) -> None:
+        self._queue.put_nowait((match_id, None, []))
+
+    async def _run(self) -> None:
+        while True:
+            match_id, fresh, events = await self._queue.get()
+            if fresh is not None:
+                self._matches[match_id] = fresh
+            elif not events:
+                self._matches.pop(match_id, None)
+            for evt in events:
+                await asyncio.sleep(0)
+                match = self._matches.get(match_id)
+                if match is None or evt.originator_version != match.version + 1:
+                    log.warning(
+                        "match %s: event %d not published", match_id, evt.originator_version
+                    )
+                    continue
+                evt.mutate(match)
+                self.hub.publish(match, evt)
+
+    async def close(self) -> None:
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+
 class Actors:
     """The live match actors of this server process."""
 
@@ -200,6 +244,7 @@ class Actors:
         self.app = app
         self.hub = hub
         self.stamper = stamper
+        self.publisher = Publisher(hub)
         self.closing = False
         self._actors: dict[UUID, MatchActor] = {}
 
@@ -212,6 +257,7 @@ class Actors:
     def forget(self, actor: MatchActor) -> None:
         if self._actors.get(actor.match_id) is actor:
             del self._actors[actor.match_id]
+            self.publisher.forget(actor.match_id)
 
     def submit(self, match_id: UUID, work: Work[T]) -> asyncio.Future[Outcome[T]]:
         """Queue work for a match, in receive order (call before any await)."""
@@ -243,3 +289,4 @@ class Actors:
         actors, self._actors = list(self._actors.values()), {}
         for actor in actors:
             await actor.stop()
+        await self.publisher.close()

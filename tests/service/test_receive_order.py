@@ -1,0 +1,105 @@
+"""Receive order follows arrival order: nothing slow runs between a request's arrival and
+its stamp (JS-4.2, JS-5.1).
+
+Structural, not timed: the handlers that decide races take their stamp before any await
+and queue their work before awaiting anything; a command's watchers are served after its
+caller is answered and after requests that became ready meanwhile were stamped.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import inspect
+import textwrap
+from typing import Any
+from uuid import UUID
+
+from domain.jungle_speed import JungleSpeed
+from server.actors import Actors
+from server.serve import RunningServer
+from server.service import MatchService
+from tests.service.helpers import create_and_join, stub
+from totem.v1 import match_service_pb2 as ms
+
+BOUND = 30.0
+
+
+def _body(function: Any) -> list[ast.stmt]:
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    node = tree.body[0]
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    body = node.body
+    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    return body
+
+
+def _calls(node: ast.AST, name: str) -> bool:
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
+        for n in ast.walk(node)
+    )
+
+
+def _awaits(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Await) for n in ast.walk(node))
+
+
+def test_race_handlers_stamp_first_and_queue_before_awaiting() -> None:
+    for handler in (MatchService.Act, MatchService.JoinMatch):
+        body = _body(handler)
+        first = body[0]
+        assert isinstance(first, ast.Assign) and _calls(first, "stamp"), handler.__name__
+        # Nothing is awaited until the work is handed to the match's actor.
+        for statement in body:
+            if _calls(statement, "run"):
+                break
+            assert not _awaits(statement), (handler.__name__, ast.unparse(statement))
+        else:
+            raise AssertionError(f"{handler.__name__} never hands its work to the actor")
+    # ... and the actor queues it before its own first await.
+    run = _body(Actors.run)
+    assert _calls(run[0], "submit") and not _awaits(run[0])
+
+
+async def test_watchers_are_served_after_the_caller_and_after_new_arrivals(
+    server: RunningServer,
+) -> None:
+    order: list[str] = []
+    stamper, encode = server.actors.stamper, server.actors.hub.encode
+
+    def encoding(match: Any, evt: Any, key: Any) -> bytes:
+        order.append(f"encode {evt.originator_version}")
+        return encode(match, evt, key)
+
+    server.actors.hub.encode = encoding
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, _, _ = await create_and_join(client, 2, turn_timeout_ms=0)
+        version = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
+        watch = client.Watch(ms.WatchRequest(match_id=match_id, after_version=version))
+        for _ in range(200):
+            if server.actors.hub.watchers(UUID(match_id)):
+                break
+            await asyncio.sleep(0.01)
+        loop = asyncio.get_running_loop()
+
+        async def arrival() -> None:
+            # What a request handler does first when its request arrives.
+            stamper.stamp()
+            order.append("stamp of the next request")
+
+        def reveal(match: JungleSpeed) -> None:
+            match.reveal(0, stamper.stamp())
+
+        answered = server.actors.submit(UUID(match_id), reveal)
+        # The next request becomes ready the moment the first one is answered.
+        answered.add_done_callback(
+            lambda _: order.append("answered") or loop.create_task(arrival())
+        )
+        await asyncio.wait_for(answered, BOUND)
+        event = await asyncio.wait_for(watch.read(), BOUND)
+        watch.cancel()
+    assert event.version == version + 1
+    assert order == ["answered", "stamp of the next request", f"encode {version + 1}"]
