@@ -380,6 +380,9 @@ export class EventStream {
         { match_id: this.matchId, after_version: this.lastVersion, omit_state: this.omitState },
         bearer(this.token),
       );
+      // Errors reach the loop below; this keeps one that comes after it stopped listening
+      // (a cancelled call reports CANCELLED) from being an unhandled 'error' event.
+      call.on('error', () => {});
       this.call = call;
       /** @type {TotemError} */
       let failure;

@@ -20,7 +20,7 @@ function seen(state) {
   return {
     ...rest,
     options: { ...rest.options, prearranged_deal: [] },
-    seats: rest.seats.map((/** @type {Record<string, any>} */ seat) => ({ ...seat, face_down: [] })),
+    seats: rest.seats.map((/** @type {any} */ seat) => ({ ...seat, face_down: [] })),
   };
 }
 

@@ -148,5 +148,6 @@ export function bounded(promise, ms = BOUND_MS) {
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
   });
-  return /** @type {Promise<T>} */ (Promise.race([promise, timeout]).finally(() => clearTimeout(timer)));
+  const raced = Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return /** @type {Promise<T>} */ (raced);
 }
