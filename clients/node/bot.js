@@ -1,0 +1,435 @@
+// A Jungle Speed bot that plays from its watch stream alone, and a table of bots.
+//
+// Every watched event carries the seat's state after it, with the seat's legal actions
+// (`state.jungle_speed.legal`), so the bot never calls GetMatch and never re-implements
+// the rules. It grabs the totem when its legal actions offer a grab (an open duel it is
+// in, or an inward-arrows race: JS-4.2, JS-6.1), at most once per race, and reveals when
+// they offer a reveal (JS-3.1), each after a random, human-like delay and not before
+// `reveal_not_before_ms` (JS-3.4). A command the rules refuse (FAILED_PRECONDITION: the
+// state moved on, someone was faster) is not sent again until the match has changed.
+//
+// One exception to "grab only when a grab is offered": a table can go round for ever.
+// When nobody can reveal, the server turns every face-up pile over, shuffled
+// (PilesRecycled); if no card of one seat can ever match a card of another, no shuffle
+// opens a race. A bot that sees a whole round between two recycles with no race grabs
+// once, on purpose, a few reveals into the next one: a wrong grab (JS-5.2), a legal move
+// whose penalty gathers the piles. `breakStalls: false` turns this off.
+//
+// Run a table from the command line: node bot.js --players 4 --address 127.0.0.1:50051
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { RESUMABLE_CODES, connect } from './lib/client.js';
+import { TotemError } from './lib/errors.js';
+
+/** Default delay before grabbing, after seeing a race open: [low, high] milliseconds. */
+export const DEFAULT_REACTION_MS = Object.freeze([20, 60]);
+/** Default delay before revealing, after seeing the reveal offered. */
+export const DEFAULT_REVEAL_DELAY_MS = Object.freeze([10, 40]);
+/** Transient failures of commands in a row (server unavailable) before a bot gives up. */
+export const MAX_TRANSIENT_FAILURES = 10;
+const TRANSIENT_PAUSE_MS = 200;
+/** How many reveals into a round that would repeat for ever a bot grabs: [low, high]. */
+const STALL_BREAK_AFTER_REVEALS = [3, 12];
+
+/**
+ * @typedef {import('./lib/client.js').Session} Session
+ * @typedef {import('./lib/client.js').Client} Client
+ * @typedef {import('./lib/client.js').MatchState} MatchState
+ * @typedef {import('./lib/client.js').MatchEvent} MatchEvent
+ *
+ * @typedef {object} BotOptions
+ * @property {readonly number[]} [reactionMs] [low, high] of the grab delay
+ * @property {readonly number[]} [revealDelayMs] [low, high] of the reveal delay
+ * @property {() => number} [random] uniform in [0, 1) (default Math.random; see seeded())
+ * @property {boolean} [breakStalls] default true
+ */
+
+/**
+ * A reproducible source of uniform numbers in [0, 1) (mulberry32).
+ * @param {number} seed
+ * @returns {() => number}
+ */
+export function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What one bot did and what happened to it, counted from the match's events. */
+export class BotStats {
+  reveals = 0; // on its turn
+  timedOut = 0; // reveals the server made for this seat (JS-3.4)
+  grabs = 0;
+  duelsWon = 0;
+  duelsLost = 0;
+  arrowsWon = 0;
+  wrongGrabs = 0;
+  lateGrabs = 0;
+  stallBreaks = 0;
+  /** @type {{version: number, command: string, rule: string}[]} commands refused */
+  refusals = [];
+}
+
+/** Plays one seat of a Jungle Speed match through a player Session. */
+export class JungleSpeedBot {
+  /**
+   * @param {Session} session a player's session (with a seat and token)
+   * @param {BotOptions} [options]
+   */
+  constructor(session, options = {}) {
+    if (session.seat === null) throw new TypeError('a bot needs a player session with a seat');
+    this.reactionMs = options.reactionMs ?? DEFAULT_REACTION_MS;
+    this.revealDelayMs = options.revealDelayMs ?? DEFAULT_REVEAL_DELAY_MS;
+    for (const [low, high] of [this.reactionMs, this.revealDelayMs]) {
+      if (!(low >= 0 && low <= high)) throw new RangeError('delays must satisfy 0 <= low <= high');
+    }
+    this.session = session;
+    this.seat = session.seat;
+    this.random = options.random ?? Math.random;
+    this.breakStalls = options.breakStalls ?? true;
+    this.stats = new BotStats();
+    /** The state carried by the last event of the stream. @type {MatchState | null} */
+    this.state = null;
+    /** @type {import('./lib/client.js').EventStream | null} */
+    this.stream = null;
+    /** @type {unknown} */
+    this.failure = null;
+    // Races seen, by key: when the bot will grab for them (performance.now() ms).
+    /** @type {Map<string, number>} */
+    this.raceDue = new Map();
+    /** @type {Set<string>} */
+    this.grabbed = new Set();
+    /** @type {number | null} */
+    this.revealDue = null;
+    /** @type {number | null} */
+    this.revealBlockedAt = null;
+    this.transient = 0;
+    /** @type {NodeJS.Timeout | null} */
+    this.timer = null;
+    /** A command on its way: nothing else is planned meanwhile. @type {Promise<void> | null} */
+    this.sending = null;
+    this.stopped = false;
+    // Stall detection (see the top of this file).
+    this.recycled = false;
+    this.grabSinceRecycle = false;
+    /** @type {number | null} */
+    this.stallCountdown = null;
+  }
+
+  get name() {
+    return this.session.name;
+  }
+
+  /**
+   * Play until the match ends.
+   * @returns {Promise<MatchState>} the state carried by the stream's last event
+   */
+  async run() {
+    // From the last event seen (or the first): its state starts the bot off.
+    const stream = this.session.watch({ afterVersion: Math.max(this.session.seenVersion - 1, 0) });
+    this.stream = stream;
+    try {
+      for await (const event of stream) {
+        this.count(event);
+        if (event.state) this.state = event.state;
+        if (this.ended()) break;
+        this.plan();
+      }
+      if (this.failure !== null) throw this.failure;
+      if (!this.ended()) {
+        throw new TotemError('DATA_LOSS', 'the stream ended before the match did');
+      }
+      return /** @type {MatchState} */ (this.state);
+    } finally {
+      this.stopped = true;
+      this.cancelTimer();
+      stream.close();
+      await this.sending;
+    }
+  }
+
+  ended() {
+    return this.state?.summary.status === 'MATCH_STATUS_ENDED';
+  }
+
+  cancelTimer() {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Decide from the newest state; schedule the chosen action, replacing any other. */
+  plan() {
+    this.cancelTimer();
+    if (this.stopped || this.sending !== null || this.failure !== null) return;
+    const state = this.session.state;
+    if (state?.summary.status !== 'MATCH_STATUS_PLAYING' || !state.jungle_speed?.legal) return;
+    const now = performance.now();
+    const { action, due } = this.choose(state, now);
+    if (action === null) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.sending = this.take(action, state).finally(() => {
+        this.sending = null;
+        this.plan(); // with whatever arrived meanwhile
+      });
+    }, Math.max(0, due - now));
+  }
+
+  /**
+   * The next action and when (performance.now() ms) to take it.
+   * @param {MatchState} state
+   * @param {number} now
+   * @returns {{action: 'grab' | 'break stall' | 'reveal' | null, due: number}}
+   */
+  choose(state, now) {
+    const legal = state.jungle_speed.legal;
+    const races = this.races(state.jungle_speed);
+    for (const key of this.raceDue.keys()) if (!races.includes(key)) this.raceDue.delete(key);
+    const open = races.filter((key) => !this.grabbed.has(key));
+    for (const key of open) {
+      if (!this.raceDue.has(key)) this.raceDue.set(key, now + this.delay(this.reactionMs));
+    }
+    if (open.length > 0) {
+      return { action: 'grab', due: Math.min(...open.map((key) => this.raceDue.get(key) ?? now)) };
+    }
+    if (this.stallCountdown === 0) return { action: 'break stall', due: now };
+    if (!legal.reveal) {
+      this.revealDue = null;
+      return { action: null, due: 0 };
+    }
+    if (this.revealBlockedAt === state.summary.version) return { action: null, due: 0 };
+    this.revealDue ??= now + this.delay(this.revealDelayMs);
+    // The minimum interval is a wall-clock time (JS-3.4); timers are monotonic.
+    const notBefore = now + Math.max(0, legal.reveal_not_before_ms - Date.now());
+    return { action: 'reveal', due: Math.max(this.revealDue, notBefore) };
+  }
+
+  /**
+   * The races the legal actions offer a grab for, each named by what is visible (a race
+   * stays the same race while its cards stay up). Only the server's default: one grab
+   * takes the totem.
+   * @param {Record<string, any>} jungleSpeed
+   * @returns {string[]}
+   */
+  races(jungleSpeed) {
+    /** @type {Map<number, number>} */
+    const tops = new Map();
+    for (const seat of jungleSpeed.seats) if (seat.top) tops.set(seat.seat, seat.top.id);
+    return jungleSpeed.legal.grabs.slice(0, 1).map((/** @type {any} */ option) => {
+      const seats = [...new Set([this.seat, ...option.opponents])].sort((x, y) => x - y);
+      return JSON.stringify([option.resolves, seats, seats.map((s) => tops.get(s) ?? null)]);
+    });
+  }
+
+  /** @param {readonly number[]} bounds */
+  delay([low, high]) {
+    return low + (high - low) * this.random();
+  }
+
+  /**
+   * @param {'grab' | 'break stall' | 'reveal'} action
+   * @param {MatchState} state the state it was decided from
+   */
+  async take(action, state) {
+    const version = state.summary.version;
+    if (action === 'reveal') {
+      this.revealDue = null;
+      const error = await this.send('reveal', version, () => this.session.reveal());
+      if (error !== null) this.revealBlockedAt = version;
+      return;
+    }
+    if (action === 'break stall') {
+      this.stallCountdown = null;
+      this.stats.stallBreaks += 1;
+    } else {
+      for (const key of this.races(state.jungle_speed)) this.grabbed.add(key);
+    }
+    this.stats.grabs += 1;
+    await this.send('grab', version, () => this.session.grab());
+  }
+
+  /**
+   * Send a command. A refusal by the rules is noted and returned, and so is a transient
+   * failure (the server restarting), a few times in a row; anything else stops the bot.
+   * @param {string} command
+   * @param {number} version
+   * @param {() => Promise<unknown>} send
+   * @returns {Promise<TotemError | null>}
+   */
+  async send(command, version, send) {
+    try {
+      await send();
+      this.transient = 0;
+      return null;
+    } catch (error) {
+      if (error instanceof TotemError && RESUMABLE_CODES.has(error.code)) {
+        this.transient += 1;
+        if (this.transient <= MAX_TRANSIENT_FAILURES) {
+          await new Promise((resolve) => setTimeout(resolve, TRANSIENT_PAUSE_MS));
+          return error;
+        }
+      } else if (error instanceof TotemError && error.code === 'FAILED_PRECONDITION') {
+        this.stats.refusals.push({ version, command, rule: error.rule });
+        return error;
+      }
+      this.failure = error; // run() throws it
+      this.stream?.close();
+      return error instanceof TotemError ? error : null;
+    }
+  }
+
+  /** @param {MatchEvent} event */
+  count(event) {
+    if (event.event !== 'jungle_speed') return;
+    const body = event.jungle_speed;
+    const kind = body.event;
+    const me = this.seat;
+    if (kind === 'revealed' && body.revealed.seat === me) {
+      if (body.revealed.cause === 'REVEAL_CAUSE_TIMEOUT') this.stats.timedOut += 1;
+      else this.stats.reveals += 1;
+    } else if (kind === 'duel_won') {
+      if (body.duel_won.winner === me) this.stats.duelsWon += 1;
+      else if (body.duel_won.losers.includes(me)) this.stats.duelsLost += 1;
+    } else if (kind === 'arrows_won' && body.arrows_won.winner === me) {
+      this.stats.arrowsWon += 1;
+    } else if (kind === 'wrong_grab' && body.wrong_grab.seat === me) {
+      this.stats.wrongGrabs += 1;
+    } else if (kind === 'late_grab' && body.late_grab.seat === me) {
+      this.stats.lateGrabs += 1;
+    }
+    this.watchForStalls(kind);
+  }
+
+  /**
+   * Notice a round with no race between two recycles (see the top of this file).
+   * @param {string} kind
+   */
+  watchForStalls(kind) {
+    if (kind === 'duel_won' || kind === 'arrows_won' || kind === 'wrong_grab') {
+      this.grabSinceRecycle = true;
+      this.stallCountdown = null;
+    } else if (kind === 'piles_recycled') {
+      if (this.recycled && !this.grabSinceRecycle && this.breakStalls) {
+        const [low, high] = STALL_BREAK_AFTER_REVEALS;
+        this.stallCountdown = low + Math.floor(this.random() * (high - low + 1));
+      }
+      this.recycled = true;
+      this.grabSinceRecycle = false;
+    } else if ((kind === 'revealed' || kind === 'outward_reveal') && this.stallCountdown) {
+      this.stallCountdown -= 1;
+    }
+  }
+}
+
+/**
+ * @typedef {object} TableResult
+ * @property {string} matchId
+ * @property {import('./lib/client.js').CreatedMatch} created
+ * @property {JungleSpeedBot[]} bots
+ * @property {MatchState[]} states each bot's final state, from its own stream
+ * @property {Record<string, any>} summary the final summary (the bots' latest)
+ * @property {Standing[]} standings
+ *
+ * @typedef {object} Standing one line of a result (ties share a place)
+ * @property {number} place 1 is first
+ * @property {number} seat
+ * @property {string} name
+ */
+
+/**
+ * Create a match for `players` seats, seat one bot in each (each adds fresh entropy to
+ * the seed), and play it to the end. The match starts by itself when the last bot joins.
+ * `seed` makes the bots' delays reproducible (not the deal).
+ * @param {Client} client
+ * @param {number} players 2 to 10
+ * @param {BotOptions & {variant?: 'ES' | 'RU', turnTimeoutMs?: number, seed?: number,
+ *   names?: string[], onSeated?: (matchId: string) => void}} [options]
+ * @returns {Promise<TableResult>}
+ */
+export async function playTable(client, players, options = {}) {
+  if (!(players >= 2 && players <= 10)) throw new RangeError('Jungle Speed is for 2 to 10 players');
+  const names = options.names ?? Array.from({ length: players }, (_, i) => `bot-${i + 1}`);
+  if (names.length !== players) throw new RangeError('give one name per player');
+  const created = await client.createMatch({
+    variant: options.variant ?? 'ES',
+    maxPlayers: players,
+    turnTimeoutMs: options.turnTimeoutMs,
+  });
+  const bots = [];
+  for (const [i, name] of names.entries()) {
+    const session = await client.join(created.match_id, { name, entropy: randomBytes(16) });
+    const random = options.seed === undefined ? options.random : seeded(options.seed + i);
+    bots.push(new JungleSpeedBot(session, { ...options, random }));
+  }
+  options.onSeated?.(created.match_id);
+  const states = await Promise.all(bots.map((bot) => bot.run()));
+  const summary = states.reduce((a, b) => (b.summary.version > a.summary.version ? b : a)).summary;
+  const seatNames = new Map(summary.players.map((/** @type {any} */ p) => [p.seat, p.name]));
+  /** @type {Standing[]} */
+  const standings = summary.result.map((/** @type {any} */ r) => ({
+    place: r.place,
+    seat: r.seat,
+    name: seatNames.get(r.seat) ?? '?',
+  }));
+  standings.sort((a, b) => a.place - b.place || a.seat - b.seat);
+  return { matchId: created.match_id, created, bots, states, summary, standings };
+}
+
+/** @param {string | undefined} text */
+const optionalNumber = (text) => (text === undefined ? undefined : Number(text));
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      address: { type: 'string', default: process.env.TOTEM_ADDRESS ?? '127.0.0.1:50051' },
+      players: { type: 'string', default: '4' },
+      variant: { type: 'string', default: 'ES' },
+      'turn-timeout-ms': { type: 'string' },
+      seed: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(
+      'usage: node bot.js [--address HOST:PORT] [--players N] [--variant ES|RU] ' +
+        '[--turn-timeout-ms MS] [--seed N]',
+    );
+    return;
+  }
+  const client = connect(values.address);
+  try {
+    await client.waitReady(5000);
+    const variant = /** @type {'ES' | 'RU'} */ (values.variant.toUpperCase());
+    const result = await playTable(client, Number(values.players), {
+      variant,
+      turnTimeoutMs: optionalNumber(values['turn-timeout-ms']),
+      seed: optionalNumber(values.seed),
+      onSeated: (id) => console.error(`match id: ${id}`),
+    });
+    const reason = result.summary.end_reason.replace('END_REASON_', '').toLowerCase();
+    console.log(
+      `Jungle Speed ${variant}, ${values.players} bots: match ended (${reason}) after ` +
+        `${result.summary.version} events`,
+    );
+    for (const { place, name, seat } of result.standings) {
+      console.log(`  ${String(place).padStart(2)}. ${name} (seat ${seat})`);
+    }
+  } finally {
+    client.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error) => {
+    console.error(String(error));
+    process.exitCode = 1;
+  });
+}
