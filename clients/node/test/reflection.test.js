@@ -40,6 +40,13 @@ test('buf curl lists the services and creates a match through reflection v1', as
   const services = (await bufCurl(base, '--list-services')).trim().split('\n');
   assert.ok(services.includes('totem.v1.MatchService'), services.join(', '));
   assert.ok(services.includes('grpc.health.v1.Health'), services.join(', '));
+  // Every service listed can be described through v1, reflection's own included.
+  const methods = (await bufCurl(base, '--list-methods')).trim().split('\n');
+  assert.ok(methods.includes('totem.v1.MatchService/Watch'), methods.join(', '));
+  assert.ok(
+    methods.includes('grpc.reflection.v1.ServerReflection/ServerReflectionInfo'),
+    methods.join(', '),
+  );
 
   const request = { game: 'GAME_JUNGLE_SPEED', jungleSpeed: { maxPlayers: 2 } };
   const created = JSON.parse(
