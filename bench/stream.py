@@ -20,7 +20,11 @@ Three measurements, each for every number of watchers, with state (the default) 
   (decoding each ``MatchEvent``).
 
 Figures are events per second per watcher (and in all) and ratios between them; the
-baseline is measured in the same run. Every loop is bounded in count and in time. Tests
+baseline is measured in the same run. Also printed: the bytes per event with and without
+state, and where a catching-up stream's server time goes per event (reading, applying,
+encoding with and without state, timed directly on the server's objects).
+
+Every loop is bounded in count and in time; the default run takes a few minutes. Tests
 never assert a duration; the figures go to docs/performance.md.
 """
 
@@ -43,7 +47,10 @@ from typing import Any
 
 import grpc
 
-from server.serve import start
+from domain.kernel.views import Viewer
+from server import codec
+from server.application import Arena
+from server.serve import RunningServer, start
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
@@ -344,6 +351,31 @@ async def wait_until(condition: Callable[[], bool], seconds: float) -> None:
         await asyncio.sleep(0.005)
 
 
+def encoding_costs(app: Arena, match_ids: list[uuid.UUID]) -> dict[str, float]:
+    """Microseconds per stored event of the work a catching-up Watch stream does for
+    each event (see ``MatchService._stored``): read it, apply it to the match, encode it
+    for a spectator with the state after it or without."""
+    spent = dict.fromkeys(("read", "apply", "with state", "without state"), 0.0)
+    events = 0
+    for match_id in match_ids:
+        began = time.perf_counter()
+        stored = app.events_after(match_id, 0)
+        spent["read"] += time.perf_counter() - began
+        match: Any = None
+        for evt in stored:
+            began = time.perf_counter()
+            match = evt.mutate(match)
+            applied = time.perf_counter()
+            codec.encoded_event(match, evt, (Viewer.spectator(), True))
+            encoded = time.perf_counter()
+            codec.encoded_event(match, evt, (Viewer.spectator(), False))
+            spent["apply"] += applied - began
+            spent["with state"] += encoded - applied
+            spent["without state"] += time.perf_counter() - encoded
+        events += len(stored)
+    return {name: seconds * 1e6 / events for name, seconds in spent.items()}
+
+
 # ---- the run --------------------------------------------------------------------------
 
 
@@ -401,7 +433,7 @@ async def main(args: argparse.Namespace) -> None:
         driver = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
         stub = match_service_pb2_grpc.MatchServiceStub(driver)
         try:
-            await run(args, running.port, stub, driver, store_name)
+            await run(args, running, stub, driver, store_name)
         finally:
             await driver.close()
             await running.stop(grace=None)
@@ -409,12 +441,12 @@ async def main(args: argparse.Namespace) -> None:
 
 async def run(
     args: argparse.Namespace,
-    port: int,
+    running: RunningServer,
     stub: match_service_pb2_grpc.MatchServiceStub,
     driver: grpc.aio.Channel,
     store_name: str,
 ) -> None:
-    address = f"127.0.0.1:{port}"
+    address = f"127.0.0.1:{running.port}"
     print(f"# python bench/stream.py {' '.join(args.argv)}".rstrip())
     print(
         f"# {platform.python_implementation()} {platform.python_version()}, "
@@ -450,6 +482,12 @@ async def run(
         f"# bytes per event (spectator view): with state mean {size_with:.0f} "
         f"(max {max(sizes[True])}), without state mean {size_without:.0f} "
         f"(max {max(sizes[False])}); x{size_with / size_without:.1f}"
+    )
+    costs = encoding_costs(running.app, [uuid.UUID(p.match_id) for p in history])
+    print(
+        "# server work per stored event, in one thread, microseconds: read "
+        f"{costs['read']:.0f}, apply {costs['apply']:.0f}, encode with state "
+        f"{costs['with state']:.0f}, without {costs['without state']:.0f}"
     )
 
     def real(channel: grpc.aio.Channel, index: int, with_state: bool) -> Any:
