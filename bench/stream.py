@@ -24,8 +24,9 @@ baseline is measured in the same run. Also printed: the bytes per event with and
 state, and where a catching-up stream's server time goes per event (reading, applying,
 encoding with and without state, timed directly on the server's objects).
 
-Every loop is bounded in count and in time; the default run takes a few minutes. Tests
-never assert a duration; the figures go to docs/performance.md.
+Every loop is bounded in count and in time; the default run takes several minutes on two
+cores, most of it the 50 watchers catching up. Tests never assert a duration; the figures
+go to docs/performance.md.
 """
 
 from __future__ import annotations
