@@ -8,6 +8,7 @@ outward, coloured arrows.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,12 @@ class Card:
         return self.colour if by_colour else self.shape
 
     def to_dict(self) -> dict[str, Any]:
+        """The card as views show it. Built once per card (a view shows dozens of cards,
+        and every event on a stream carries a view): read it, never change it."""
+        return self._data
+
+    @functools.cached_property
+    def _data(self) -> dict[str, Any]:
         data: dict[str, Any] = {"id": self.id, "kind": self.kind.value}
         if self.shape is not None:
             data["shape"] = self.shape

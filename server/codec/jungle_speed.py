@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -88,10 +89,17 @@ def command(request: match_service_pb2.ActRequest) -> Command:
 
 
 def card(data: dict[str, Any]) -> pb.Card:
-    message = pb.Card(id=data["id"], kind=pb.CardKind.Value(f"CARD_KIND_{data['kind']}"))
-    if "shape" in data:
-        message.shape = pb.Shape.Value(f"SHAPE_{data['shape']}")
-        message.colour = pb.Colour.Value(f"COLOUR_{data['colour']}")
+    """The wire form of a card's view. Messages are made once per card and copied into
+    the messages that hold them (a state carries dozens): never change the one returned."""
+    return _card(data["id"], data["kind"], data.get("shape"), data.get("colour"))
+
+
+@functools.cache
+def _card(card_id: int, kind: str, shape: str | None, colour: str | None) -> pb.Card:
+    message = pb.Card(id=card_id, kind=pb.CardKind.Value(f"CARD_KIND_{kind}"))
+    if shape is not None:
+        message.shape = pb.Shape.Value(f"SHAPE_{shape}")
+        message.colour = pb.Colour.Value(f"COLOUR_{colour}")
     return message
 
 
