@@ -112,9 +112,11 @@ class JungleSpeed(MatchAggregate):
         self.must_win: list[int] | None = None
         #: ES outward chain: the seat whose outward-arrows card waits for the next grab.
         self.pending_outward: int | None = None
-        #: The last race decided since the last reveal, for late grabs (JS-5.3):
-        #: {"seats": participants or None for everyone, "version": version that decided}.
-        self.decided: dict[str, Any] | None = None
+        #: The races decided since the last reveal, oldest first, for late grabs (JS-5.3):
+        #: each {"seats": participants or None for everyone, "version": version that
+        #: decided}. All of them count: one grab can open a duel that a second decides
+        #: (RU colour mode ends with the first), and the first duel's players stay late.
+        self.decided: list[dict[str, Any]] = []
         self.last_reveal_ms: int | None = None
         #: How many times the piles were recycled (JS-3.4): each has its own random stream.
         self.recycled = 0
@@ -303,7 +305,7 @@ class JungleSpeed(MatchAggregate):
         )
         self.down[seat].pop(0)
         self.up[seat].append(card_id)
-        self.decided = None
+        self.decided = []
         kind = self.card(card_id).kind
         if kind is not Kind.SYMBOL:
             # RU coloured arrows last until another special card (JS-6.3).
@@ -344,6 +346,7 @@ class JungleSpeed(MatchAggregate):
         duels = self.open_duels()
         mine = next((d for d in duels if seat in d), None)
         arrows = self.open_arrows()
+        late = [d["version"] for d in self.decided if d["seats"] is None or seat in d["seats"]]
         if mine is not None and (not arrows or target != TARGET_ARROWS):
             outcome = "duel"
             self._duel_won(
@@ -358,13 +361,9 @@ class JungleSpeed(MatchAggregate):
             self._arrows_won(
                 winner=seat, stamp=stamp.to_dict(), annulled=sorted({s for d in duels for s in d})
             )
-        elif self.decided is not None and (
-            self.decided["seats"] is None or seat in self.decided["seats"]
-        ):
+        elif late:
             outcome = "late"
-            self._late_grab(
-                seat=seat, stamp=stamp.to_dict(), decided_at_version=self.decided["version"]
-            )
+            self._late_grab(seat=seat, stamp=stamp.to_dict(), decided_at_version=late[-1])
             return outcome
         else:
             outcome = "wrong"
@@ -382,6 +381,7 @@ class JungleSpeed(MatchAggregate):
         annulled: list[int],
         arrows_annulled: bool,
     ) -> None:
+        participants = self._sharing_symbol(winner)  # before any card moves (JS-5.3)
         self._annul_all_but(winner)
         winner_pile, self.up[winner] = self.up[winner], []
         pot, self.pot = self.pot, []
@@ -397,7 +397,7 @@ class JungleSpeed(MatchAggregate):
             for i, card_id in enumerate(winner_pile + pot):
                 self.down[order[i % len(order)]].append(card_id)
         self.turn = self._turn_from(self._clockwise_after(winner, losers)[0])  # JS-4.5
-        self._grabbed([winner, *losers], stamp)
+        self._grabbed(participants, stamp)
 
     @event("ArrowsWon")
     def _arrows_won(self, winner: int, stamp: dict[str, Any], annulled: list[int]) -> None:
@@ -425,6 +425,14 @@ class JungleSpeed(MatchAggregate):
     def _late_grab(self, seat: int, stamp: dict[str, Any], decided_at_version: int) -> None:
         """Recorded as evidence; it changes nothing (JS-5.3)."""
 
+    def _sharing_symbol(self, seat: int) -> list[int]:
+        """The participants of the duel ``seat`` wins, for late grabs (JS-5.3): every seat
+        whose visible card shares the symbol of ``seat``'s (JS-4.1), including one whose
+        pair with ``seat`` was annulled (JS-4.6) and who therefore does not lose."""
+        by_colour = self.coloured_mode
+        symbol = self.card(self.up[seat][-1]).key(by_colour)
+        return [s for s, c in self.visible().items() if self.card(c).key(by_colour) == symbol]
+
     def _opponents(self, seat: int, duel: list[int]) -> list[int]:
         """Who loses to ``seat`` in ``duel``: everyone in it but a player whose pair with
         ``seat`` was annulled, who does not duel ``seat`` again until a card of the pair
@@ -446,7 +454,9 @@ class JungleSpeed(MatchAggregate):
         self.spent_arrows += [c for c in self.open_arrows() if c not in self.spent_arrows]
 
     def _grabbed(self, seats: list[int] | None, stamp: dict[str, Any]) -> None:
-        self.decided = {"seats": seats, "version": self.version + 1}
+        """A race was decided: its participants (``None``: everyone, an arrows race) grab
+        late from now until the next reveal (JS-5.3)."""
+        self.decided.append({"seats": seats, "version": self.version + 1})
         self.coloured_ru = False  # RU coloured arrows end when the totem is grabbed (JS-6.3).
         self._prune()
         self._tick(stamp)
