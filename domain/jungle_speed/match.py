@@ -406,10 +406,12 @@ class JungleSpeed(MatchAggregate):
         self._annul_all_but(None)
         self.pot += self.up[winner]  # JS-6.1
         self.up[winner] = []
-        self.turn = self._turn_from(winner)
         if must_win is not None and must_win[0] != winner:  # JS-7.1
             self._collect_everything(must_win[0])
-            self.turn = self._turn_from(must_win[0])
+        # The winner plays next (JS-6.1), after a lost last-card race too (JS-7.1): taking
+        # the cards "as JS-5.2" does not make the collector start. Worked out after the
+        # collecting, which gives the collector face-down cards to play in turn again.
+        self.turn = self._turn_from(winner)
         self.must_win = None
         self._grabbed(None, stamp)
 

@@ -378,6 +378,21 @@ def test_js_7_1_last_card_inward_arrows_lost_race_takes_everything(variant: str)
 
 
 @VARIANTS
+def test_js_7_1_after_a_lost_last_card_race_the_race_winner_plays_next(variant: str) -> None:
+    """JS-7.1 (decided here) with JS-6.1: the player who lost the race on their last card
+    takes every pile as JS-5.2 says, but the race's winner still plays next; "as JS-5.2"
+    names how the cards are taken, not who starts."""
+    match, stamps = last_card_match(variant, "inward_arrows")
+    match.reveal(1, stamps())
+    assert match.grab(0, stamps()) == "arrows"
+    assert match.down[0] and match.down[1]
+    assert match.turn == 0
+    refused(match, "JS-3.1", match.reveal, 1, stamps())
+    match.reveal(0, stamps())
+    assert match.turn == 1
+
+
+@VARIANTS
 def test_js_7_1_last_card_inward_arrows_won_race_finishes_the_player(variant: str) -> None:
     match, stamps = last_card_match(variant, "inward_arrows")
     match.reveal(1, stamps())
