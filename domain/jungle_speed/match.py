@@ -536,7 +536,10 @@ class JungleSpeed(MatchAggregate):
         return self.status is MatchStatus.PLAYING
 
     def _result(self, remaining: list[int]) -> list[dict[str, int]]:
-        last = len(self.finished) + 1
+        """The finishing order, then the players still in (JS-8.2). RU: everyone who
+        finished is first, however many finished together, and every other player is
+        second. ES: the remaining players share the place after every finisher."""
+        last = 2 if self.is_ru else len(self.finished) + 1
         ranked = [{"seat": s, "place": self.places[s]} for s in self.finished]
         return ranked + [{"seat": s, "place": last} for s in remaining]
 
