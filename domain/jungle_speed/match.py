@@ -71,6 +71,14 @@ class JungleSpeed(MatchAggregate):
     GAME = "jungle_speed"
     MIN_PLAYERS = 2
     PLAYERS_RULE = "JS-1.5"
+    #: Nobody holds a card before the deal that starts the match (JS-2.1).
+    START_RULE = "JS-2.1"
+    #: A completed match ended by JS-8.2; an abandoned or stopped one by JS-8.3.
+    END_RULES = {
+        EndReason.COMPLETED: "JS-8.2",
+        EndReason.ABANDONED: "JS-8.3",
+        EndReason.STOPPED: "JS-8.3",
+    }
 
     # ---- creation ----------------------------------------------------------------
 
@@ -222,7 +230,7 @@ class JungleSpeed(MatchAggregate):
 
     def reveal(self, seat: int, stamp: ReceiveStamp) -> None:
         """Reveal the top face-down card of ``seat`` (JS-3.1, JS-3.2)."""
-        self._require_in_game(seat, "JS-3.1")
+        self._require_in_game(seat)
         if self.pending_outward is not None:
             raise RuleViolation(
                 "JS-6.2",
@@ -336,7 +344,7 @@ class JungleSpeed(MatchAggregate):
         Grabs are decided in the order the server received them (JS-4.2): this method is
         called in that order, so the first grab that finds a race open wins it.
         """
-        self._require_in_game(seat, "JS-5.1")
+        self._require_in_game(seat)
         if target not in TARGETS:
             raise InvalidArgument("JS-6.1", f"grab target must be one of {', '.join(TARGETS)}")
         if target != TARGET_DEFAULT and self.is_ru:
@@ -482,7 +490,7 @@ class JungleSpeed(MatchAggregate):
         it makes it; if nobody can reveal, every face-up pile is turned over onto its
         owner's face-down pile, shuffled (decided here, so a match never stalls).
         """
-        self._require_playing("JS-3.4")
+        self._require_playing()
         if not self.timer_due(stamp):
             raise RuleViolation("JS-3.4", "the turn timer has not elapsed")
         if self.pending_outward is not None and self._revealers():
@@ -552,8 +560,8 @@ class JungleSpeed(MatchAggregate):
 
     # ---- helpers ----------------------------------------------------------------------
 
-    def _require_in_game(self, seat: int, rule: str) -> None:
-        self._require_playing(rule)
+    def _require_in_game(self, seat: int) -> None:
+        self._require_playing()
         self._require_seated(seat)
         if not self.active(seat):
             raise RuleViolation("JS-8.1", f"seat {seat} has finished and left the game")

@@ -35,7 +35,10 @@ def test_js_3_1_reveals_by_unknown_seats_and_before_the_start_are_refused() -> N
     refused(match, "JS-1.5", match.reveal, -1, stamps())
     waiting = JungleSpeed.create(Options(max_players=3), SEED)
     waiting.join("a", b"", "h", stamps())
-    refused(waiting, "JS-3.1", waiting.reveal, 0, stamps())
+    # Before the deal (JS-2.1) nobody holds a card: the refusal cites the start.
+    err = refused(waiting, "JS-2.1", waiting.reveal, 0, stamps())
+    assert err.message == "the match has not started yet"
+    refused(waiting, "JS-2.1", waiting.grab, 0, stamps())
 
 
 def test_js_3_2_a_reveal_moves_the_top_face_down_card_onto_the_face_up_pile() -> None:
@@ -111,10 +114,12 @@ def test_js_3_4_a_turn_timeout_of_zero_turns_the_timer_off() -> None:
     refused(match, "JS-3.4", match.fire_timer, stamps(after_ms=10**9))
 
 
-def test_js_3_4_the_timer_is_refused_before_the_start_and_after_the_end() -> None:
+def test_js_3_4_the_timer_is_refused_before_the_start() -> None:
+    """Before the deal there is no turn to time (JS-2.1 is cited); after the end, see
+    test_js_8_2_match_ended_reveals_the_seed_and_every_command_is_refused_after."""
     stamps = Stamps()
     waiting = JungleSpeed.create(Options(max_players=3), SEED)
-    refused(waiting, "JS-3.4", waiting.fire_timer, stamps(after_ms=10**7))
+    refused(waiting, "JS-2.1", waiting.fire_timer, stamps(after_ms=10**7))
 
 
 def test_js_3_4_min_reveal_interval_rejects_a_reveal_too_soon_after_the_previous() -> None:
