@@ -295,6 +295,33 @@ def test_js_4_7_reveals_go_on_while_a_duel_is_open() -> None:
     assert match.open_duels() == [[0, 1]]
 
 
+@pytest.mark.parametrize("variant", ["ES", "RU"])
+@pytest.mark.parametrize("grabber", [1, 0])
+def test_js_4_7_one_grab_annuls_every_other_open_duel_and_race_in_both_variants(
+    variant: str, grabber: int
+) -> None:
+    """JS-4.7 (decided here for RU too): one grab takes the totem; whatever it resolves,
+    a duel (seat 1) or the inward-arrows race (seat 0), every other duel and race open at
+    that moment is annulled, their cards staying visible, in both variants."""
+    tops = [[INWARD[0]], [sym(S, 0)], [sym(S, 1)], [sym(5, 0)], [sym(5, 1)]]
+    match, stamps = new_match(5, variant, arranged(5, tops, variant))
+    for seat in range(5):
+        match.reveal(seat, stamps())
+    assert match.open_duels() == [[1, 2], [3, 4]]
+    assert match.open_arrows() == [INWARD[0]]
+    version = match.version
+    assert match.grab(grabber, stamps()) == ("duel" if grabber == 1 else "arrows")
+    (decided,) = events_since(match, version)
+    if grabber == 1:
+        assert (decided.winner, decided.losers) == (1, [2])
+        assert (decided.annulled, decided.arrows_annulled) == ([3, 4], True)
+        assert match.visible() == {0: INWARD[0], 3: sym(5, 0), 4: sym(5, 1)}
+    else:
+        assert (type(decided).__name__, decided.annulled) == ("ArrowsWon", [1, 2, 3, 4])
+        assert match.visible() == {s: tops[s][0] for s in (1, 2, 3, 4)}
+    assert match.open_duels() == [] and match.open_arrows() == []
+
+
 # ---- JS-5 grabbing ----------------------------------------------------------------------------
 
 

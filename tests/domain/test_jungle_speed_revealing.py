@@ -42,6 +42,8 @@ def test_js_3_1_reveals_by_unknown_seats_and_before_the_start_are_refused() -> N
 
 
 def test_js_3_2_a_reveal_moves_the_top_face_down_card_onto_the_face_up_pile() -> None:
+    """JS-3.2: the top face-down card, and only it, goes onto the revealer's face-up pile,
+    where it becomes the visible card; the event records which card it was."""
     match, stamps = new_match(2, deck=list(range(80)))
     below = match.down[0][1:]
     match.reveal(0, stamps())
@@ -57,6 +59,8 @@ def test_js_3_2_a_reveal_moves_the_top_face_down_card_onto_the_face_up_pile() ->
 
 
 def test_js_3_3_a_player_without_face_down_cards_is_skipped_but_stays_in() -> None:
+    """JS-3.3: a player with no face-down cards loses their turns (it passes to the next
+    player who has some) but stays in the game while they hold face-up cards (JS-8.1)."""
     # No special cards (72-card deck), two players, 36 cards each. Seat 1 wins an early
     # duel, so seat 0 holds two more cards and seat 1 runs out of face-down cards first.
     deck = arranged(2, [[sym(0, 0)], [sym(0, 1)]], size=72)
