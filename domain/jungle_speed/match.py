@@ -77,6 +77,14 @@ class JungleSpeed(MatchAggregate):
     GAME = "jungle_speed"
     MIN_PLAYERS = 2
     PLAYERS_RULE = "JS-1.5"
+    #: Nobody holds a card before the deal that starts the match (JS-2.1).
+    START_RULE = "JS-2.1"
+    #: A completed match ended by JS-8.2; an abandoned or stopped one by JS-8.3.
+    END_RULES = {
+        EndReason.COMPLETED: "JS-8.2",
+        EndReason.ABANDONED: "JS-8.3",
+        EndReason.STOPPED: "JS-8.3",
+    }
 
     # ---- creation ----------------------------------------------------------------
 
@@ -118,9 +126,11 @@ class JungleSpeed(MatchAggregate):
         self.must_win: list[int] | None = None
         #: ES outward chain: the seat whose outward-arrows card waits for the next grab.
         self.pending_outward: int | None = None
-        #: The last race decided since the last reveal, for late grabs (JS-5.3):
-        #: {"seats": participants or None for everyone, "version": version that decided}.
-        self.decided: dict[str, Any] | None = None
+        #: The races decided since the last reveal, oldest first, for late grabs (JS-5.3):
+        #: each {"seats": participants or None for everyone, "version": version that
+        #: decided}. All of them count: one grab can open a duel that a second decides
+        #: (RU colour mode ends with the first), and the first duel's players stay late.
+        self.decided: list[dict[str, Any]] = []
         self.last_reveal_ms: int | None = None
         #: How many times the piles were recycled (JS-3.4): each has its own random stream.
         self.recycled = 0
@@ -226,7 +236,7 @@ class JungleSpeed(MatchAggregate):
 
     def reveal(self, seat: int, stamp: ReceiveStamp) -> None:
         """Reveal the top face-down card of ``seat`` (JS-3.1, JS-3.2)."""
-        self._require_in_game(seat, "JS-3.1")
+        self._require_in_game(seat)
         refusal = self.reveal_refusal(seat)
         if refusal is not None:
             raise refusal
@@ -324,7 +334,7 @@ class JungleSpeed(MatchAggregate):
         )
         self.down[seat].pop(0)
         self.up[seat].append(card_id)
-        self.decided = None
+        self.decided = []
         kind = self.card(card_id).kind
         if kind is not Kind.SYMBOL:
             # RU coloured arrows last until another special card (JS-6.3).
@@ -355,7 +365,7 @@ class JungleSpeed(MatchAggregate):
         Grabs are decided in the order the server received them (JS-4.2): this method is
         called in that order, so the first grab that finds a race open wins it.
         """
-        self._require_in_game(seat, "JS-5.1")
+        self._require_in_game(seat)
         if target not in TARGETS:
             raise InvalidArgument("JS-6.1", f"grab target must be one of {', '.join(TARGETS)}")
         if target != TARGET_DEFAULT and self.is_ru:
@@ -378,10 +388,8 @@ class JungleSpeed(MatchAggregate):
                 winner=seat, stamp=stamp.to_dict(), annulled=sorted({s for d in duels for s in d})
             )
         elif outcome == GRAB_LATE:
-            assert self.decided is not None
-            self._late_grab(
-                seat=seat, stamp=stamp.to_dict(), decided_at_version=self.decided["version"]
-            )
+            decided = self._decided_for(seat)
+            self._late_grab(seat=seat, stamp=stamp.to_dict(), decided_at_version=decided[-1])
             return outcome
         else:
             self._wrong_grab(seat=seat, stamp=stamp.to_dict())
@@ -402,11 +410,14 @@ class JungleSpeed(MatchAggregate):
             return GRAB_DUEL, mine
         if arrows:
             return GRAB_ARROWS, None
-        if self.decided is not None and (
-            self.decided["seats"] is None or seat in self.decided["seats"]
-        ):
+        if self._decided_for(seat):
             return GRAB_LATE, None
         return GRAB_WRONG, None
+
+    def _decided_for(self, seat: int) -> list[int]:
+        """Versions of the races ``seat`` took part in that were decided since the last
+        reveal (JS-5.3): a grab by ``seat`` now is late for them."""
+        return [d["version"] for d in self.decided if d["seats"] is None or seat in d["seats"]]
 
     def legal_actions(self, seat: int) -> dict[str, Any]:
         """What ``seat`` may do now (a player's view shows it), from the same checks as
@@ -446,6 +457,7 @@ class JungleSpeed(MatchAggregate):
         annulled: list[int],
         arrows_annulled: bool,
     ) -> None:
+        participants = self._sharing_symbol(winner)  # before any card moves (JS-5.3)
         self._annul_all_but(winner)
         winner_pile, self.up[winner] = self.up[winner], []
         pot, self.pot = self.pot, []
@@ -461,7 +473,7 @@ class JungleSpeed(MatchAggregate):
             for i, card_id in enumerate(winner_pile + pot):
                 self.down[order[i % len(order)]].append(card_id)
         self.turn = self._turn_from(self._clockwise_after(winner, losers)[0])  # JS-4.5
-        self._grabbed([winner, *losers], stamp)
+        self._grabbed(participants, stamp)
 
     @event("ArrowsWon")
     def _arrows_won(self, winner: int, stamp: dict[str, Any], annulled: list[int]) -> None:
@@ -470,10 +482,12 @@ class JungleSpeed(MatchAggregate):
         self._annul_all_but(None)
         self.pot += self.up[winner]  # JS-6.1
         self.up[winner] = []
-        self.turn = self._turn_from(winner)
         if must_win is not None and must_win[0] != winner:  # JS-7.1
             self._collect_everything(must_win[0])
-            self.turn = self._turn_from(must_win[0])
+        # The winner plays next (JS-6.1), after a lost last-card race too (JS-7.1): taking
+        # the cards "as JS-5.2" does not make the collector start. Worked out after the
+        # collecting, which gives the collector face-down cards to play in turn again.
+        self.turn = self._turn_from(winner)
         self.must_win = None
         self._grabbed(None, stamp)
 
@@ -488,6 +502,14 @@ class JungleSpeed(MatchAggregate):
     @event("LateGrab")
     def _late_grab(self, seat: int, stamp: dict[str, Any], decided_at_version: int) -> None:
         """Recorded as evidence; it changes nothing (JS-5.3)."""
+
+    def _sharing_symbol(self, seat: int) -> list[int]:
+        """The participants of the duel ``seat`` wins, for late grabs (JS-5.3): every seat
+        whose visible card shares the symbol of ``seat``'s (JS-4.1), including one whose
+        pair with ``seat`` was annulled (JS-4.6) and who therefore does not lose."""
+        by_colour = self.coloured_mode
+        symbol = self.card(self.up[seat][-1]).key(by_colour)
+        return [s for s, c in self.visible().items() if self.card(c).key(by_colour) == symbol]
 
     def _opponents(self, seat: int, duel: list[int]) -> list[int]:
         """Who loses to ``seat`` in ``duel``: everyone in it but a player whose pair with
@@ -510,7 +532,9 @@ class JungleSpeed(MatchAggregate):
         self.spent_arrows += [c for c in self.open_arrows() if c not in self.spent_arrows]
 
     def _grabbed(self, seats: list[int] | None, stamp: dict[str, Any]) -> None:
-        self.decided = {"seats": seats, "version": self.version + 1}
+        """A race was decided: its participants (``None``: everyone, an arrows race) grab
+        late from now until the next reveal (JS-5.3)."""
+        self.decided.append({"seats": seats, "version": self.version + 1})
         self.coloured_ru = False  # RU coloured arrows end when the totem is grabbed (JS-6.3).
         self._prune()
         self._tick(stamp)
@@ -534,7 +558,7 @@ class JungleSpeed(MatchAggregate):
         it makes it; if nobody can reveal, every face-up pile is turned over onto its
         owner's face-down pile, shuffled (decided here, so a match never stalls).
         """
-        self._require_playing("JS-3.4")
+        self._require_playing()
         if not self.timer_due(stamp):
             raise RuleViolation("JS-3.4", "the turn timer has not elapsed")
         if self.pending_outward is not None and self._revealers():
@@ -588,7 +612,10 @@ class JungleSpeed(MatchAggregate):
         return self.status is MatchStatus.PLAYING
 
     def _result(self, remaining: list[int]) -> list[dict[str, int]]:
-        last = len(self.finished) + 1
+        """The finishing order, then the players still in (JS-8.2). RU: everyone who
+        finished is first, however many finished together, and every other player is
+        second. ES: the remaining players share the place after every finisher."""
+        last = 2 if self.is_ru else len(self.finished) + 1
         ranked = [{"seat": s, "place": self.places[s]} for s in self.finished]
         return ranked + [{"seat": s, "place": last} for s in remaining]
 
@@ -601,8 +628,8 @@ class JungleSpeed(MatchAggregate):
 
     # ---- helpers ----------------------------------------------------------------------
 
-    def _require_in_game(self, seat: int, rule: str) -> None:
-        self._require_playing(rule)
+    def _require_in_game(self, seat: int) -> None:
+        self._require_playing()
         self._require_seated(seat)
         if not self.active(seat):
             raise RuleViolation("JS-8.1", f"seat {seat} has finished and left the game")

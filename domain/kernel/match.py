@@ -12,6 +12,7 @@ Every event carries the audit chain (:mod:`domain.kernel.chain`): the kernel add
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
@@ -50,7 +51,8 @@ class EndReason(enum.Enum):
 class MatchAggregate(Aggregate):
     """What every match has: options, a committed seed, seats, a status and a result.
 
-    Subclasses set ``GAME``, ``MIN_PLAYERS`` and ``PLAYERS_RULE``, define an
+    Subclasses set ``GAME``, ``MIN_PLAYERS``, ``PLAYERS_RULE``, ``START_RULE`` and
+    ``END_RULES``, define an
     ``@event("Created") __init__(self, options, seed, entropy, referee_token_hash)`` that calls
     ``_init_match`` and then sets up the game, implement ``_on_start`` (what happens when
     the seats are settled), and report ``max_players``.
@@ -60,6 +62,12 @@ class MatchAggregate(Aggregate):
     MIN_PLAYERS: ClassVar[int] = 2
     #: The rule id cited when a seat cannot be taken.
     PLAYERS_RULE: ClassVar[str] = ""
+    #: The rule id cited when a command needs a match in play that has not started: the
+    #: game's rule for what happens at the start.
+    START_RULE: ClassVar[str] = ""
+    #: The rule ids cited when a command needs a match in play that has ended, by how it
+    #: ended: the game's rules that say so.
+    END_RULES: ClassVar[Mapping[EndReason, str]] = {}
 
     class Event(Aggregate.Event):
         prev_digest: str
@@ -221,8 +229,7 @@ class MatchAggregate(Aggregate):
         """Give ``seat`` a new bearer token (its hash), at the referee's request: the
         player lost theirs. The previous token stops working."""
         self._require_seated(seat)
-        if self.status is MatchStatus.ENDED:
-            raise RuleViolation(self.PLAYERS_RULE, "the match has ended")
+        self._require_not_ended()
         self._token_reissued(seat=seat, token_hash=token_hash)
 
     @event("TokenReissued")
@@ -247,11 +254,17 @@ class MatchAggregate(Aggregate):
         if not 0 <= seat < len(self.players):
             raise RuleViolation(self.PLAYERS_RULE, f"seat {seat} is not taken in this match")
 
-    def _require_playing(self, rule: str) -> None:
+    def _require_playing(self) -> None:
+        """Refuse a command outside play, citing the rule that starts or ended the match
+        (not the rule of the command: that one says nothing about it)."""
         if self.status is MatchStatus.WAITING:
-            raise RuleViolation(rule, "the match has not started yet")
+            raise RuleViolation(self.START_RULE, "the match has not started yet")
+        self._require_not_ended()
+
+    def _require_not_ended(self) -> None:
         if self.status is MatchStatus.ENDED:
-            raise RuleViolation(rule, "the match has ended")
+            assert self.end_reason is not None
+            raise RuleViolation(self.END_RULES[self.end_reason], "the match has ended")
 
     # ---- timers ------------------------------------------------------------------
 

@@ -85,7 +85,7 @@ def command(request: match_service_pb2.ActRequest) -> Command:
             raise InvalidArgument("JS-6.1", f"unknown grab target {cmd.grab.target}")
         target = TARGETS[cmd.grab.target]
         return lambda m, seat, stamp: m.grab(seat, stamp, target)
-    raise InvalidArgument("JS-3.1", "a Jungle Speed command must be start, reveal or grab")
+    raise InvalidArgument("", "a Jungle Speed command must be start, reveal or grab")
 
 
 def card(data: dict[str, Any]) -> pb.Card:

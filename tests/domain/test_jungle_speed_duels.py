@@ -11,6 +11,7 @@ import inspect
 
 import pytest
 from domain_support import (
+    COLOURED,
     INWARD,
     OUTWARD,
     arranged,
@@ -18,6 +19,7 @@ from domain_support import (
     events_since,
     new_match,
     refused,
+    state_of,
     sym,
 )
 
@@ -293,6 +295,33 @@ def test_js_4_7_reveals_go_on_while_a_duel_is_open() -> None:
     assert match.open_duels() == [[0, 1]]
 
 
+@pytest.mark.parametrize("variant", ["ES", "RU"])
+@pytest.mark.parametrize("grabber", [1, 0])
+def test_js_4_7_one_grab_annuls_every_other_open_duel_and_race_in_both_variants(
+    variant: str, grabber: int
+) -> None:
+    """JS-4.7 (decided here for RU too): one grab takes the totem; whatever it resolves,
+    a duel (seat 1) or the inward-arrows race (seat 0), every other duel and race open at
+    that moment is annulled, their cards staying visible, in both variants."""
+    tops = [[INWARD[0]], [sym(S, 0)], [sym(S, 1)], [sym(5, 0)], [sym(5, 1)]]
+    match, stamps = new_match(5, variant, arranged(5, tops, variant))
+    for seat in range(5):
+        match.reveal(seat, stamps())
+    assert match.open_duels() == [[1, 2], [3, 4]]
+    assert match.open_arrows() == [INWARD[0]]
+    version = match.version
+    assert match.grab(grabber, stamps()) == ("duel" if grabber == 1 else "arrows")
+    (decided,) = events_since(match, version)
+    if grabber == 1:
+        assert (decided.winner, decided.losers) == (1, [2])
+        assert (decided.annulled, decided.arrows_annulled) == ([3, 4], True)
+        assert match.visible() == {0: INWARD[0], 3: sym(5, 0), 4: sym(5, 1)}
+    else:
+        assert (type(decided).__name__, decided.annulled) == ("ArrowsWon", [1, 2, 3, 4])
+        assert match.visible() == {s: tops[s][0] for s in (1, 2, 3, 4)}
+    assert match.open_duels() == [] and match.open_arrows() == []
+
+
 # ---- JS-5 grabbing ----------------------------------------------------------------------------
 
 
@@ -390,6 +419,68 @@ def test_js_5_3_a_grab_after_a_later_reveal_is_not_late() -> None:
     assert match.turn == 1
     match.reveal(1, stamps())
     assert match.grab(1, stamps()) == "wrong"
+
+
+@pytest.mark.parametrize("variant", ["ES", "RU"])
+def test_js_5_3_a_grab_by_a_participant_whose_pair_with_the_winner_was_annulled_is_late(
+    variant: str,
+) -> None:
+    """JS-5.3 with JS-4.1 and JS-4.6: a participant is every player whose visible card
+    shared the duel's symbol when it was resolved, including one whose pair with the
+    winner had been annulled and who therefore did not lose. Its grab right after is
+    late and changes nothing; it is not a wrong grab taking every pile (JS-5.2)."""
+    tops = [
+        [OUTWARD[0], sym(1, 0)],
+        [sym(1, 1), sym(2, 0)],
+        [sym(2, 1)],
+        [sym(2, 2)],
+    ]
+    match, stamps = new_match(4, variant, arranged(4, tops, variant))
+    match.reveal(0, stamps())  # everyone reveals at once (JS-6.2)
+    assert match.open_duels() == [[0, 1], [2, 3]]
+    assert match.grab(0, stamps()) == "duel"  # shape 1 resolved, the 2-3 duel annulled
+    assert match.turn == 1
+    match.reveal(1, stamps())  # shape 2: seats 1, 2 and 3, but the 2-3 pair is annulled
+    assert match.open_duels() == [[1, 2, 3]]
+    assert match.grab(2, stamps()) == "duel"
+    won = match.pending_events[-1]
+    assert (won.winner, won.losers) == (2, [1])
+    decided_at = match.version
+    # Seat 3's card still shows shape 2, the symbol of the duel just resolved.
+    assert match.visible() == {3: sym(2, 2)}
+    before = state_of(match)
+    assert match.grab(3, stamps()) == "late"
+    late = match.pending_events[-1]
+    assert type(late).__name__ == "LateGrab"
+    assert (late.seat, late.decided_at_version) == (3, decided_at)
+    after = state_of(match)
+    assert {k for k in after if after[k] != before[k]} <= {"_version", "_modified_on", "digest"}
+    # The loser and the winner are participants too; seat 0 was not in this duel.
+    assert match.grab(1, stamps()) == "late"
+    assert match.grab(2, stamps()) == "late"
+    assert match.grab(0, stamps()) == "wrong"
+
+
+def test_js_5_3_every_duel_decided_since_the_last_reveal_makes_its_players_late() -> None:
+    """JS-5.3 with JS-6.3 RU: a grab ends colour mode, which can open a duel by shape
+    right away; once a second grab decides it, a player of the first duel (decided by
+    colour) who grabs now, before any reveal, is still late, not wrong."""
+    orange_a, orange_b = sym(3, 2), sym(5, 2)
+    tops = [[COLOURED[0]], [orange_a], [orange_b], [sym(4, 0)], [sym(4, 1)]]
+    match, stamps = new_match(5, "RU", arranged(5, tops, "RU"))
+    for seat in range(5):
+        match.reveal(seat, stamps())
+    assert match.coloured_mode and match.open_duels() == [[1, 2]]
+    assert match.grab(1, stamps()) == "duel"
+    first = match.version
+    assert not match.coloured_mode and match.open_duels() == [[3, 4]]
+    assert match.grab(3, stamps()) == "duel"
+    second = match.version
+    assert match.grab(2, stamps()) == "late"
+    assert match.pending_events[-1].decided_at_version == first
+    assert match.grab(4, stamps()) == "late"
+    assert match.pending_events[-1].decided_at_version == second
+    assert match.grab(0, stamps()) == "wrong"  # in neither duel
 
 
 def test_js_5_3_any_grab_after_an_arrows_race_was_won_is_late() -> None:

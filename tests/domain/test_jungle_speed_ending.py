@@ -14,6 +14,7 @@ from domain_support import (
     events_since,
     new_match,
     refused,
+    reveal_until,
     sym,
 )
 
@@ -99,6 +100,30 @@ def test_js_8_2_ru_the_first_player_to_finish_wins_and_the_match_ends() -> None:
     ]
 
 
+def test_js_8_2_ru_several_finishing_at_once_share_first_the_others_second() -> None:
+    """JS-8.2 RU: players who finish on the same event share first place and every other
+    player shares second place (not third: RU ranks winners and the rest, nothing more)."""
+    # RU, ten seats, 75 cards (outward arrows 72, 73, 74): 7 each and 5 in the pot.
+    # Seat 9's 6th card is outward arrows: everyone reveals at once, which for seats 1
+    # and 2 is their last card, outward arrows too, so both finish at once (JS-7.2 RU).
+    deck = ending_deck(10, "RU", 75, {1: [sym(1, 0), 73], 2: [sym(2, 0), 74], 9: [72, sym(9, 1)]})
+    match, stamps = new_match(10, "RU", deck, **dict(NO_SPECIALS, outward_arrows=3))
+    reveal_until(match, stamps, 9, 2)
+    version = match.version
+    match.reveal(9, stamps())
+    assert event_names(events_since(match, version)) == [
+        "Revealed",
+        "OutwardReveal",
+        "PlayerFinished",
+        "PlayerFinished",
+        "MatchEnded",
+    ]
+    assert match.status is MatchStatus.ENDED
+    assert match.result == [{"seat": 1, "place": 1}, {"seat": 2, "place": 1}] + [
+        {"seat": s, "place": 2} for s in (0, *range(3, 10))
+    ]
+
+
 def test_js_8_2_es_three_players_end_when_one_finishes() -> None:
     deck = ending_deck(3, "ES", 72, {0: [sym(0, 0), sym(S, 0)], 2: [sym(2, 0), sym(S, 1)]})
     match, stamps = new_match(3, "ES", deck, **NO_SPECIALS)
@@ -122,8 +147,12 @@ def test_js_8_2_match_ended_reveals_the_seed_and_every_command_is_refused_after(
     assert ended.seed == SEED.hex()
     assert ended.reason == "completed"
     assert ended.result == match.result
-    refused(match, "JS-3.1", match.reveal, 1, stamps())
-    refused(match, "JS-5.1", match.grab, 1, stamps())
-    refused(match, "JS-3.4", match.fire_timer, stamps(after_ms=10**6))
+    # Refusals cite the rule that ended the match, not the rule of the command.
+    for err in (
+        refused(match, "JS-8.2", match.reveal, 1, stamps()),
+        refused(match, "JS-8.2", match.grab, 1, stamps()),
+        refused(match, "JS-8.2", match.fire_timer, stamps(after_ms=10**6)),
+    ):
+        assert err.message == "the match has ended"
     refused(match, "JS-1.5", match.join, "late", b"", "h", stamps())
     assert match.timer_deadline_ms() is None

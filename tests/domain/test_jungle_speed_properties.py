@@ -24,7 +24,7 @@ from eventsourcing.application import Application
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.jungle_speed import JungleSpeed, Options
+from domain.jungle_speed import JungleSpeed, Kind, Options
 from domain.kernel import GENESIS_DIGEST, DomainError, MatchStatus
 from domain.kernel.chain import stored_event_digest
 
@@ -58,8 +58,8 @@ def random_script(seed: int, length: int) -> list[Command]:
 
 
 @st.composite
-def matches(draw: st.DrawFn) -> tuple[JungleSpeed, Stamps]:
-    n = draw(st.integers(2, 10))
+def matches(draw: st.DrawFn, min_players: int = 2) -> tuple[JungleSpeed, Stamps]:
+    n = draw(st.integers(min_players, 10))
     variant = draw(st.sampled_from(["ES", "RU"]))
     deck = draw(st.one_of(st.none(), st.permutations(range(80)).map(list)))
     seed = draw(st.binary(min_size=32, max_size=32))
@@ -267,3 +267,77 @@ def test_js_10_3_every_intermediate_version_replays_to_the_same_state() -> None:
     assert local[match.version] == state_of(match)
     assert len(local) == match.version
     replay_everything(match, local)
+
+
+def sharing_the_symbol(
+    match: JungleSpeed, tops: dict[int, int], coloured_ru: bool, winner: int
+) -> set[int]:
+    """The seats whose visible card (``tops``, just before a DuelWon) shared the symbol of
+    the winner's card (JS-4.1): its shape, or its colour in coloured mode (JS-6.3: RU
+    while ``coloured_ru`` was on, ES while a coloured-arrows card was visible).
+
+    Worked out from the rule text, not from the aggregate's late-grab bookkeeping."""
+    if match.is_ru:
+        by_colour = coloured_ru
+    else:
+        by_colour = any(match.card(c).kind is Kind.COLOURED_ARROWS for c in tops.values())
+    symbol = match.card(tops[winner]).key(by_colour)
+    assert symbol is not None
+    return {s for s, c in tops.items() if match.card(c).key(by_colour) == symbol}
+
+
+@settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    # Three players at least, for a duel with an annulled pair inside it; long scripts.
+    start=matches(min_players=3),
+    script_seed=st.integers(0, 2**32),
+    length=st.integers(200, 500),
+)
+def test_js_5_3_a_grab_by_a_participant_of_a_just_resolved_duel_is_late_never_wrong(
+    start: tuple[JungleSpeed, Stamps], script_seed: int, length: int
+) -> None:
+    """JS-5.3 (with JS-4.6): after a duel is resolved and before any later reveal, a grab
+    by any player whose card shared the duel's symbol when it was resolved (the winner, a
+    loser, or one whose pair with the winner had been annulled) is recorded late
+    (``LateGrab``) when no race is open for it, and is never a wrong grab (``WrongGrab``).
+
+    Random play in both variants, as for JS-10, with extra grabs by those participants
+    before the script goes on (which is most often a reveal)."""
+    match, stamps = start
+    rng = random.Random(script_seed ^ 0x5A5A)
+    #: Seats that took part in a duel resolved since the last reveal.
+    participants: set[int] = set()
+    for command in random_script(script_seed, length):
+        commands = [command]
+        if participants and rng.random() < 0.7:
+            # Most often one whose card is still visible: neither the winner nor a loser.
+            showing = sorted(participants & set(match.visible()))
+            pick = showing if showing and rng.random() < 0.7 else sorted(participants)
+            commands.insert(0, Command("grab", rng.choice(pick)))
+        for cmd in commands:
+            version = match.version
+            tops, coloured_ru = match.visible(), match.coloured_ru
+            open_for = {s for d in match.open_duels() for s in d}
+            arrows = bool(match.open_arrows())
+            try:
+                run(match, stamps, cmd)
+            except DomainError:
+                continue
+            new = [e for e in match.pending_events if e.originator_version > version]
+            names = [type(e).__name__ for e in new]
+            if cmd.kind == "grab" and cmd.index in participants - open_for and not arrows:
+                assert names == ["LateGrab"], names  # nothing open for it: late, no effect
+            for evt in new:
+                name = type(evt).__name__
+                if name == "WrongGrab":
+                    assert evt.seat not in participants, "a late grab was taken as wrong"
+                elif name == "LateGrab":
+                    assert evt.decided_at_version <= version
+                elif name == "DuelWon":
+                    participants |= sharing_the_symbol(match, tops, coloured_ru, evt.winner)
+                elif name in ("Revealed", "OutwardReveal"):
+                    participants = set()

@@ -35,10 +35,15 @@ def test_js_3_1_reveals_by_unknown_seats_and_before_the_start_are_refused() -> N
     refused(match, "JS-1.5", match.reveal, -1, stamps())
     waiting = JungleSpeed.create(Options(max_players=3), SEED)
     waiting.join("a", b"", "h", stamps())
-    refused(waiting, "JS-3.1", waiting.reveal, 0, stamps())
+    # Before the deal (JS-2.1) nobody holds a card: the refusal cites the start.
+    err = refused(waiting, "JS-2.1", waiting.reveal, 0, stamps())
+    assert err.message == "the match has not started yet"
+    refused(waiting, "JS-2.1", waiting.grab, 0, stamps())
 
 
 def test_js_3_2_a_reveal_moves_the_top_face_down_card_onto_the_face_up_pile() -> None:
+    """JS-3.2: the top face-down card, and only it, goes onto the revealer's face-up pile,
+    where it becomes the visible card; the event records which card it was."""
     match, stamps = new_match(2, deck=list(range(80)))
     below = match.down[0][1:]
     match.reveal(0, stamps())
@@ -54,6 +59,8 @@ def test_js_3_2_a_reveal_moves_the_top_face_down_card_onto_the_face_up_pile() ->
 
 
 def test_js_3_3_a_player_without_face_down_cards_is_skipped_but_stays_in() -> None:
+    """JS-3.3: a player with no face-down cards loses their turns (it passes to the next
+    player who has some) but stays in the game while they hold face-up cards (JS-8.1)."""
     # No special cards (72-card deck), two players, 36 cards each. Seat 1 wins an early
     # duel, so seat 0 holds two more cards and seat 1 runs out of face-down cards first.
     deck = arranged(2, [[sym(0, 0)], [sym(0, 1)]], size=72)
@@ -111,10 +118,12 @@ def test_js_3_4_a_turn_timeout_of_zero_turns_the_timer_off() -> None:
     refused(match, "JS-3.4", match.fire_timer, stamps(after_ms=10**9))
 
 
-def test_js_3_4_the_timer_is_refused_before_the_start_and_after_the_end() -> None:
+def test_js_3_4_the_timer_is_refused_before_the_start() -> None:
+    """Before the deal there is no turn to time (JS-2.1 is cited); after the end, see
+    test_js_8_2_match_ended_reveals_the_seed_and_every_command_is_refused_after."""
     stamps = Stamps()
     waiting = JungleSpeed.create(Options(max_players=3), SEED)
-    refused(waiting, "JS-3.4", waiting.fire_timer, stamps(after_ms=10**7))
+    refused(waiting, "JS-2.1", waiting.fire_timer, stamps(after_ms=10**7))
 
 
 def test_js_3_4_min_reveal_interval_rejects_a_reveal_too_soon_after_the_previous() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from domain_support import SEED, Stamps, arranged, deal_for, new_match, refused, sym
+from domain_support import INWARD, SEED, Stamps, arranged, deal_for, new_match, refused, sym
 
 from domain.jungle_speed import Deck, JungleSpeed, Kind, Options
 from domain.jungle_speed.cards import COLOURS, FAMILIES, SHAPES
@@ -30,12 +30,17 @@ def test_js_1_1_deck_has_80_cards_each_shape_colour_pair_once() -> None:
 
 
 def test_js_1_2_six_families_of_three_look_alike_shapes() -> None:
+    """JS-1.2: the 18 shapes are 6 families of 3 look-alikes; each shape's wire name
+    says its family, so that clients can draw the near-misses."""
     assert len(FAMILIES) == 6
-    assert all(len(variants) == 3 for variants in FAMILIES.values())
-    assert len(SHAPES) == 18
+    assert all(len(set(variants)) == 3 for variants in FAMILIES.values())
+    assert len(SHAPES) == 18 and len(set(SHAPES)) == 18
+    for i, shape in enumerate(SHAPES):
+        assert shape.split("_")[0] == list(FAMILIES)[i // 3]
 
 
 def test_js_1_2_only_identical_shapes_duel_not_family_look_alikes() -> None:
+    """JS-1.2: look-alikes of one family never duel; only identical shapes do."""
     # Shapes 0 and 1 are two variants of the same family; shape 0 twice is a duel.
     assert SHAPES[0].split("_")[0] == SHAPES[1].split("_")[0]
     deck = arranged(2, [[sym(0, 0), sym(0, 3)], [sym(1, 0), sym(0, 1)]])
@@ -88,7 +93,34 @@ def test_js_1_3_two_special_cards_never_duel() -> None:
 
 
 def test_js_1_4_the_pot_starts_empty_in_es() -> None:
+    """JS-1.4 with JS-2.1: in ES every card is dealt, so nothing lies under the totem."""
     match, _ = new_match(3)
+    assert match.pot == []
+
+
+@pytest.mark.parametrize("variant", ["ES", "RU"])
+def test_js_1_4_the_pot_is_one_pile_under_the_one_totem(variant: str) -> None:
+    """JS-1.4: one totem, and the pot is the one pile of cards under it. Cards put under
+    the totem join that pile in order (RU: the dealt remainder first, JS-2.1; then the
+    pile of an inward-arrows winner, JS-6.1), and the duel decided by the next grab of
+    the totem gives the whole pile to the loser (JS-4.3), leaving nothing under it."""
+    pot = [sym(16, 0), sym(16, 1)] if variant == "RU" else None
+    tops = [[sym(0, 0), INWARD[0], sym(4, 0)], [sym(1, 0), sym(2, 0)], [sym(3, 0), sym(2, 1)]]
+    match, stamps = new_match(3, variant, arranged(3, tops, variant, pot=pot))
+    assert match.pot == (pot or [])
+    for seat in (0, 1, 2, 0):
+        match.reveal(seat, stamps())
+    assert match.open_arrows() == [INWARD[0]]
+    assert match.grab(2, stamps()) == "arrows"
+    assert match.pot == [*(pot or []), sym(3, 0)]
+    under_the_totem = list(match.pot)
+    for seat in (2, 0, 1):  # the winner of the race plays next (JS-6.1)
+        match.reveal(seat, stamps())
+    assert match.open_duels() == [[1, 2]]
+    down = list(match.down[2])
+    assert match.grab(1, stamps()) == "duel"
+    winner_pile, own_pile = [sym(1, 0), sym(2, 0)], [sym(2, 1)]
+    assert match.down[2] == down + winner_pile + own_pile + under_the_totem
     assert match.pot == []
 
 
@@ -192,6 +224,8 @@ def test_js_2_2_face_up_piles_start_empty_and_only_the_top_card_counts() -> None
 
 
 def test_js_2_3_seat_0_reveals_first() -> None:
+    """JS-2.3: after the deal the turn is seat 0's, in both variants; every other reveal
+    is refused (JS-3.1)."""
     for variant in ("ES", "RU"):
         match, stamps = new_match(4, variant)
         assert match.turn == 0

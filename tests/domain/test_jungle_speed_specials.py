@@ -305,6 +305,29 @@ def test_js_6_3_ru_ends_with_another_special_card_es_does_not() -> None:
         assert match.open_duels() == ([[1, 2]] if colour_mode else [])
 
 
+@pytest.mark.parametrize(
+    ("first", "last", "colour_mode"),
+    [(COLOURED[0], INWARD[0], False), (INWARD[0], COLOURED[0], True)],
+)
+def test_js_6_3_ru_in_a_simultaneous_reveal_the_last_special_card_in_seat_order_decides(
+    first: int, last: int, colour_mode: bool
+) -> None:
+    """JS-6.3 RU with JS-6.2 (decided here): the cards of one simultaneous reveal count in
+    seat order, seat 0 first, not clockwise from the revealer of the outward arrows; the
+    last special card in that order decides whether duels match by colour."""
+    orange_a, orange_b = sym(3, 2), sym(5, 2)
+    tops = [[A, first], [B, orange_a], [C, orange_b], [OUTWARD[0], D], [last]]
+    match, stamps = new_match(5, "RU", arranged(5, tops, "RU"))
+    for seat in range(4):
+        match.reveal(seat, stamps())
+    outward = match.pending_events[-1]
+    assert type(outward).__name__ == "OutwardReveal" and outward.triggered_by == 3
+    assert [s for s, _ in outward.reveals] == [0, 1, 2, 3, 4]  # JS-6.2: seat order
+    assert match.visible() == {0: first, 1: orange_a, 2: orange_b, 3: D, 4: last}
+    assert match.coloured_mode is colour_mode
+    assert match.open_duels() == ([[1, 2]] if colour_mode else [])
+
+
 def test_js_6_3_ru_a_wrong_grab_also_ends_colour_mode() -> None:
     tops = [[COLOURED[0]], [sym(3, 2)], [sym(5, 1)]]
     match, stamps = new_match(3, "RU", arranged(3, tops, "RU", pot=ru_pot(3)))
@@ -378,6 +401,21 @@ def test_js_7_1_last_card_inward_arrows_lost_race_takes_everything(variant: str)
 
 
 @VARIANTS
+def test_js_7_1_after_a_lost_last_card_race_the_race_winner_plays_next(variant: str) -> None:
+    """JS-7.1 (decided here) with JS-6.1: the player who lost the race on their last card
+    takes every pile as JS-5.2 says, but the race's winner still plays next; "as JS-5.2"
+    names how the cards are taken, not who starts."""
+    match, stamps = last_card_match(variant, "inward_arrows")
+    match.reveal(1, stamps())
+    assert match.grab(0, stamps()) == "arrows"
+    assert match.down[0] and match.down[1]
+    assert match.turn == 0
+    refused(match, "JS-3.1", match.reveal, 1, stamps())
+    match.reveal(0, stamps())
+    assert match.turn == 1
+
+
+@VARIANTS
 def test_js_7_1_last_card_inward_arrows_won_race_finishes_the_player(variant: str) -> None:
     match, stamps = last_card_match(variant, "inward_arrows")
     match.reveal(1, stamps())
@@ -431,6 +469,10 @@ def test_js_7_2_ru_last_card_outward_finishes_the_player_at_once() -> None:
 
 @VARIANTS
 def test_js_7_3_last_card_coloured_takes_everything_and_play_continues(variant: str) -> None:
+    """JS-7.3 (decided here): the revealer of a last-card coloured arrows takes every
+    face-up pile and the pot, and play continues with the next player clockwise from
+    the revealer, as after any reveal (not with the collector); the card has left the
+    table, so RU colour mode (JS-6.3) ends with it."""
     match, stamps = last_card_match(variant, "coloured_arrows")
     pot = list(match.pot)
     ups = [list(p) for p in match.up]
