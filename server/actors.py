@@ -15,7 +15,7 @@ import contextlib
 import copy
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
 from uuid import UUID
 
@@ -25,7 +25,7 @@ from eventsourcing.persistence import IntegrityError
 from domain.kernel.match import MatchAggregate, MatchStatus
 from server.application import Arena, MatchNotFound
 from server.errors import ServiceError
-from server.hub import EventHub
+from server.hub import EventHub, Frame
 from server.stamps import Stamper
 
 log = logging.getLogger(__name__)
@@ -189,10 +189,10 @@ class Publisher:
     Each event goes out with the state of the match just after it, so the publisher
     keeps its own copy of every followed match and applies the saved events to it one
     at a time (a command's work moves the actor's match past all of its events at once).
-    Before each event it lets the event loop run once, so that requests which have
-    arrived meanwhile are stamped before any watcher's encoding (receive order follows
-    arrival order, not the server's own fan-out). One queue, in order: a match's copy is
-    replaced, advanced and dropped in the order its actor asked.
+    Encoding for the watchers, the one piece of work that grows with them, runs in a
+    worker thread, so the event loop stays free to stamp arriving requests (receive
+    order follows arrival order, not the server's own fan-out). One queue, in order: a
+    match's copy is replaced, advanced and dropped in the order its actor asked.
     """
 
     def __init__(self, hub: EventHub) -> None:
@@ -220,16 +220,31 @@ class Publisher:
                 self._matches[match_id] = fresh
             elif not events:
                 self._matches.pop(match_id, None)
-            for evt in events:
-                await asyncio.sleep(0)
-                match = self._matches.get(match_id)
-                if match is None or evt.originator_version != match.version + 1:
-                    log.warning(
-                        "match %s: event %d not published", match_id, evt.originator_version
-                    )
-                    continue
-                evt.mutate(match)
-                self.hub.publish(match, evt)
+            match = self._matches.get(match_id)
+            if match is None or not events:
+                continue
+            # A stream that subscribes later gets these events from the store: its actor
+            # had saved them before it subscribed.
+            kinds = self.hub.kinds(match_id)
+            if kinds:
+                batch = await asyncio.to_thread(self._encode, match, events, kinds)
+                for frames in batch:
+                    self.hub.deliver(match_id, frames)
+            else:
+                self._encode(match, events, kinds)
+
+    def _encode(
+        self, match: MatchAggregate, events: list[Any], kinds: frozenset[Hashable]
+    ) -> list[dict[Hashable, Frame]]:
+        """Apply each event to the publisher's copy and encode it for ``kinds``."""
+        batch = []
+        for evt in events:
+            if evt.originator_version != match.version + 1:
+                log.warning("match %s: event %d not published", match.id, evt.originator_version)
+                continue
+            evt.mutate(match)
+            batch.append(self.hub.frames(match, evt, kinds))
+        return batch
 
     async def close(self) -> None:
         self._task.cancel()

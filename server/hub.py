@@ -78,20 +78,30 @@ class EventHub:
             if not subs:
                 del self._subs[sub.match_id]
 
-    def publish(self, match: MatchAggregate, evt: Any) -> None:
-        """Send a saved event to the match's streams; ``match`` is the match just after
-        it. Nothing is encoded when nobody watches."""
-        subs = self._subs.get(match.id)
-        if not subs:
-            return
-        frames: dict[Hashable, Frame] = {}
+    def kinds(self, match_id: UUID) -> frozenset[Hashable]:
+        """The kinds of viewer watching a match now: what an event must be encoded for."""
+        return frozenset(sub.key for sub in self._subs.get(match_id, ()))
+
+    def frames(
+        self, match: MatchAggregate, evt: Any, kinds: frozenset[Hashable]
+    ) -> dict[Hashable, Frame]:
+        """``evt`` encoded once for each kind of viewer; ``match`` is the match just after
+        it. Pure: the publisher runs it off the event loop."""
         final = is_final(evt)
-        for sub in list(subs):
+        return {
+            key: Frame(evt.originator_version, self.encode(match, evt, key), final) for key in kinds
+        }
+
+    def deliver(self, match_id: UUID, frames: dict[Hashable, Frame]) -> None:
+        """Hand each stream of the match the frame of its kind of viewer."""
+        for sub in list(self._subs.get(match_id, ())):
             frame = frames.get(sub.key)
-            if frame is None:
-                data = self.encode(match, evt, sub.key)
-                frame = frames[sub.key] = Frame(evt.originator_version, data, final)
-            sub.offer(frame)
+            if frame is not None:
+                sub.offer(frame)
+
+    def publish(self, match: MatchAggregate, evt: Any) -> None:
+        """Encode and deliver one event at once, on the caller's thread."""
+        self.deliver(match.id, self.frames(match, evt, self.kinds(match.id)))
 
     def watchers(self, match_id: UUID) -> int:
         return len(self._subs.get(match_id, ()))

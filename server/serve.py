@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -28,6 +29,10 @@ log = logging.getLogger(__name__)
 SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
 GRACE_SECONDS = 5.0
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+#: How long a thread may keep the interpreter while another waits for it (Python's
+#: default is 5 ms). Saves and encoding run in worker threads; the event loop, which
+#: stamps arriving requests, must get the interpreter back within a fraction of that.
+SWITCH_INTERVAL_S = 0.0002
 REFLECTION_V1_FILE = "grpc/reflection/v1/reflection.proto"
 
 
@@ -128,6 +133,7 @@ async def start(
     seed_source: Callable[[], bytes] | None = None,
 ) -> RunningServer:
     """Start serving on ``address`` (port 0 picks a free port) and return at once."""
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     app = Arena(store_env() if env is None else env, seed_source=seed_source)
     hub = EventHub(codec.encoded_event)
     stamper = Stamper()

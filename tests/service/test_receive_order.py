@@ -3,7 +3,7 @@ its stamp (JS-4.2, JS-5.1).
 
 Structural, not timed: the handlers that decide races take their stamp before any await
 and queue their work before awaiting anything; a command's watchers are served after its
-caller is answered and after requests that became ready meanwhile were stamped.
+caller is answered, and their encoding runs off the event loop that stamps requests.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import ast
 import asyncio
 import inspect
 import textwrap
+import threading
 from typing import Any
 from uuid import UUID
 
@@ -63,14 +64,15 @@ def test_race_handlers_stamp_first_and_queue_before_awaiting() -> None:
     assert _calls(run[0], "submit") and not _awaits(run[0])
 
 
-async def test_watchers_are_served_after_the_caller_and_after_new_arrivals(
+async def test_watchers_are_served_off_the_event_loop_after_the_caller_is_answered(
     server: RunningServer,
 ) -> None:
-    order: list[str] = []
-    stamper, encode = server.actors.stamper, server.actors.hub.encode
+    encoded_on: list[int] = []
+    answered_first: list[bool] = []
+    encode, send = server.actors.hub.encode, server.actors.publisher.send
 
     def encoding(match: Any, evt: Any, key: Any) -> bytes:
-        order.append(f"encode {evt.originator_version}")
+        encoded_on.append(threading.get_ident())
         return encode(match, evt, key)
 
     server.actors.hub.encode = encoding
@@ -83,23 +85,22 @@ async def test_watchers_are_served_after_the_caller_and_after_new_arrivals(
             if server.actors.hub.watchers(UUID(match_id)):
                 break
             await asyncio.sleep(0.01)
-        loop = asyncio.get_running_loop()
-
-        async def arrival() -> None:
-            # What a request handler does first when its request arrives.
-            stamper.stamp()
-            order.append("stamp of the next request")
 
         def reveal(match: JungleSpeed) -> None:
-            match.reveal(0, stamper.stamp())
+            match.reveal(0, server.actors.stamper.stamp())
 
         answered = server.actors.submit(UUID(match_id), reveal)
-        # The next request becomes ready the moment the first one is answered.
-        answered.add_done_callback(
-            lambda _: order.append("answered") or loop.create_task(arrival())
-        )
+
+        def sending(match_id: UUID, events: list[Any]) -> None:
+            answered_first.append(answered.done())
+            send(match_id, events)
+
+        server.actors.publisher.send = sending  # type: ignore[method-assign]
         await asyncio.wait_for(answered, BOUND)
         event = await asyncio.wait_for(watch.read(), BOUND)
         watch.cancel()
     assert event.version == version + 1
-    assert order == ["answered", "stamp of the next request", f"encode {version + 1}"]
+    # The caller had its answer before the watchers' work began ...
+    assert answered_first == [True]
+    # ... and that work ran in a worker thread: the loop stayed free to stamp requests.
+    assert encoded_on and threading.get_ident() not in encoded_on
