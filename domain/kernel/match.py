@@ -50,7 +50,8 @@ class EndReason(enum.Enum):
 class MatchAggregate(Aggregate):
     """What every match has: options, a committed seed, seats, a status and a result.
 
-    Subclasses set ``GAME``, ``MIN_PLAYERS`` and ``PLAYERS_RULE``, define an
+    Subclasses set ``GAME``, ``MIN_PLAYERS``, ``PLAYERS_RULE`` (and ``ENDED_RULE`` if their
+    rules name one for commands after the end), define an
     ``@event("Created") __init__(self, options, seed, entropy, referee_token_hash)`` that calls
     ``_init_match`` and then sets up the game, implement ``_on_start`` (what happens when
     the seats are settled), and report ``max_players``.
@@ -60,6 +61,9 @@ class MatchAggregate(Aggregate):
     MIN_PLAYERS: ClassVar[int] = 2
     #: The rule id cited when a seat cannot be taken.
     PLAYERS_RULE: ClassVar[str] = ""
+    #: The rule id cited for any command once the match has ended; empty: each command's
+    #: own rule (``PLAYERS_RULE`` for the kernel's). Games whose rules name one set it.
+    ENDED_RULE: ClassVar[str] = ""
 
     class Event(Aggregate.Event):
         prev_digest: str
@@ -163,6 +167,8 @@ class MatchAggregate(Aggregate):
                 self.PLAYERS_RULE, f"a player name must have 1 to {MAX_NAME_LENGTH} characters"
             )
         check_entropy(self.PLAYERS_RULE, entropy)
+        if self.status is MatchStatus.ENDED:
+            raise RuleViolation(self._ended_rule(self.PLAYERS_RULE), "the match has ended")
         if self.status is not MatchStatus.WAITING:
             raise RuleViolation(self.PLAYERS_RULE, "the match has started: no seat is free")
         taken = len(self.players)
@@ -209,6 +215,8 @@ class MatchAggregate(Aggregate):
         behind both :meth:`start` and the legal actions of a view."""
         if not 0 <= seat < len(self.players):
             return RuleViolation(self.PLAYERS_RULE, f"seat {seat} is not taken in this match")
+        if self.status is MatchStatus.ENDED:
+            return RuleViolation(self._ended_rule(self.PLAYERS_RULE), "the match has ended")
         if self.status is not MatchStatus.WAITING:
             return RuleViolation(self.PLAYERS_RULE, "the match has already started")
         if len(self.players) < self.MIN_PLAYERS:
@@ -222,7 +230,7 @@ class MatchAggregate(Aggregate):
         player lost theirs. The previous token stops working."""
         self._require_seated(seat)
         if self.status is MatchStatus.ENDED:
-            raise RuleViolation(self.PLAYERS_RULE, "the match has ended")
+            raise RuleViolation(self._ended_rule(self.PLAYERS_RULE), "the match has ended")
         self._token_reissued(seat=seat, token_hash=token_hash)
 
     @event("TokenReissued")
@@ -251,7 +259,11 @@ class MatchAggregate(Aggregate):
         if self.status is MatchStatus.WAITING:
             raise RuleViolation(rule, "the match has not started yet")
         if self.status is MatchStatus.ENDED:
-            raise RuleViolation(rule, "the match has ended")
+            raise RuleViolation(self._ended_rule(rule), "the match has ended")
+
+    def _ended_rule(self, rule: str) -> str:
+        """The rule a command refused because the match has ended names."""
+        return self.ENDED_RULE or rule
 
     # ---- timers ------------------------------------------------------------------
 
