@@ -468,6 +468,8 @@ class Tribes(MatchAggregate):
         self.status = MatchStatus.PLAYING
         self.size = board_size
         self.salvation = list(salvation_spaces)
+        self.board = [[] for _ in self.spaces]
+        self.mats = [[] for _ in self.players]
         self.badges = [[] for _ in self.players]
         self._tick(stamp)
 

@@ -97,6 +97,21 @@ def test_special_totems_in_views() -> None:
     assert [s["salvation"] for s in view["spaces"]] == [i in (0, 2, 6, 8) for i in range(9)]
 
 
+def test_every_viewer_has_a_view_at_every_version() -> None:
+    """Streams carry the state after each event, the ones in the middle of a command
+    (between the start and the first round, say) included."""
+    match, stamps = new_tribes(
+        2, extended=True, round_move_limit=2, prearranged_dice=["blank", "large"]
+    )
+    play(match, stamps, "1@4", "doom@4")  # the move limit draws the round
+    rebuilt: Any = None
+    for evt in match.pending_events:
+        rebuilt = evt.mutate(rebuilt)
+        for viewer in [*VIEWERS.values(), Viewer.referee()]:
+            event_view(rebuilt, evt, viewer)
+            json.dumps(state_view(rebuilt, viewer))
+
+
 # ---- the hidden-information test --------------------------------------------------------
 
 #: Seat 0's 1 and 2 go on spaces 0 and 1 in either order; seat 1's 4 and 5 cover them.
