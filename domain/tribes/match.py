@@ -95,6 +95,8 @@ class Lift:
     uncovered: int | None
     #: Lines of an opponent the uncovered piece completes (TR-3.2), each its three spaces.
     revealed: tuple[tuple[int, ...], ...]
+    #: Who lifted it: the player, or the turn timer (which places it in the same instant).
+    cause: str = CAUSE_PLAYER
 
 
 class Tribes(MatchAggregate):
@@ -174,18 +176,19 @@ class Tribes(MatchAggregate):
         stack = self.board[space]
         return stack[-1] if stack else None
 
-    def line_owner(self, line: tuple[int, ...]) -> int | None:
-        """The tribe whose visible totems make up the whole line, if any (TR-3.1, TR-5.3)."""
+    def line_owner(self, line: tuple[int, ...], tops: list[int | None] | None = None) -> int | None:
+        """The tribe whose visible totems make up the whole line, if any (TR-3.1, TR-5.3);
+        on the board, or on the board's ``tops`` as a move would leave them."""
         owners = set()
         for space in line:
-            piece = self.top(space)
+            piece = self.top(space) if tops is None else tops[space]
             if piece is None or is_special(piece):
                 return None
             owners.add(owner(piece))
         return owners.pop() if len(owners) == 1 else None
 
-    def lines_of(self, seat: int) -> list[tuple[int, ...]]:
-        return [line for line in lines(self.size) if self.line_owner(line) == seat]
+    def lines_of(self, seat: int, tops: list[int | None] | None = None) -> list[tuple[int, ...]]:
+        return [line for line in lines(self.size) if self.line_owner(line, tops) == seat]
 
     def where(self, piece: int) -> int | None:
         """The space whose stack holds ``piece``, if it is on the board."""
@@ -264,7 +267,15 @@ class Tribes(MatchAggregate):
         if not 0 <= seat < len(self.players):
             return RuleViolation("TR-1.1", f"seat {seat} is not taken in this match")
         if self.turn != seat:
-            return RuleViolation("TR-2.2", f"it is seat {self.turn}'s turn: only they may move now")
+            whose = "nobody's turn" if self.turn is None else f"seat {self.turn}'s turn"
+            return RuleViolation("TR-2.2", f"it is {whose}: only they may move now")
+        # Two states a command never meets, only a view in the middle of a command's
+        # events: a turn whose die is still to be rolled, and a move the turn timer is
+        # completing. They offer nothing, so that no view offers a move that is gone.
+        if self.options.extended and self.die is None:
+            return RuleViolation("TR-5.1", "the Dice of Fate are still to be rolled")
+        if self.lifted is not None and self.lifted.cause == CAUSE_TIMEOUT:
+            return RuleViolation("TR-2.2", "the turn timer is completing this move")
         return None
 
     def _space_refusal(self, name: str, space: int) -> InvalidArgument | None:
@@ -586,7 +597,8 @@ class Tribes(MatchAggregate):
         stamp: dict[str, Any],
     ) -> None:
         self.board[space].pop()
-        self.lifted = Lift(totem, space, uncovered, tuple(tuple(x) for x in revealed_lines))
+        revealed = tuple(tuple(x) for x in revealed_lines)
+        self.lifted = Lift(totem, space, uncovered, revealed, cause)
 
     def place(
         self,
@@ -618,6 +630,10 @@ class Tribes(MatchAggregate):
         lift = self.lifted
         piece = lift.piece if lift is not None else totem
         assert piece is not None
+        tops = [self.top(s) for s in self.spaces]
+        tops[destination] = piece
+        winner, won_by, winning = self._outcome(seat, lift, tops)
+        limit = self.moves + 1 >= self.options.round_move_limit
         self._placed(
             seat=seat,
             totem=piece,
@@ -625,10 +641,18 @@ class Tribes(MatchAggregate):
             destination=destination,
             covered=self.top(destination),
             badge=badge,
+            ends_round=winner is not None or limit,
             cause=cause,
             stamp=stamp.to_dict(),
         )
-        self._after_move(seat, lift, badge, stamp)
+        if winner is not None:
+            named = badge if winner == seat and won_by == BY_LINE else None
+            self._win_round(winner, won_by, winning, named, stamp)
+        elif limit:
+            self._round_drawn(round=self.round, reason=DRAWN_MOVE_LIMIT)
+            self._start_round(stamp)
+        else:
+            self._begin_turn(stamp)
 
     @event("Placed")
     def _placed(
@@ -639,6 +663,7 @@ class Tribes(MatchAggregate):
         destination: int,
         covered: int | None,
         badge: str | None,
+        ends_round: bool,
         cause: str,
         stamp: dict[str, Any],
     ) -> None:
@@ -651,36 +676,28 @@ class Tribes(MatchAggregate):
         self.lifted = None
         self.moves += 1
         self.passes = 0
-        # The next seat's turn begins now, unless the move ends the round (then a
-        # RoundWon or RoundDrawn follows at once).
-        self._next_turn()
+        if ends_round:  # a RoundWon or RoundDrawn follows at once
+            self.turn = None
+            self.die = None
+        else:  # the next seat's turn begins now
+            self._next_turn()
         self._tick(stamp)
 
-    def _after_move(
-        self, seat: int, lift: Lift | None, badge: str | None, stamp: ReceiveStamp
-    ) -> None:
-        """Who wins after a move, in the order of TR-3.3; else a draw by the move limit
-        (TR-2.5); else the next turn."""
-        winner: int | None = None
-        won_by = BY_LINE
-        winning: list[list[int]] = []
+    def _outcome(
+        self, seat: int, lift: Lift | None, tops: list[int | None]
+    ) -> tuple[int | None, str, list[list[int]]]:
+        """Who wins with the board's ``tops`` after ``seat``'s move, in the order of
+        TR-3.3: an opponent's line the lift revealed and still intact, else a line of the
+        mover's. Returns (winner or None, how, the winning lines)."""
         if lift is not None and lift.revealed and lift.uncovered is not None:
             rival = owner(lift.uncovered)
-            winning = [list(x) for x in lift.revealed if self.line_owner(x) == rival]
-            if winning:
-                winner, won_by = rival, BY_REVEALED
-        if winner is None:
-            winning = [list(x) for x in self.lines_of(seat)]
-            if winning:
-                winner = seat
-        if winner is not None:
-            named = badge if winner == seat and won_by == BY_LINE else None
-            self._win_round(winner, won_by, winning, named, stamp)
-        elif self.moves >= self.options.round_move_limit:
-            self._round_drawn(round=self.round, reason=DRAWN_MOVE_LIMIT)
-            self._start_round(stamp)
-        else:
-            self._begin_turn(stamp)
+            intact = [list(x) for x in lift.revealed if self.line_owner(x, tops) == rival]
+            if intact:
+                return rival, BY_REVEALED, intact
+        mine = [list(x) for x in self.lines_of(seat, tops)]
+        if mine:
+            return seat, BY_LINE, mine
+        return None, BY_LINE, []
 
     def _next_turn(self) -> None:
         self.turn_index = (self.turn_index + 1) % len(self.order)
@@ -788,7 +805,12 @@ class Tribes(MatchAggregate):
         legal = self.legal_actions(seat)
         if not legal["places"]:
             self._lift(seat, legal["lifts"][0], stamp, CAUSE_TIMEOUT)
-            legal = self.legal_actions(seat)
+            # The lifted totem's destinations, by the check its place meets (the view of
+            # this instant offers none: nobody but the timer can act in it).
+            piece = self.lifted.piece if self.lifted else None
+            first = next(d for d in self.spaces if self._target_refusal(piece, d) is None)
+            self._place(seat, first, stamp, None, None, CAUSE_TIMEOUT)
+            return
         option = legal["places"][0]
         totem = None if option["from"] == FROM_LIFTED else option["totem"]
         self._place(seat, option["destinations"][0], stamp, totem, None, CAUSE_TIMEOUT)

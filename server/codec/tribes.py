@@ -224,6 +224,7 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
             badge=BADGE_ENUMS.get(view["badge"] or "", pb.TRIBES_BADGE_UNSPECIFIED),
             cause=CAUSES[view["cause"]],
             stamp=stamp_message(view["stamp"]),
+            ends_round=view["ends_round"],
         )
         if view["origin"] is not None:
             placed.origin = view["origin"]

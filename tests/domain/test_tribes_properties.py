@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -312,3 +313,42 @@ def test_matches_played_by_the_legal_actions_end_with_the_feathers(
         run(match, stamps, Command("legal", 0, 0, rng.randrange(10**6)))
     assert match.status is MatchStatus.ENDED
     assert sum(1 for r in match.result if r["place"] == 1) == 1
+
+
+def _moves(legal: dict[str, Any]) -> tuple[Any, ...]:
+    return (legal["lifts"], legal["places"], legal["forced_cover"])
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(start=matches(), script_seed=st.integers(0, 2**32), length=st.integers(1, 150))
+def test_a_state_in_the_middle_of_a_command_offers_no_move_that_is_gone(
+    start: tuple[Tribes, Stamps], script_seed: int, length: int
+) -> None:
+    """Streams carry the state after every event, also after those in the middle of a
+    command (a move, then the next turn's roll, say), which no command ever meets. Such a
+    state offers a seat either no move, or exactly the moves the command's last state
+    offers: a client acting on any state it is shown is never refused because of it."""
+    match, stamps = start
+    boundaries = [match.version]
+    for command in random_script(script_seed, length):
+        with contextlib.suppress(DomainError):
+            run(match, stamps, command)
+        if match.version > boundaries[-1]:
+            boundaries.append(match.version)
+    rebuilt: Any = None
+    by_version: dict[int, list[tuple[Any, ...]]] = {}
+    for evt in match.pending_events:
+        rebuilt = evt.mutate(rebuilt)
+        by_version[evt.originator_version] = [
+            _moves(rebuilt.legal_actions(s)) for s in rebuilt.seats
+        ]
+    for previous, boundary in itertools.pairwise(boundaries):
+        final = by_version[boundary]
+        for version in range(previous + 1, boundary):
+            for seat, moves in enumerate(by_version[version]):
+                nothing = not moves[0] and not moves[1]
+                assert nothing or moves == final[seat], f"version {version}, seat {seat}"

@@ -814,7 +814,7 @@ Global___TribesLifted: _TypeAlias = TribesLifted  # noqa: Y015
 @_typing.final
 class TribesPlaced(_message.Message):
     """A totem was placed: a move is complete (TR-2.2, TR-2.3). The turn passes on unless the
-    round is won or drawn at once (the next event says so).
+    move ends the round (`ends_round`).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -827,6 +827,7 @@ class TribesPlaced(_message.Message):
     BADGE_FIELD_NUMBER: _builtins.int
     CAUSE_FIELD_NUMBER: _builtins.int
     STAMP_FIELD_NUMBER: _builtins.int
+    ENDS_ROUND_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat whose turn it is."""
     origin: _builtins.int
@@ -837,6 +838,10 @@ class TribesPlaced(_message.Message):
     """The badge the move named (TR-3.4); unspecified if none."""
     cause: Global___TribesMoveCause.ValueType
     """A player's place or the turn timer's."""
+    ends_round: _builtins.bool
+    """The move ends the round (TR-3.3, TR-2.5): a TribesRoundWon or TribesRoundDrawn
+    follows, and the turn does not pass.
+    """
     @_builtins.property
     def totem(self) -> Global___TribesTotem:
         """The totem placed."""
@@ -860,10 +865,11 @@ class TribesPlaced(_message.Message):
         badge: Global___TribesBadge.ValueType = ...,
         cause: Global___TribesMoveCause.ValueType = ...,
         stamp: _common_pb2.ReceiveStamp | None = ...,
+        ends_round: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_origin", b"_origin", "covered", b"covered", "origin", b"origin", "stamp", b"stamp", "totem", b"totem"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_origin", b"_origin", "badge", b"badge", "cause", b"cause", "covered", b"covered", "destination", b"destination", "origin", b"origin", "seat", b"seat", "stamp", b"stamp", "totem", b"totem"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_origin", b"_origin", "badge", b"badge", "cause", b"cause", "covered", b"covered", "destination", b"destination", "ends_round", b"ends_round", "origin", b"origin", "seat", b"seat", "stamp", b"stamp", "totem", b"totem"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__origin: _TypeAlias = _typing.Literal["origin"]  # noqa: Y015
     _WhichOneofArgType__origin: _TypeAlias = _typing.Literal["_origin", b"_origin"]  # noqa: Y015
