@@ -222,7 +222,9 @@ def test_tr_3_5_others_rank_by_badges_held() -> None:
     ]
 
 
-@pytest.mark.parametrize("command", ["lift", "place", "penalise", "start", "timer"])
+@pytest.mark.parametrize(
+    "command", ["lift", "place", "penalise", "start", "timer", "join", "reissue"]
+)
 def test_tr_3_5_any_command_after_the_end_names_tr_3_5(command: str) -> None:
     match, stamps = new_tribes(2, turn_timeout_ms=1_000)
     for _ in range(5):
@@ -234,6 +236,8 @@ def test_tr_3_5_any_command_after_the_end_names_tr_3_5(command: str) -> None:
         "penalise": (match.penalise, 1, stamps()),
         "start": (match.start, 0, stamps()),
         "timer": (match.fire_timer, stamps(after_ms=5_000)),
+        "join": (match.join, "late", b"", "h9", stamps()),
+        "reissue": (match.reissue_token, 1, "h10"),
     }
     call, *args = calls[command]
     refused(match, "TR-3.5", call, *args)
