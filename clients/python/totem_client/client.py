@@ -46,6 +46,8 @@ class GameInfo:
     field: str
     options: type[Message]
     command: type[Message]
+    #: The game's command that starts a match early.
+    start: Callable[[], Command]
 
 
 #: The games the client speaks, by name (``jungle_speed``, ``tribes``).
@@ -58,6 +60,7 @@ GAMES: dict[str, GameInfo] = {
             "jungle_speed",
             jungle_speed_pb2.JungleSpeedOptions,
             jungle_speed_pb2.JungleSpeedCommand,
+            lambda: JungleSpeedCommand(start=jungle_speed_pb2.JungleSpeedStart()),
         ),
         GameInfo(
             "tribes",
@@ -65,6 +68,7 @@ GAMES: dict[str, GameInfo] = {
             "tribes",
             tribes_pb2.TribesOptions,
             tribes_pb2.TribesCommand,
+            lambda: TribesCommand(start=tribes_pb2.TribesStart()),
         ),
     )
 }
@@ -661,9 +665,7 @@ class Session:
     async def start(self, game: str | None = None) -> ActResponse:
         """Start the match with the seats taken so far (at least two). ``game`` is the
         match's game; by default the one this session has seen, else Jungle Speed."""
-        if (game or self.game or "jungle_speed") == "tribes":
-            return await self.act(TribesCommand(start=tribes_pb2.TribesStart()))
-        return await self.act(JungleSpeedCommand(start=jungle_speed_pb2.JungleSpeedStart()))
+        return await self.act(GAMES[game or self.game or "jungle_speed"].start())
 
     async def reveal(self) -> ActResponse:
         """Reveal the top face-down card; only on one's turn (JS-3.1)."""
