@@ -180,11 +180,14 @@ def show(settings: Settings, match_text: str) -> None:
 
 
 def _options(match: MatchAggregate) -> str:
-    options = dict(getattr(match, "options_data", {}) or {})
-    deal = options.pop("prearranged_deal", None)
-    parts = [f"{key}={fmt.compact(value)}" for key, value in options.items()]
-    if "prearranged_deal" in getattr(match, "options_data", {}):
-        parts.append("prearranged_deal=" + ("no" if deal is None else f"yes ({len(deal)} cards)"))
+    """Every option; a prearranged sequence (a deal, cards, rolls) only as whether it was
+    given and how long it is, since it says what is still to come."""
+    parts = []
+    for key, value in (getattr(match, "options_data", {}) or {}).items():
+        if key.startswith("prearranged_"):
+            parts.append(f"{key}=" + ("no" if value is None else f"yes ({len(value)} entries)"))
+        else:
+            parts.append(f"{key}={fmt.compact(value)}")
     return " ".join(parts) or "none"
 
 

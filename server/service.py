@@ -221,7 +221,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         if not token:
             raise ServiceError(
                 grpc.StatusCode.UNAUTHENTICATED,
-                "acting needs the player token from JoinMatch as 'authorization: Bearer <token>'",
+                "acting needs a player token from JoinMatch (a referee command, the referee "
+                "token) as 'authorization: Bearer <token>'",
             )
         kind = request.WhichOneof("command")
         if kind is None:
@@ -236,11 +237,22 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                     match.PLAYERS_RULE, f"this match is {type(match).GAME}, not {kind}"
                 )
             viewer = viewer_of(match, token)
-            if viewer.seat is None:
+            if command.referee:
+                if not viewer.sees_everything:
+                    raise ServiceError(
+                        grpc.StatusCode.PERMISSION_DENIED,
+                        "only the referee (the token from CreateMatch) can send this command",
+                    )
+                if claimed is not None:
+                    raise ServiceError(
+                        grpc.StatusCode.INVALID_ARGUMENT,
+                        "a referee command acts for no seat: leave seat unset",
+                    )
+            elif viewer.seat is None:
                 raise ServiceError(
                     grpc.StatusCode.PERMISSION_DENIED, "only a seated player can act for a seat"
                 )
-            if claimed is not None and claimed != viewer.seat:
+            elif claimed is not None and claimed != viewer.seat:
                 raise ServiceError(
                     grpc.StatusCode.PERMISSION_DENIED,
                     f"this token is for seat {viewer.seat}, not seat {claimed}",
@@ -251,7 +263,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                     f"seen_version {stamp.seen_version} is beyond the match's version "
                     f"{match.version}: it must be a version the client has seen",
                 )
-            command(match, viewer.seat, stamp)
+            command.run(match, viewer.seat, stamp)
             # Answered from inside the actor: the version and state are this command's own.
             return match_service_pb2.ActResponse(
                 version=match.version,

@@ -171,6 +171,7 @@ class MatchAggregate(Aggregate):
                 self.PLAYERS_RULE, f"a player name must have 1 to {MAX_NAME_LENGTH} characters"
             )
         check_entropy(self.PLAYERS_RULE, entropy)
+        self._require_not_ended()
         if self.status is not MatchStatus.WAITING:
             raise RuleViolation(self.PLAYERS_RULE, "the match has started: no seat is free")
         taken = len(self.players)
@@ -217,6 +218,8 @@ class MatchAggregate(Aggregate):
         behind both :meth:`start` and the legal actions of a view."""
         if not 0 <= seat < len(self.players):
             return RuleViolation(self.PLAYERS_RULE, f"seat {seat} is not taken in this match")
+        if self.status is MatchStatus.ENDED:
+            return self._ended()
         if self.status is not MatchStatus.WAITING:
             return RuleViolation(self.PLAYERS_RULE, "the match has already started")
         if len(self.players) < self.MIN_PLAYERS:
@@ -263,8 +266,13 @@ class MatchAggregate(Aggregate):
 
     def _require_not_ended(self) -> None:
         if self.status is MatchStatus.ENDED:
-            assert self.end_reason is not None
-            raise RuleViolation(self.END_RULES[self.end_reason], "the match has ended")
+            raise self._ended()
+
+    def _ended(self) -> RuleViolation:
+        """The refusal of any command once the match has ended, naming the rule that
+        ended it."""
+        assert self.end_reason is not None
+        return RuleViolation(self.END_RULES[self.end_reason], "the match has ended")
 
     # ---- timers ------------------------------------------------------------------
 

@@ -5,6 +5,8 @@ Views arrive already redacted from the domain; a codec only changes their shape.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from google.protobuf.message import Message
@@ -12,10 +14,14 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.games import GAMES, Game
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
+from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer, ViewerRole
 from totem.v1 import common_pb2, match_service_pb2
 
-GAME_ENUMS: dict[str, Any] = {"jungle_speed": common_pb2.GAME_JUNGLE_SPEED}
+GAME_ENUMS: dict[str, Any] = {
+    "jungle_speed": common_pb2.GAME_JUNGLE_SPEED,
+    "tribes": common_pb2.GAME_TRIBES,
+}
 GAME_NAMES: dict[Any, str] = {v: k for k, v in GAME_ENUMS.items()}
 
 STATUS: dict[MatchStatus, Any] = {
@@ -35,6 +41,20 @@ ROLES = {
 }
 
 
+@dataclass(frozen=True)
+class Command:
+    """A decoded command: what it does to a match, given the acting seat (None for a
+    referee command) and its receive stamp; and who may send it.
+
+    A referee command (a penalty, say) needs the referee token and acts for no seat; any
+    other command needs a seat's token and acts for that seat. The service checks the
+    token against this, so that it never needs to know a game's commands.
+    """
+
+    run: Callable[[Any, int | None, ReceiveStamp], Any]
+    referee: bool = False
+
+
 class GameCodec(Protocol):
     """What each game's codec module provides."""
 
@@ -45,7 +65,7 @@ class GameCodec(Protocol):
 
     def create(self, options: Any, seed: bytes, entropy: bytes, referee_hash: str) -> Any: ...
 
-    def command(self, request: match_service_pb2.ActRequest) -> Any: ...
+    def command(self, request: match_service_pb2.ActRequest) -> Command: ...
 
     def event_message(self, name: str, view: dict[str, Any]) -> Message: ...
 
@@ -53,9 +73,9 @@ class GameCodec(Protocol):
 
 
 def codec_for(game: str) -> GameCodec:
-    from server.codec import jungle_speed
+    from server.codec import jungle_speed, tribes
 
-    codecs: dict[str, GameCodec] = {"jungle_speed": jungle_speed}
+    codecs: dict[str, GameCodec] = {"jungle_speed": jungle_speed, "tribes": tribes}
     return codecs[game]
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from typing import Any
 
 from google.protobuf.message import Message
@@ -17,8 +16,7 @@ from domain.jungle_speed.match import (
     TARGET_DUEL,
 )
 from domain.kernel.errors import InvalidArgument
-from domain.kernel.stamps import ReceiveStamp
-from server.codec import stamp_message
+from server.codec import Command, stamp_message
 from totem.v1 import jungle_speed_pb2 as pb
 from totem.v1 import match_service_pb2
 
@@ -38,9 +36,6 @@ TARGETS = {
 TARGET_ENUMS = {name: value for value, name in TARGETS.items()}
 RESOLUTIONS = {GRAB_DUEL: pb.GRAB_RESOLUTION_DUEL, GRAB_ARROWS: pb.GRAB_RESOLUTION_ARROWS}
 CAUSES = {"turn": pb.REVEAL_CAUSE_TURN, "timeout": pb.REVEAL_CAUSE_TIMEOUT}
-
-#: What a command does to a match, given the acting seat and its receive stamp.
-Command = Callable[[JungleSpeed, int, ReceiveStamp], Any]
 
 
 def options_from_request(request: match_service_pb2.CreateMatchRequest) -> Options:
@@ -77,14 +72,14 @@ def command(request: match_service_pb2.ActRequest) -> Command:
     cmd = request.jungle_speed
     kind = cmd.WhichOneof("command")
     if kind == "start":
-        return lambda m, seat, stamp: m.start(seat, stamp)
+        return Command(lambda m, seat, stamp: m.start(seat, stamp))
     if kind == "reveal":
-        return lambda m, seat, stamp: m.reveal(seat, stamp)
+        return Command(lambda m, seat, stamp: m.reveal(seat, stamp))
     if kind == "grab":
         if cmd.grab.target not in TARGETS:
             raise InvalidArgument("JS-6.1", f"unknown grab target {cmd.grab.target}")
         target = TARGETS[cmd.grab.target]
-        return lambda m, seat, stamp: m.grab(seat, stamp, target)
+        return Command(lambda m, seat, stamp: m.grab(seat, stamp, target))
     raise InvalidArgument("", "a Jungle Speed command must be start, reveal or grab")
 
 

@@ -152,3 +152,40 @@ def test_bots_refuse_too_much_seed_entropy() -> None:
     )
     assert run.returncode == 2
     assert "at most 64 bytes" in run.stderr
+
+
+def test_tribes_bots_play_a_match_to_the_feathers_on_a_running_server(served: str) -> None:
+    run = subprocess.run(
+        [
+            totem_command(),
+            "bots",
+            "tribes",
+            "--players",
+            "2",
+            "--extended",
+            "--address",
+            served,
+            "--think-ms",
+            "0",
+            "2",
+            "--stats",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=RUN_BOUND,
+    )
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    assert "Tribes extended, 2 bots: match ended (completed)" in out
+    standings = re.findall(r"^\s+(\d+)\. (bot-\d) \(seat (\d)\)$", out, re.MULTILINE)
+    assert sorted(name for _, name, _ in standings) == ["bot-1", "bot-2"]
+    assert [place for place, _, _ in standings] == ["1", "2"]
+    assert out.count(", the Feathers") == 1
+    found = re.search(r"^match id: ([0-9a-f-]{36})$", out, re.MULTILINE)
+    assert found is not None
+    with grpc.insecure_channel(served) as channel:
+        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        view = stub.GetMatch(match_service_pb2.GetMatchRequest(match_id=found.group(1)), timeout=30)
+    assert view.summary.game == common_pb2.GAME_TRIBES
+    assert view.summary.status == common_pb2.MATCH_STATUS_ENDED
+    assert view.summary.variant == "extended"

@@ -35,9 +35,9 @@ def test_regenerating_changes_nothing(tmp_path: Path) -> None:
 
 
 def test_every_enum_has_an_unspecified_zero() -> None:
-    from totem.v1 import common_pb2, jungle_speed_pb2, match_service_pb2
+    from totem.v1 import common_pb2, jungle_speed_pb2, match_service_pb2, tribes_pb2
 
-    for module in (common_pb2, jungle_speed_pb2, match_service_pb2):
+    for module in (common_pb2, jungle_speed_pb2, match_service_pb2, tribes_pb2):
         for enum in module.DESCRIPTOR.enum_types_by_name.values():
             assert enum.values[0].number == 0
             assert enum.values[0].name.endswith("_UNSPECIFIED"), enum.name

@@ -154,5 +154,5 @@ def test_js_8_2_match_ended_reveals_the_seed_and_every_command_is_refused_after(
         refused(match, "JS-8.2", match.fire_timer, stamps(after_ms=10**6)),
     ):
         assert err.message == "the match has ended"
-    refused(match, "JS-1.5", match.join, "late", b"", "h", stamps())
+    refused(match, "JS-8.2", match.join, "late", b"", "h", stamps())
     assert match.timer_deadline_ms() is None

@@ -10,11 +10,15 @@ See ``docs/client.md``.
 """
 
 from totem_client.client import (
+    BADGES,
+    DIE_FACES,
+    GAMES,
     GRAB_TARGETS,
     RESUMABLE_CODES,
     VARIANTS,
     ActResponse,
     Client,
+    Command,
     CreatedMatch,
     EventStream,
     JungleSpeedCommand,
@@ -24,16 +28,22 @@ from totem_client.client import (
     MatchView,
     Page,
     Session,
+    TribesCommand,
     connect,
+    tribes_options,
 )
 from totem_client.errors import TotemError
 
 __all__ = [
+    "BADGES",
+    "DIE_FACES",
+    "GAMES",
     "GRAB_TARGETS",
     "RESUMABLE_CODES",
     "VARIANTS",
     "ActResponse",
     "Client",
+    "Command",
     "CreatedMatch",
     "EventStream",
     "JungleSpeedCommand",
@@ -44,5 +54,7 @@ __all__ = [
     "Page",
     "Session",
     "TotemError",
+    "TribesCommand",
     "connect",
+    "tribes_options",
 ]

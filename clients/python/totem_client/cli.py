@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import click
 import grpc
@@ -10,13 +12,18 @@ import grpc
 from totem_client.bots.jungle_speed import (
     DEFAULT_REACTION_MS,
     DEFAULT_REVEAL_DELAY_MS,
+    JungleSpeedBot,
     TableResult,
     play_table,
 )
+from totem_client.bots.tribes import DEFAULT_THINK_MS, TribesBot
+from totem_client.bots.tribes import play_table as play_tribes_table
 from totem_client.client import connect
 from totem_client.errors import TotemError
 
 MAX_ENTROPY_BYTES = 64
+
+R = TypeVar("R")
 
 
 @click.group()
@@ -119,7 +126,7 @@ def jungle_speed(
     `totem-replay show MATCH`.
     """
 
-    async def play() -> TableResult:
+    async def play() -> TableResult[JungleSpeedBot]:
         async with connect(address) as client:
             await client.wait_ready(connect_timeout)
             return await play_table(
@@ -136,8 +143,14 @@ def jungle_speed(
     def seated(match_id: str) -> None:
         click.echo(f"match {match_id}: {players} bots seated, playing", err=True)
 
+    result = _run(play(), address)
+    _print_result(result, variant.upper(), stats)
+
+
+def _run(play: Coroutine[Any, Any, R], address: str) -> R:
+    """Run a table of bots; a failure is one clear line."""
     try:
-        result = asyncio.run(play())
+        return asyncio.run(play)
     except TotemError as error:
         if error.code == grpc.StatusCode.UNAVAILABLE:
             raise click.ClickException(
@@ -145,10 +158,9 @@ def jungle_speed(
                 "is `totem serve` running there?"
             ) from None
         raise click.ClickException(str(error)) from None
-    _print_result(result, variant.upper(), stats)
 
 
-def _print_result(result: TableResult, variant: str, stats: bool) -> None:
+def _print_result(result: TableResult[JungleSpeedBot], variant: str, stats: bool) -> None:
     summary = result.summary
     click.echo(
         f"Jungle Speed {variant}, {len(summary.players)} bots: match ended "
@@ -164,6 +176,118 @@ def _print_result(result: TableResult, variant: str, stats: bool) -> None:
                 f"{s.grabs} grabs, duels {s.duels_won} won / {s.duels_lost} lost, "
                 f"arrows {s.arrows_won} won, {s.wrong_grabs} wrong and {s.late_grabs} late "
                 f"grabs, {len(s.refusals)} refused commands"
+            )
+    click.echo(f"match id: {result.match_id}")
+    click.echo(f"replay:   totem-replay show {result.match_id}")
+
+
+@bots.command("tribes")
+@click.option(
+    "--players",
+    type=click.IntRange(2, 4),
+    default=2,
+    show_default=True,
+    help="Number of bots; the match has exactly this many seats (TR-1.1).",
+)
+@click.option(
+    "--extended",
+    is_flag=True,
+    help="The extended game: Dice of Fate, special totems, Salvation Spaces (TR-5).",
+)
+@click.option(
+    "--address",
+    envvar="TOTEM_ADDRESS",
+    default="127.0.0.1:50051",
+    show_default=True,
+    help="host:port of the running server (env TOTEM_ADDRESS).",
+)
+@click.option(
+    "--board-size",
+    type=click.IntRange(3, 5),
+    default=None,
+    help="Side of the board (TR-1.2); by default 3 for two players, 4 for three or four.",
+)
+@click.option(
+    "--turn-timeout-ms",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Turn timer; the server's default (60000) if not given, 0 turns it off.",
+)
+@click.option(
+    "--seed-entropy",
+    default="",
+    callback=_entropy,
+    help="Text mixed into the match seed as the creator's entropy (UTF-8, at most 64 bytes).",
+)
+@click.option(
+    "--think-ms",
+    nargs=2,
+    type=float,
+    default=DEFAULT_THINK_MS,
+    show_default=True,
+    callback=_delays,
+    metavar="LOW HIGH",
+    help="Random delay before each of a bot's commands.",
+)
+@click.option(
+    "--connect-timeout",
+    type=click.FloatRange(min=0),
+    default=5.0,
+    show_default=True,
+    help="Seconds to wait for the server before giving up.",
+)
+@click.option("--stats", is_flag=True, help="Also print what each bot did.")
+def tribes(
+    players: int,
+    extended: bool,
+    address: str,
+    board_size: int | None,
+    turn_timeout_ms: int | None,
+    seed_entropy: bytes,
+    think_ms: tuple[float, float],
+    connect_timeout: float,
+    stats: bool,
+) -> None:
+    """Create a Tribes match, seat a bot in every seat, play it to the Feathers.
+
+    Prints the result (placements with names) and the match id, for
+    `totem-replay show MATCH`.
+    """
+
+    async def play() -> TableResult[TribesBot]:
+        async with connect(address) as client:
+            await client.wait_ready(connect_timeout)
+            return await play_tribes_table(
+                client,
+                players,
+                extended=extended,
+                board_size=board_size,
+                turn_timeout_ms=turn_timeout_ms,
+                entropy=seed_entropy,
+                think_ms=think_ms,
+                on_seated=seated,
+            )
+
+    def seated(match_id: str) -> None:
+        click.echo(f"match {match_id}: {players} bots seated, playing", err=True)
+
+    result = _run(play(), address)
+    summary = result.summary
+    game = "extended" if extended else "base"
+    click.echo(
+        f"Tribes {game}, {len(summary.players)} bots: match ended ({result.end_reason}) "
+        f"after {summary.version} events"
+    )
+    for standing in result.standings:
+        click.echo(f"  {standing.place:>2}. {standing.name} (seat {standing.seat})")
+    if stats:
+        for bot in result.bots:
+            s = bot.stats
+            click.echo(
+                f"  {bot.name}: {s.moves} moves ({s.lifts} lifts), {s.timed_out} by the timer, "
+                f"{s.passes} passes, {s.rounds_won} rounds won"
+                + (", the Feathers" if s.feathers else "")
+                + f", {len(s.refusals)} refused commands"
             )
     click.echo(f"match id: {result.match_id}")
     click.echo(f"replay:   totem-replay show {result.match_id}")

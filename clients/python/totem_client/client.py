@@ -14,8 +14,15 @@ from types import TracebackType
 from typing import Any, Literal, Self
 
 import grpc
+from google.protobuf.message import Message
 
-from totem.v1 import common_pb2, jungle_speed_pb2, match_service_pb2, match_service_pb2_grpc
+from totem.v1 import (
+    common_pb2,
+    jungle_speed_pb2,
+    match_service_pb2,
+    match_service_pb2_grpc,
+    tribes_pb2,
+)
 from totem_client.errors import TotemError
 
 MatchEvent = match_service_pb2.MatchEvent
@@ -24,6 +31,112 @@ MatchView = match_service_pb2.GetMatchResponse
 MatchSummary = common_pb2.MatchSummary
 ActResponse = match_service_pb2.ActResponse
 JungleSpeedCommand = jungle_speed_pb2.JungleSpeedCommand
+TribesCommand = tribes_pb2.TribesCommand
+#: A command of any game, for :meth:`Client.act`.
+Command = JungleSpeedCommand | TribesCommand
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """How the contract names one game: its enum, and its field in the requests',
+    events' and states' oneofs, with the message types of its options and commands."""
+
+    name: str
+    enum: common_pb2.Game.ValueType
+    field: str
+    options: type[Message]
+    command: type[Message]
+    #: The game's command that starts a match early.
+    start: Callable[[], Command]
+
+
+#: The games the client speaks, by name (``jungle_speed``, ``tribes``).
+GAMES: dict[str, GameInfo] = {
+    info.name: info
+    for info in (
+        GameInfo(
+            "jungle_speed",
+            common_pb2.GAME_JUNGLE_SPEED,
+            "jungle_speed",
+            jungle_speed_pb2.JungleSpeedOptions,
+            jungle_speed_pb2.JungleSpeedCommand,
+            lambda: JungleSpeedCommand(start=jungle_speed_pb2.JungleSpeedStart()),
+        ),
+        GameInfo(
+            "tribes",
+            common_pb2.GAME_TRIBES,
+            "tribes",
+            tribes_pb2.TribesOptions,
+            tribes_pb2.TribesCommand,
+            lambda: TribesCommand(start=tribes_pb2.TribesStart()),
+        ),
+    )
+}
+GAMES_BY_ENUM: dict[int, GameInfo] = {info.enum: info for info in GAMES.values()}
+
+
+def game_of_message(message: Message) -> GameInfo:
+    """The game whose options or command ``message`` is."""
+    for info in GAMES.values():
+        if isinstance(message, (info.options, info.command)):
+            return info
+    raise TypeError(f"{type(message).__name__} is not a game's options or command")
+
+
+#: Tribes badges by name (TR-1.5), for :meth:`Session.place`.
+BADGES: dict[str, tribes_pb2.TribesBadge.ValueType] = {
+    "wisdom": tribes_pb2.TRIBES_BADGE_WISDOM,
+    "loyalty": tribes_pb2.TRIBES_BADGE_LOYALTY,
+    "boldness": tribes_pb2.TRIBES_BADGE_BOLDNESS,
+    "tenacity": tribes_pb2.TRIBES_BADGE_TENACITY,
+}
+#: Faces of the Dice of Fate by name (TR-5.1), for :func:`tribes_options`.
+DIE_FACES: dict[str, tribes_pb2.TribesDieFace.ValueType] = {
+    "blank": tribes_pb2.TRIBES_DIE_FACE_BLANK,
+    "large": tribes_pb2.TRIBES_DIE_FACE_LARGE,
+    "small": tribes_pb2.TRIBES_DIE_FACE_SMALL,
+}
+#: The special totems by name (TR-5.3), for :meth:`Session.place`.
+SPECIAL_TOTEMS: dict[str, tribes_pb2.TribesTotemKind.ValueType] = {
+    "doom": tribes_pb2.TRIBES_TOTEM_KIND_DOOM,
+    "mini": tribes_pb2.TRIBES_TOTEM_KIND_MINI,
+}
+
+
+def tribes_options(
+    *,
+    max_players: int | None = None,
+    board_size: int | None = None,
+    extended: bool = False,
+    turn_timeout_ms: int | None = None,
+    round_move_limit: int | None = None,
+    dice_faces: Sequence[str] = (),
+    salvation_spaces: Sequence[int] | None = None,
+    prearranged_cards: Sequence[Sequence[int]] = (),
+    prearranged_dice: Sequence[str] = (),
+) -> tribes_pb2.TribesOptions:
+    """Options of a Tribes match; None and empty leave the server's defaults (the rules'
+    decisions, docs/rules/tribes.md). ``dice_faces`` and ``prearranged_dice`` are face
+    names (``blank``, ``large``, ``small``); ``prearranged_cards`` one list of cards per
+    round, indexed by seat."""
+    options = tribes_pb2.TribesOptions(
+        extended=extended,
+        dice_faces=[DIE_FACES[f] for f in dice_faces],
+        prearranged_cards=[tribes_pb2.TribesCards(cards=c) for c in prearranged_cards],
+        prearranged_dice=[DIE_FACES[f] for f in prearranged_dice],
+    )
+    if max_players is not None:
+        options.max_players = max_players
+    if board_size is not None:
+        options.board_size = board_size
+    if turn_timeout_ms is not None:
+        options.turn_timeout_ms = turn_timeout_ms
+    if round_move_limit is not None:
+        options.round_move_limit = round_move_limit
+    if salvation_spaces is not None:
+        options.salvation_spaces.CopyFrom(tribes_pb2.TribesSpaces(spaces=salvation_spaces))
+    return options
+
 
 #: Jungle Speed variants by their short names (JS-2.1).
 VARIANTS: dict[str, jungle_speed_pb2.JungleSpeedVariant.ValueType] = {
@@ -141,6 +254,32 @@ class Client:
 
     # ---- matches ---------------------------------------------------------------------
 
+    async def create(
+        self, game: str, options: Message | None = None, *, entropy: bytes = b""
+    ) -> CreatedMatch:
+        """Create a match of ``game`` (``"jungle_speed"``, ``"tribes"``) with its options
+        message (``JungleSpeedOptions``, ``TribesOptions``; None: every default).
+
+        ``entropy`` (at most 64 bytes) is mixed into the match seed.
+        """
+        try:
+            info = GAMES[game]
+        except KeyError:
+            raise ValueError(f"game must be one of {', '.join(GAMES)}") from None
+        request = match_service_pb2.CreateMatchRequest(game=info.enum, entropy=entropy)
+        if options is not None:
+            if game_of_message(options) is not info:
+                raise TypeError(f"{type(options).__name__} are not options of {game}")
+            getattr(request, info.field).CopyFrom(options)
+        response: match_service_pb2.CreateMatchResponse = await self._unary(
+            self._stub.CreateMatch, request
+        )
+        return CreatedMatch(response.match_id, response.referee_token, response.seed_commitment)
+
+    async def create_tribes(self, *, entropy: bytes = b"", **options: Any) -> CreatedMatch:
+        """Create a Tribes match; ``options`` are those of :func:`tribes_options`."""
+        return await self.create("tribes", tribes_options(**options), entropy=entropy)
+
     async def create_match(
         self,
         *,
@@ -153,6 +292,7 @@ class Client:
         entropy: bytes = b"",
     ) -> CreatedMatch:
         """Create a Jungle Speed match; options left as None take the server's defaults.
+        (:meth:`create` creates a match of any game.)
 
         ``specials`` is (inward, outward, coloured) arrows (JS-1.3); ``prearranged_deal``
         lists card ids from the top of the deck instead of a shuffle (JS-2.4);
@@ -178,13 +318,7 @@ class Client:
             )
         if prearranged_deal is not None:
             options.prearranged_deal.extend(prearranged_deal)
-        request = match_service_pb2.CreateMatchRequest(
-            game=common_pb2.GAME_JUNGLE_SPEED, jungle_speed=options, entropy=entropy
-        )
-        response: match_service_pb2.CreateMatchResponse = await self._unary(
-            self._stub.CreateMatch, request
-        )
-        return CreatedMatch(response.match_id, response.referee_token, response.seed_commitment)
+        return await self.create("jungle_speed", options, entropy=entropy)
 
     async def join(
         self,
@@ -285,20 +419,21 @@ class Client:
     async def act(
         self,
         match_id: str,
-        command: JungleSpeedCommand,
+        command: Command,
         *,
         token: str,
         seen_version: int = 0,
         seat: int | None = None,
     ) -> ActResponse:
-        """Send one command for the token's seat; answered once its events are stored.
+        """Send one command (a ``JungleSpeedCommand`` or a ``TribesCommand``) for the
+        token's seat, or a referee command with the referee's token; answered once its
+        events are stored.
 
         ``seen_version`` is the last event version the caller had seen when it decided
         (JS-5.1); ``seat``, if given, must be the token's own seat.
         """
-        request = match_service_pb2.ActRequest(
-            match_id=match_id, seen_version=seen_version, jungle_speed=command
-        )
+        request = match_service_pb2.ActRequest(match_id=match_id, seen_version=seen_version)
+        getattr(request, game_of_message(command).field).CopyFrom(command)
         if seat is not None:
             request.seat = seat
         response: ActResponse = await self._unary(self._stub.Act, request, token)
@@ -478,6 +613,8 @@ class Session:
         self.role = role
         self.seen_version = version
         self.state: MatchState | None = None
+        #: The match's game (``jungle_speed``, ``tribes``), once a state or view said it.
+        self.game: str | None = None
 
     def __repr__(self) -> str:
         return f"Session(match_id={self.match_id!r}, name={self.name!r}, seat={self.seat})"
@@ -490,7 +627,13 @@ class Session:
         """Note that the events up to ``version`` have been seen, and the state then."""
         if state is not None and state.summary.version >= self.seen_version:
             self.state = state
+            self._learn_game(state.summary)
         self.seen_version = max(self.seen_version, version)
+
+    def _learn_game(self, summary: MatchSummary) -> None:
+        info = GAMES_BY_ENUM.get(summary.game)
+        if info is not None:
+            self.game = info.name
 
     def _saw_event(self, event: MatchEvent) -> None:
         self.saw(event.version, event.state if event.HasField("state") else None)
@@ -499,15 +642,14 @@ class Session:
         """The match as this participant may see it."""
         view = await self.client.get(self.match_id, self.token or None)
         self.saw(view.summary.version)
+        self._learn_game(view.summary)
         if view.HasField("seat") and self.seat is None:
             self.seat = view.seat
         if self.role == common_pb2.VIEWER_ROLE_UNSPECIFIED:
             self.role = view.role
         return view
 
-    async def act(
-        self, command: JungleSpeedCommand, *, seen_version: int | None = None
-    ) -> ActResponse:
+    async def act(self, command: Command, *, seen_version: int | None = None) -> ActResponse:
         """Send a command for this session's seat with ``seen_version`` (default: the
         last version this session saw)."""
         response = await self.client.act(
@@ -520,9 +662,10 @@ class Session:
         self.saw(response.version, response.state if response.HasField("state") else None)
         return response
 
-    async def start(self) -> ActResponse:
-        """Start the match with the seats taken so far (at least two)."""
-        return await self.act(JungleSpeedCommand(start=jungle_speed_pb2.JungleSpeedStart()))
+    async def start(self, game: str | None = None) -> ActResponse:
+        """Start the match with the seats taken so far (at least two). ``game`` is the
+        match's game; by default the one this session has seen, else Jungle Speed."""
+        return await self.act(GAMES[game or self.game or "jungle_speed"].start())
 
     async def reveal(self) -> ActResponse:
         """Reveal the top face-down card; only on one's turn (JS-3.1)."""
@@ -533,6 +676,53 @@ class Session:
         inward-arrows race (ES only, JS-6.1); "default" lets the server choose."""
         grab = jungle_speed_pb2.JungleSpeedGrab(target=GRAB_TARGETS[target])
         return await self.act(JungleSpeedCommand(grab=grab))
+
+    # ---- Tribes --------------------------------------------------------------------
+
+    async def lift(self, space: int) -> ActResponse:
+        """Tribes: lift the top totem of ``space``, the first half of a move from the
+        board (TR-2.2a); then :meth:`place` it."""
+        return await self.act(TribesCommand(lift=tribes_pb2.TribesLift(space=space)))
+
+    async def place(
+        self,
+        destination: int,
+        *,
+        size: int | None = None,
+        special: str | None = None,
+        badge: str | None = None,
+    ) -> ActResponse:
+        """Tribes: place the lifted totem (no ``size`` nor ``special``), or the totem of
+        ``size`` from one's mat, or a special totem (``"doom"``, ``"mini"``) from beside
+        the board, on ``destination``. ``badge`` names the badge a winning move takes
+        (TR-3.4)."""
+        place = tribes_pb2.TribesPlace(destination=destination)
+        if size is not None:
+            place.size = size
+        if special is not None:
+            place.special = SPECIAL_TOTEMS[special]
+        if badge is not None:
+            place.badge = BADGES[badge]
+        return await self.act(TribesCommand(place=place))
+
+    async def place_option(
+        self,
+        option: tribes_pb2.TribesPlaceOption,
+        destination: int,
+        *,
+        badge: str | None = None,
+    ) -> ActResponse:
+        """Tribes: place the totem of one of the legal actions' place options."""
+        if option.source == tribes_pb2.TRIBES_PLACE_SOURCE_MAT:
+            return await self.place(destination, size=option.totem.size, badge=badge)
+        if option.source == tribes_pb2.TRIBES_PLACE_SOURCE_BESIDE:
+            special = "doom" if option.totem.kind == tribes_pb2.TRIBES_TOTEM_KIND_DOOM else "mini"
+            return await self.place(destination, special=special, badge=badge)
+        return await self.place(destination, badge=badge)
+
+    async def penalise(self, seat: int) -> ActResponse:
+        """Tribes, referee only: penalise ``seat`` for coaching (TR-4.1)."""
+        return await self.act(TribesCommand(penalise=tribes_pb2.TribesPenalise(seat=seat)))
 
     def watch(
         self, after_version: int = 0, *, with_state: bool = True, max_failures: int | None = 10

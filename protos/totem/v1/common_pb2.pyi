@@ -42,25 +42,21 @@ class _GameEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Game.ValueType],
     GAME_JUNGLE_SPEED: _Game.ValueType  # 1
     """Jungle Speed (rules: docs/rules/jungle_speed.md, rule ids JS-x.y)."""
     GAME_TRIBES: _Game.ValueType  # 2
-    """Tribes: reserved, not yet playable: refused with INVALID_ARGUMENT by CreateMatch and
-    as a ListMatches filter.
-    """
+    """Tribes (rules: docs/rules/tribes.md, rule ids TR-x.y)."""
     GAME_VILLAGE: _Game.ValueType  # 3
     """Village: reserved, not yet playable: refused with INVALID_ARGUMENT by CreateMatch and
     as a ListMatches filter.
     """
 
 class Game(_Game, metaclass=_GameEnumTypeWrapper):
-    """The games this server plays. Only Jungle Speed can be created today."""
+    """The games this server plays. Jungle Speed and Tribes can be created today."""
 
 GAME_UNSPECIFIED: Game.ValueType  # 0
 """Not set: refused where a game is required (CreateMatch); no filter in ListMatches."""
 GAME_JUNGLE_SPEED: Game.ValueType  # 1
 """Jungle Speed (rules: docs/rules/jungle_speed.md, rule ids JS-x.y)."""
 GAME_TRIBES: Game.ValueType  # 2
-"""Tribes: reserved, not yet playable: refused with INVALID_ARGUMENT by CreateMatch and
-as a ListMatches filter.
-"""
+"""Tribes (rules: docs/rules/tribes.md, rule ids TR-x.y)."""
 GAME_VILLAGE: Game.ValueType  # 3
 """Village: reserved, not yet playable: refused with INVALID_ARGUMENT by CreateMatch and
 as a ListMatches filter.
@@ -142,7 +138,9 @@ class _EndReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EndReason.V
     END_REASON_UNSPECIFIED: _EndReason.ValueType  # 0
     """Not ended yet."""
     END_REASON_COMPLETED: _EndReason.ValueType  # 1
-    """Played to the end under the rules (JS-8.2)."""
+    """Played to the end under the rules (JS-8.2; for Tribes, the Feathers of Greatness were
+    won, TR-3.5).
+    """
     END_REASON_ABANDONED: _EndReason.ValueType  # 2
     """Every remaining player disconnected for too long (JS-8.3; not yet recorded by this
     server).
@@ -156,7 +154,9 @@ class EndReason(_EndReason, metaclass=_EndReasonEnumTypeWrapper):
 END_REASON_UNSPECIFIED: EndReason.ValueType  # 0
 """Not ended yet."""
 END_REASON_COMPLETED: EndReason.ValueType  # 1
-"""Played to the end under the rules (JS-8.2)."""
+"""Played to the end under the rules (JS-8.2; for Tribes, the Feathers of Greatness were
+won, TR-3.5).
+"""
 END_REASON_ABANDONED: EndReason.ValueType  # 2
 """Every remaining player disconnected for too long (JS-8.3; not yet recorded by this
 server).
@@ -249,7 +249,9 @@ class Placement(_message.Message):
     seat: _builtins.int
     """Seat number."""
     place: _builtins.int
-    """1 is first; players sharing a place have the same number (JS-8.2)."""
+    """1 is first; players sharing a place have the same number (JS-8.2; for Tribes the
+    winner of the Feathers is first and the others follow by badges held).
+    """
     def __init__(
         self,
         *,
@@ -287,8 +289,8 @@ class MatchSummary(_message.Message):
     status: Global___MatchStatus.ValueType
     """Where the match is in its life."""
     variant: _builtins.str
-    """The variant's short name: "ES" or "RU" for Jungle Speed (JS-2.1); empty for a game
-    without variants.
+    """The variant's short name: "ES" or "RU" for Jungle Speed (JS-2.1); "base" or
+    "extended" for Tribes (TR-5); empty for a game without variants.
     """
     max_players: _builtins.int
     """Number of seats, fixed at creation (JS-1.5 for Jungle Speed)."""

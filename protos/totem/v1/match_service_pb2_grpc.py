@@ -131,9 +131,10 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Act(self, request, context):
-        """One command for the caller's seat (player token required). Receive-stamped (JS-5.1);
-        the commands of a match run one at a time in receive order. Answered once the
-        resulting events are stored.
+        """One command: a player's for the caller's seat (player token required), or a referee
+        command such as TribesPenalise (referee token required; PERMISSION_DENIED otherwise).
+        Receive-stamped (JS-5.1); the commands of a match run one at a time in receive order.
+        Answered once the resulting events are stored.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -60,9 +60,10 @@ class MatchServiceStub:
     ListMatches: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ListMatchesRequest, _match_service_pb2.ListMatchesResponse]
     """Summaries of matches, in creation order, a page at a time. Public: no token needed."""
     Act: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ActRequest, _match_service_pb2.ActResponse]
-    """One command for the caller's seat (player token required). Receive-stamped (JS-5.1);
-    the commands of a match run one at a time in receive order. Answered once the
-    resulting events are stored.
+    """One command: a player's for the caller's seat (player token required), or a referee
+    command such as TribesPenalise (referee token required; PERMISSION_DENIED otherwise).
+    Receive-stamped (JS-5.1); the commands of a match run one at a time in receive order.
+    Answered once the resulting events are stored.
     """
     Watch: _grpc.UnaryStreamMultiCallable[_match_service_pb2.WatchRequest, _match_service_pb2.MatchEvent]
     """Every event after `after_version`, then live events, in order, each exactly once,
@@ -108,9 +109,10 @@ class MatchServiceAsyncStub(MatchServiceStub):
     ListMatches: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ListMatchesRequest, _match_service_pb2.ListMatchesResponse]  # type: ignore[assignment]
     """Summaries of matches, in creation order, a page at a time. Public: no token needed."""
     Act: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ActRequest, _match_service_pb2.ActResponse]  # type: ignore[assignment]
-    """One command for the caller's seat (player token required). Receive-stamped (JS-5.1);
-    the commands of a match run one at a time in receive order. Answered once the
-    resulting events are stored.
+    """One command: a player's for the caller's seat (player token required), or a referee
+    command such as TribesPenalise (referee token required; PERMISSION_DENIED otherwise).
+    Receive-stamped (JS-5.1); the commands of a match run one at a time in receive order.
+    Answered once the resulting events are stored.
     """
     Watch: _aio.UnaryStreamMultiCallable[_match_service_pb2.WatchRequest, _match_service_pb2.MatchEvent]  # type: ignore[assignment]
     """Every event after `after_version`, then live events, in order, each exactly once,
@@ -183,9 +185,10 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_service_pb2.ActRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_match_service_pb2.ActResponse, _abc.Awaitable[_match_service_pb2.ActResponse]]:
-        """One command for the caller's seat (player token required). Receive-stamped (JS-5.1);
-        the commands of a match run one at a time in receive order. Answered once the
-        resulting events are stored.
+        """One command: a player's for the caller's seat (player token required), or a referee
+        command such as TribesPenalise (referee token required; PERMISSION_DENIED otherwise).
+        Receive-stamped (JS-5.1); the commands of a match run one at a time in receive order.
+        Answered once the resulting events are stored.
         """
 
     @_abc_1.abstractmethod

@@ -1,5 +1,17 @@
 """Bots that play matches through the client library."""
 
 from totem_client.bots.jungle_speed import BotStats, JungleSpeedBot, TableResult, play_table
+from totem_client.bots.table import Standing
+from totem_client.bots.tribes import TribesBot, TribesBotStats
+from totem_client.bots.tribes import play_table as play_tribes_table
 
-__all__ = ["BotStats", "JungleSpeedBot", "TableResult", "play_table"]
+__all__ = [
+    "BotStats",
+    "JungleSpeedBot",
+    "Standing",
+    "TableResult",
+    "TribesBot",
+    "TribesBotStats",
+    "play_table",
+    "play_tribes_table",
+]

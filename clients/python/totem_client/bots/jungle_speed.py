@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from totem.v1 import common_pb2, jungle_speed_pb2
+from totem_client.bots.table import Standing, TableResult, bot_names, run_bots
 from totem_client.client import (
     RESUMABLE_CODES,
     ActResponse,
@@ -46,6 +47,8 @@ from totem_client.client import (
 from totem_client.errors import TotemError
 
 log = logging.getLogger(__name__)
+
+__all__ = ["BotStats", "JungleSpeedBot", "Standing", "TableResult", "play_table"]
 
 #: Default delay before grabbing, after seeing a race open, in milliseconds (low, high).
 DEFAULT_REACTION_MS = (20.0, 60.0)
@@ -299,37 +302,6 @@ class JungleSpeedBot:
 # ---- a table of bots -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Standing:
-    """One line of a result: place (1 is first; ties share it), seat and name."""
-
-    place: int
-    seat: int
-    name: str
-
-
-@dataclass
-class TableResult:
-    """How a match of bots ended."""
-
-    match_id: str
-    summary: MatchSummary
-    bots: list[JungleSpeedBot]
-
-    @property
-    def standings(self) -> list[Standing]:
-        names = {p.seat: p.name for p in self.summary.players}
-        return sorted(
-            (Standing(r.place, r.seat, names.get(r.seat, "?")) for r in self.summary.result),
-            key=lambda s: (s.place, s.seat),
-        )
-
-    @property
-    def end_reason(self) -> str:
-        reason = common_pb2.EndReason.Name(self.summary.end_reason)
-        return reason.removeprefix("END_REASON_").lower()
-
-
 async def play_table(
     client: Client,
     players: int,
@@ -342,7 +314,7 @@ async def play_table(
     reveal_delay_ms: tuple[float, float] = DEFAULT_REVEAL_DELAY_MS,
     seed: int | None = None,
     on_seated: Callable[[str], None] | None = None,
-) -> TableResult:
+) -> TableResult[JungleSpeedBot]:
     """Create a match for ``players`` seats, seat one bot in each, play it to the end.
 
     The match starts by itself when the last bot joins. Each bot adds fresh entropy to
@@ -350,9 +322,7 @@ async def play_table(
     """
     if not 2 <= players <= 10:
         raise ValueError("Jungle Speed is for 2 to 10 players")
-    names = list(names) if names is not None else [f"bot-{i + 1}" for i in range(players)]
-    if len(names) != players:
-        raise ValueError("give one name per player")
+    names = bot_names(players, names)
     created = await client.create_match(
         variant=variant, max_players=players, turn_timeout_ms=turn_timeout_ms, entropy=entropy
     )
@@ -367,15 +337,4 @@ async def play_table(
         )
     if on_seated is not None:
         on_seated(created.match_id)
-    try:
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(bot.run(), name=f"bot {bot.name}") for bot in bots]
-    except ExceptionGroup as failed:
-        # The bots share one server: report the first failure as it is.
-        raise failed.exceptions[0] from failed
-    summary = tasks[0].result()
-    for task in tasks[1:]:
-        # Every bot stopped at the end; take the summary with the most events.
-        if task.result().version > summary.version:
-            summary = task.result()
-    return TableResult(created.match_id, summary, bots)
+    return await run_bots(created.match_id, bots)

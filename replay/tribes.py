@@ -1,0 +1,298 @@
+"""Tribes in the replay tool: event summaries, the board as a grid, the draws check."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from domain.kernel.randomness import effective_seed
+from domain.tribes import Options, Tribes
+from domain.tribes.match import BY_REVEALED, DRAWN_PASSES, die_roll, truth_cards, turn_order
+from replay import format as fmt
+
+FACE_WORDS = {
+    "blank": "blank (a normal turn)",
+    "large": "the large totem (the Great Totem of Doom must move)",
+    "small": "the small totem (the Mini-Totem of Chaos must move)",
+}
+
+
+def totem(data: dict[str, Any] | None) -> str:
+    """A totem of a view: ``seat 1's 4``, ``the Doom``, ``the Mini``."""
+    if data is None:
+        return "nothing"
+    if data["kind"] == "DOOM":
+        return "the Doom"
+    if data["kind"] == "MINI":
+        return "the Mini"
+    return f"seat {data['seat']}'s {data['size']}"
+
+
+def _own(data: dict[str, Any], seat: int) -> str:
+    """A totem moved by ``seat``: ``its 4`` when it is the seat's own."""
+    if data["kind"] == "TRIBE" and data["seat"] == seat:
+        return f"its {data['size']}"
+    return totem(data)
+
+
+def cell(data: dict[str, Any]) -> str:
+    """A totem in a grid cell: ``1:4`` (seat 1's size 4), ``DOOM``, ``MINI``."""
+    if data["kind"] == "TRIBE":
+        return f"{data['seat']}:{data['size']}"
+    return str(data["kind"])
+
+
+def line(spaces: Sequence[int]) -> str:
+    return "-".join(str(s) for s in spaces)
+
+
+def summarise(match: Tribes, name: str, view: dict[str, Any]) -> str | None:
+    """One line saying what a (referee-view) event did, or None for the fallback."""
+    stamp = fmt.stamp(view.get("stamp"))
+    text: str
+    if name == "Created":
+        text = _options_text(view["options"])
+        text += f"; seed commitment {fmt.short(view['seed_commitment'])}"
+        if view.get("seed"):
+            text += f", seed {fmt.short(view['seed'])}"
+    elif name == "Started":
+        size = view["board_size"]
+        text = f"play begins on a {size}×{size} board"
+        if view["salvation_spaces"]:
+            text += f", Salvation Spaces {', '.join(map(str, view['salvation_spaces']))}"
+    elif name == "RoundStarted":
+        cards = ", ".join(f"{fmt.seat(match, s)} {c}" for s, c in enumerate(view["cards"]))
+        order = fmt.seats(match, view["order"])
+        text = f"round {view['round']}: Cards of Truth {cards}; order {order}"
+    elif name == "DieRolled":
+        text = f"{fmt.seat(match, view['seat'])} rolls {FACE_WORDS.get(view['face'], view['face'])}"
+    elif name == "Lifted":
+        text = (
+            f"{fmt.seat(match, view['seat'])} lifts {_own(view['totem'], view['seat'])} from "
+            f"space {view['space']}, "
+        )
+        if view["uncovered"] is None:
+            text += "leaving it empty"
+        else:
+            text += f"uncovering {totem(view['uncovered'])}"
+        if view["revealed_lines"]:
+            lines = ", ".join(line(x) for x in view["revealed_lines"])
+            rival = view["uncovered"]["seat"]
+            text += f": it completes {fmt.seat(match, rival)}'s line {lines}"
+        if view["cause"] == "timeout":
+            text += " (turn timer)"
+    elif name == "Placed":
+        origin = "its mat" if view["origin"] is None else f"space {view['origin']}"
+        if view["totem"]["kind"] != "TRIBE" and view["origin"] is None:
+            origin = "beside the board"
+        text = (
+            f"{fmt.seat(match, view['seat'])} places {_own(view['totem'], view['seat'])} from "
+            f"{origin} on space {view['destination']}"
+        )
+        if view["covered"] is not None:
+            text += f", covering {totem(view['covered'])}"
+        if view["badge"]:
+            text += f", naming {view['badge']}"
+        if view["cause"] == "timeout":
+            text += " (turn timer)"
+    elif name == "Passed":
+        text = f"{fmt.seat(match, view['seat'])} has no legal move and passes"
+    elif name == "RoundWon":
+        lines = ", ".join(line(x) for x in view["lines"])
+        how = "an opponent's move revealed their line" if view["by"] == BY_REVEALED else "line"
+        text = f"round {view['round']} won by {fmt.seat(match, view['winner'])} ({how} {lines})"
+        if view["feathers"]:
+            text += ": takes the Feathers of Greatness"
+        else:
+            text += f": takes the {view['badge']} badge"
+    elif name == "RoundDrawn":
+        why = "every player passed" if view["reason"] == DRAWN_PASSES else "the move limit"
+        text = f"round {view['round']} drawn ({why}): no badge"
+    elif name == "Penalised":
+        text = (
+            f"the referee penalises {fmt.seat(match, view['seat'])} for coaching: its Grand "
+            f"Chief leaves the game from round {view['from_round']}"
+        )
+    else:
+        return None
+    return f"{text} {stamp}".rstrip()
+
+
+def _options_text(o: dict[str, Any]) -> str:
+    board = f"{o['board_size']}×{o['board_size']}" if o["board_size"] else "sized by players"
+    text = (
+        f"{'extended' if o['extended'] else 'base'} game for up to {o['max_players']} players, "
+        f"board {board}, turn timer {o['turn_timeout_ms']} ms, round move limit "
+        f"{o['round_move_limit']}"
+    )
+    if o["extended"]:
+        text += f", die {'/'.join(o['dice_faces'])}"
+        salvation = o["salvation_spaces"]
+        text += ", Salvation Spaces " + (
+            "the corners" if salvation is None else ", ".join(map(str, salvation)) or "none"
+        )
+    if o.get("prearranged"):
+        text += ", prearranged draws"
+    return text
+
+
+def state_lines(match: Tribes, view: dict[str, Any]) -> list[str]:
+    """A state view (any viewer's) as text: the board as a grid (each stack top first
+    when the view holds whole stacks), the mats, badges and the die."""
+    options = view["options"]
+    lines = [
+        f"Tribes {'extended' if options['extended'] else 'base'}, status {match.status.value}, "
+        f"round {view['round']}"
+    ]
+    turn = view.get("turn")
+    head = f"Turn: {'nobody' if turn is None else fmt.seat(match, turn)}"
+    if view["die"]:
+        head += f"; die: {FACE_WORDS.get(view['die'], view['die'])}"
+    lines.append(head)
+    lifted = view.get("lifted")
+    if lifted is not None:
+        text = f"Lifted: {totem(lifted['totem'])} from space {lifted['origin']}"
+        if lifted["revealed_lines"]:
+            text += "; revealed lines " + ", ".join(line(x) for x in lifted["revealed_lines"])
+        lines.append(text)
+    lines += _grid(view)
+    for s in view["seats"]:
+        text = f"{fmt.seat(match, s['seat'])}: card {s['card'] or '-'}, mat "
+        text += " ".join(map(str, s["mat"])) if s["mat"] else "empty"
+        text += ", badges " + (", ".join(s["badges"]) if s["badges"] else "none")
+        if s["chief_removed"]:
+            text += "; Grand Chief out of the game (coaching)"
+        elif s["penalised"]:
+            text += "; penalised for coaching (its Grand Chief leaves next round)"
+        lines.append(text)
+    if options["extended"]:
+        beside = ", ".join(totem(t) for t in view["beside"]) or "nothing"
+        lines.append(f"Beside the board: {beside}")
+    lines.append(
+        f"Moves this round: {view['moves']} of {options['round_move_limit']}; "
+        f"passes in a row: {view['passes']}"
+    )
+    if view.get("turn_deadline_ms"):
+        due = datetime.fromtimestamp(view["turn_deadline_ms"] / 1000, UTC)
+        lines.append(f"Turn timer due at {fmt.when(due)} UTC")
+    lines.append(f"Seed commitment: {view['seed_commitment']}")
+    if view.get("seed"):
+        lines.append(f"Seed: {view['seed']}")
+    return lines
+
+
+def _grid(view: dict[str, Any]) -> list[str]:
+    size = view["board_size"]
+    if not size:
+        return ["Board: not set up yet"]
+    whole = any("stack" in s for s in view["spaces"])
+    cells = []
+    for space in view["spaces"]:
+        if whole:
+            text = "/".join(cell(t) for t in reversed(space["stack"])) or "."
+        else:
+            text = cell(space["top"]) if "top" in space else "."
+        cells.append(text + ("*" if space["salvation"] else ""))
+    width = max(3, *(len(c) for c in cells))
+    what = "each stack top to bottom" if whole else "the top of each stack"
+    out = [f"Board {size}×{size} ({what}, / between totems; seat:size, * a Salvation Space):"]
+    out.append("     " + " ".join(f"{c:^{width}}" for c in range(size)))
+    for row in range(size):
+        row_cells = cells[row * size : (row + 1) * size]
+        out.append(f"  {row:>2} " + " ".join(f"{c:^{width}}" for c in row_cells))
+    return out
+
+
+def check_draws(
+    events: Sequence[tuple[int, str, dict[str, Any]]],
+) -> tuple[list[tuple[int, str]], list[str]]:
+    """Re-derive the Cards of Truth of every round (TR-2.1) and every die roll (TR-5.1)
+    from the revealed seed and the entropies, or check them against the prearranged
+    sequence of the options.
+
+    ``events`` are ``(version, name, fields)`` of one whole match, in order. Returns the
+    problems found, each at a version, and notes on what was or could not be checked.
+    """
+    options = Options.from_dict(dict(events[0][2]["options"]))
+    rounds = [(v, d) for v, n, d in events if n == "RoundStarted"]
+    rolls = [(v, d) for v, n, d in events if n == "DieRolled"]
+    if not rounds:
+        return [], ["no round yet: no random draw to check"]
+    problems: list[tuple[int, str]] = []
+    for version, data in rounds:
+        if list(data["order"]) != turn_order(list(data["cards"])):
+            problems.append((version, f"round {data['round']}'s order is not by ascending card"))
+    ended = next((d for _, n, d in events if n == "MatchEnded"), None)
+    seed: bytes | None = None
+    if ended is not None:
+        try:
+            created = events[0][2]
+            joined = [d for _, n, d in events if n == "PlayerJoined"]
+            entropies = [bytes.fromhex(created["entropy"])]
+            entropies += [bytes.fromhex(d["entropy"]) for d in joined]
+            seed = effective_seed(bytes.fromhex(ended["seed"]), entropies)
+        except (KeyError, TypeError, ValueError) as exc:
+            unreadable = (rounds[0][0], f"the seed or an entropy is not readable: {exc}")
+            return [*problems, unreadable], []
+    notes: list[str] = []
+    found, note = _check_cards(options, rounds, seed)
+    problems += found
+    notes += [note] if note else []
+    found, note = _check_rolls(options, rolls, seed)
+    problems += found
+    notes += [note] if note else []
+    if seed is None:
+        notes.append("seed not revealed yet: the draws cannot be re-derived until the end")
+    return problems, notes
+
+
+def _check_cards(
+    options: Options, rounds: list[tuple[int, dict[str, Any]]], seed: bytes | None
+) -> tuple[list[tuple[int, str]], str | None]:
+    problems = []
+    given = options.prearranged_cards
+    for index, (version, data) in enumerate(rounds):
+        cards = list(data["cards"])
+        if given is not None:
+            expected: list[int] | None = list(given[index % len(given)])
+            what = "the prearranged cards"
+        elif seed is not None:
+            expected = truth_cards(seed, index, len(cards))
+            what = "the draw re-derived from the seed"
+        else:
+            expected = None
+        if expected is not None and cards != expected:
+            problems.append(
+                (version, f"round {data['round']}'s Cards of Truth are not {what} (TR-2.1)")
+            )
+    if given is not None:
+        return problems, f"Cards of Truth of {len(rounds)} rounds: prearranged in the options"
+    if seed is not None:
+        return problems, f"Cards of Truth of {len(rounds)} rounds re-derived from the revealed seed"
+    return problems, None
+
+
+def _check_rolls(
+    options: Options, rolls: list[tuple[int, dict[str, Any]]], seed: bytes | None
+) -> tuple[list[tuple[int, str]], str | None]:
+    if not rolls:
+        return [], None
+    problems = []
+    given = options.prearranged_dice
+    for index, (version, data) in enumerate(rolls):
+        if given is not None:
+            expected: str | None = given[index % len(given)]
+            what = "the prearranged roll"
+        elif seed is not None:
+            expected = die_roll(seed, index, options.dice_faces)
+            what = "the roll re-derived from the seed"
+        else:
+            expected = None
+        if expected is not None and data["face"] != expected:
+            problems.append((version, f"die roll {index} is not {what} (TR-5.1)"))
+    if given is not None:
+        return problems, f"{len(rolls)} die rolls: prearranged in the options"
+    if seed is not None:
+        return problems, f"{len(rolls)} die rolls re-derived from the revealed seed"
+    return problems, None
