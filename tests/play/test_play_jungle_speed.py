@@ -23,6 +23,9 @@ from totem_client import connect
 from totem_client.play.jungle_speed_bots import NewMatch
 from totem_client.play.openings import JoinMatch, SpectateMatch
 
+#: A terminal of the usual width, where long sentences wrap.
+NARROW = (80, 40)
+
 #: Two cards of one shape in two colours: revealed by two seats, they open a duel (JS-4.1).
 PURPLE_STAR = symbol(0, 0)
 GREEN_STAR = symbol(0, 1)
@@ -88,7 +91,7 @@ async def test_a_refused_reveal_shows_the_rule_and_the_reason(server: RunningSer
         prearranged_deal=tuple(deal_for(2, {0: [PURPLE_STAR]})),  # a card that opens nothing
     )
     app = player(server, opening)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=NARROW) as pilot:  # the reason wraps: all of it shows
         await until_shown(pilot, app, "#moves", "your moves: space reveal")
         await pilot.press("space")
         await until_shown(pilot, app, "#table", "turn: bot-1 (seat 1)")
@@ -97,9 +100,11 @@ async def test_a_refused_reveal_shows_the_rule_and_the_reason(server: RunningSer
         await pilot.press("space")  # out of turn: JS-3.1
         notice = await until_shown(pilot, app, "#notice", "reveal refused")
         assert (
-            "reveal refused (FAILED_PRECONDITION, JS-3.1): "
-            "only the player whose turn it is may reveal"
+            "reveal refused at v5 (FAILED_PRECONDITION, JS-3.1): "
+            "only the player whose turn it is may reveal; it is seat 1's turn"
         ) in notice
+        footer = app.game_screen.query_one("Footer")
+        assert app.notice.region.bottom <= footer.region.y  # all of it in sight
 
 
 async def test_a_late_grab_is_shown_after_the_winner_in_receive_order(
@@ -142,7 +147,7 @@ async def test_es_grabs_for_the_arrows_with_a_key_of_its_own(server: RunningServ
         # bot-1's star opens a duel with alice, bot-2's inward arrows a race (JS-6.1).
         await until_shown(pilot, app, "#table", "inward-arrows race open")
         assert "open duels: alice ⚔ bot-1" in text_of(app, "#table")
-        assert "→← inward arrows special card" in text_of(app, "#seat-2")
+        assert "→← inward arrows 25 down · 1 up" in text_of(app, "#seat-2")
         moves = text_of(app, "#moves")
         assert "g grab: wins the duel against bot-1" in moves
         assert "a grab: wins the inward-arrows race" in moves

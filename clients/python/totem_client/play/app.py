@@ -90,7 +90,7 @@ class Notice(Static):
     """The line that says why the server refused the last command, or what went wrong."""
 
     DEFAULT_CSS = """
-    Notice { dock: bottom; height: auto; max-height: 3; padding: 0 1; color: $text-warning; }
+    Notice { height: auto; max-height: 4; padding: 0 1; color: $text-warning; }
     Notice.-empty { display: none; }
     """
 
@@ -101,10 +101,18 @@ class Notice(Static):
         self.remove_class("-empty")
         self.update(text if isinstance(text, Content) else Content(text))
 
-    def refused(self, label: str, error: TotemError) -> None:
-        """Show a refusal: the command, the status code, the rule id and the sentence."""
+    def refused(self, label: str, seen_version: int, error: TotemError) -> None:
+        """Show a refusal: the command, the version the user had seen when sending it (the
+        notice stays until the next command, so it says how old it is), the status code,
+        the rule id and the server's sentence."""
         where = f"{error.code.name}, {error.rule}" if error.rule else error.code.name
-        self.say(Content.assemble((f"{label} refused", "bold"), f" ({where}): ", error.message))
+        self.say(
+            Content.assemble(
+                (f"{label} refused", "bold"),
+                f" at v{seen_version} ({where}): ",
+                error.message,
+            )
+        )
 
     def clear(self) -> None:
         self.add_class("-empty")
@@ -131,7 +139,13 @@ class GameScreen(Screen[None]):
         self.status_line = StatusLine(title, id="status")
         self.notice = Notice(id="notice")
 
+    DEFAULT_CSS = """
+    GameScreen #game { height: 1fr; }
+    """
+
     def compose(self) -> ComposeResult:
+        # The notice is below the game, not docked: docked to the bottom, it would lie
+        # under the footer once its sentence wraps.
         yield self.status_line
         with Vertical(id="game"):
             yield from self.compose_game()
@@ -299,9 +313,10 @@ class PlayApp(App[None]):
         self.run_worker(self._send(label, session, command), group="commands")
 
     async def _send(self, label: str, session: Session, command: Command) -> None:
+        seen = session.seen_version
         try:
             await command(session)
         except TotemError as error:
-            self.notice.refused(label, error)
+            self.notice.refused(label, seen, error)
         else:
             self.notice.clear()

@@ -40,8 +40,8 @@ GameState = jungle_speed_pb2.JungleSpeedState
 #: How often the timers on screen (turn deadline, reveal interval) are redrawn, seconds.
 TICK = 0.2
 
-#: Seats per row of the table.
-SEATS_PER_ROW = 5
+#: The narrowest a seat is drawn, in cells: room for "40 down · 10 up" and its border.
+SEAT_WIDTH = 20
 
 
 def _now_ms() -> float:
@@ -233,7 +233,9 @@ class JungleSpeedScreen(GameScreen):
     ]
 
     DEFAULT_CSS = """
-    JungleSpeedScreen #seats { layout: grid; grid-size: 5; grid-gutter: 0 1; height: auto; }
+    JungleSpeedScreen #seats {
+        layout: grid; grid-size: 5; grid-rows: 5; grid-gutter: 0 1; height: auto;
+    }
     JungleSpeedScreen #middle { height: auto; }
     JungleSpeedScreen #race { width: 1fr; min-height: 6; }
     JungleSpeedScreen #result { border: heavy $success; }
@@ -283,35 +285,45 @@ class JungleSpeedScreen(GameScreen):
             self._draw(state)
 
     def _draw(self, state: MatchState) -> None:
-        game = state.jungle_speed
         you = self.session.seat if self.session is not None else None
         if (state.summary.variant, state.summary.status) != self.keys_for:
             self.keys_for = (state.summary.variant, state.summary.status)
             self.refresh_bindings()  # the arrows key is for ES only, start for a waiting match
-        self._draw_seats(game, you)
+        self._draw_seats(state, you)
         self.query_one(TableInfo).draw(state, self.names, you)
         self.query_one(MovesView).draw(state, self.session, self.names)
         ended = state.summary.status == common_pb2.MATCH_STATUS_ENDED
         result = result_lines(state.summary, self.names) if ended else None
         self.query_one("#result", Panel).show_content(result)
 
-    def _draw_seats(self, game: GameState, you: int | None) -> None:
+    def _draw_seats(self, state: MatchState, you: int | None) -> None:
+        game = state.jungle_speed
+        playing = state.summary.status == common_pb2.MATCH_STATUS_PLAYING
         grid = self.query_one("#seats", Container)
         while len(self.seat_views) < len(game.seats):
             view = SeatView(len(self.seat_views))
             self.seat_views.append(view)
             grid.mount(view)
-        grid.styles.grid_size_columns = max(1, min(len(game.seats), SEATS_PER_ROW))
+        self._fit_seats()
         dueling = {s for duel in game.open_duels for s in duel.seats}
         for seat in game.seats:
             self.seat_views[seat.seat].draw(
                 seat,
                 self.names,
-                turn=game.HasField("turn") and game.turn == seat.seat,
+                turn=playing and game.HasField("turn") and game.turn == seat.seat,
                 you=seat.seat == you,
                 duel=seat.seat in dueling,
                 place=self.places.get(seat.seat),
             )
+
+    def on_resize(self) -> None:
+        self._fit_seats()
+
+    def _fit_seats(self) -> None:
+        """As many seats in a row as fit the terminal's width, each at least SEAT_WIDTH."""
+        grid = self.query_one("#seats", Container)
+        fit = (self.size.width + 1) // (SEAT_WIDTH + 1)
+        grid.styles.grid_size_columns = max(1, min(len(self.seat_views), fit))
 
     def _tick(self) -> None:
         """Count the timers down between events."""

@@ -29,10 +29,11 @@ COLOUR_STYLES: dict[int, str] = {
 #: One glyph per look-alike family (JS-1.2): the variant's word tells the shapes apart.
 FAMILY_GLYPHS = {"STAR": "★", "CROSS": "✚", "RING": "◎", "WAVE": "≈", "LEAF": "♣", "KNOT": "∞"}
 
+#: Special cards (JS-1.3): a glyph and their kind's word, "arrows" going on a line of its own.
 SPECIAL_WORDS: dict[int, tuple[str, str]] = {
-    jungle_speed_pb2.CARD_KIND_INWARD_ARROWS: ("→←", "inward arrows"),
-    jungle_speed_pb2.CARD_KIND_OUTWARD_ARROWS: ("←→", "outward arrows"),
-    jungle_speed_pb2.CARD_KIND_COLOURED_ARROWS: ("⇄", "coloured arrows"),
+    jungle_speed_pb2.CARD_KIND_INWARD_ARROWS: ("→←", "inward"),
+    jungle_speed_pb2.CARD_KIND_OUTWARD_ARROWS: ("←→", "outward"),
+    jungle_speed_pb2.CARD_KIND_COLOURED_ARROWS: ("⇄", "coloured"),
 }
 SPECIAL_STYLE = "bold reverse"
 
@@ -52,7 +53,7 @@ def shape_name(card: Card) -> str:
 def card_words(card: Card) -> str:
     """A card in plain words, for the log and the race panel."""
     if card.kind in SPECIAL_WORDS:
-        return SPECIAL_WORDS[card.kind][1]
+        return f"{SPECIAL_WORDS[card.kind][1]} arrows"
     return f"{colour_name(card)} {shape_name(card)}"
 
 
@@ -60,7 +61,9 @@ def card_face(card: Card) -> Content:
     """A card as drawn on the table: glyph and shape in the card's colour, or the special."""
     if card.kind in SPECIAL_WORDS:
         glyph, words = SPECIAL_WORDS[card.kind]
-        return Content.assemble((f"{glyph} {words}", SPECIAL_STYLE), "\nspecial card")
+        return Content.assemble(
+            (f"{glyph} {words}", SPECIAL_STYLE), "\n", ("arrows", SPECIAL_STYLE)
+        )
     family = jungle_speed_pb2.Shape.Name(card.shape).removeprefix("SHAPE_").split("_")[0]
     style = f"bold {COLOUR_STYLES.get(card.colour, 'white')}"
     return Content.assemble(
