@@ -131,6 +131,9 @@ class GameScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = []
+    DEFAULT_CSS = """
+    GameScreen #game { height: 1fr; }
+    """
 
     def __init__(self, title: str) -> None:
         super().__init__()
@@ -138,10 +141,6 @@ class GameScreen(Screen[None]):
         # tasks, which may still run for a moment while the screen is taken down.
         self.status_line = StatusLine(title, id="status")
         self.notice = Notice(id="notice")
-
-    DEFAULT_CSS = """
-    GameScreen #game { height: 1fr; }
-    """
 
     def compose(self) -> ComposeResult:
         # The notice is below the game, not docked: docked to the bottom, it would lie

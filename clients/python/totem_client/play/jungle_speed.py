@@ -7,8 +7,10 @@ log and the race panel, whose receive stamps say who grabbed first (JS-5.1).
 
 Keys: space reveals, g grabs (the server's default target: the duel the user is in, else
 the inward-arrows race), a grabs for the arrows when a duel and a race are both open
-(ES, JS-6.1), s starts a waiting match with the seats taken. Every key sends its command
-even when the legal actions do not offer it: the server decides, and its refusal is shown.
+(ES, JS-6.1), s starts a waiting match with the seats taken. A key the footer shows sends
+its command even when the legal actions do not offer it: the server decides, and its
+refusal is shown. Spectators get no keys but q; RU has no arrows key; s shows only while
+the match waits.
 """
 
 from __future__ import annotations
@@ -125,7 +127,8 @@ class TableInfo(Static):
             lines.append(Content.assemble("turn: ", (whose, "bold"), timer))
         else:
             lines.append("turn: nobody can reveal")
-        lines.append(f"\npot: {len(game.pot)} cards")
+        pot = len(game.pot)
+        lines.append(f"\npot: {pot} card{'' if pot == 1 else 's'}")
         duels = [" ⚔ ".join(names(s) for s in duel.seats) for duel in game.open_duels]
         lines.append(Content.assemble("\nopen duels: ", (" | ".join(duels) or "none", "bold")))
         if game.arrows_race_open:
