@@ -59,7 +59,7 @@ def text_of(app: PlayApp, selector: str) -> str:
     """What the widget ``selector`` shows, its lines joined with single spaces (so that a
     sentence the terminal's width wrapped reads whole), side borders left out."""
     lines = shown(app.game_screen.query_one(selector)).splitlines()
-    return " ".join(" ".join(line.strip(" │┃║").split()) for line in lines)
+    return " ".join(" ".join(line.strip(" │┃║╏╎").split()) for line in lines)
 
 
 async def until(

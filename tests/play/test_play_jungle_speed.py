@@ -18,7 +18,7 @@ from tests.play.support import (
     until,
     until_shown,
 )
-from tests.service.helpers import INWARD, deal_for, symbol
+from tests.service.helpers import DECK, INWARD, deal_for, symbol
 from totem_client import connect
 from totem_client.play.jungle_speed_bots import NewMatch
 from totem_client.play.openings import JoinMatch, SpectateMatch
@@ -29,6 +29,9 @@ NARROW = (80, 40)
 #: Two cards of one shape in two colours: revealed by two seats, they open a duel (JS-4.1).
 PURPLE_STAR = symbol(0, 0)
 GREEN_STAR = symbol(0, 1)
+
+
+COLOURED = next(c.id for c in DECK.cards if c.kind.value == "COLOURED_ARROWS")
 
 
 def duel_deal(players: int = 2) -> tuple[int, ...]:
@@ -107,6 +110,25 @@ async def test_a_refused_reveal_shows_the_rule_and_the_reason(server: RunningSer
         assert app.notice.region.bottom <= footer.region.y  # all of it in sight
 
 
+async def test_a_special_card_and_coloured_mode_are_shown(server: RunningServer) -> None:
+    opening = NewMatch(
+        name="alice",
+        players=2,
+        turn_timeout_ms=0,
+        bot_reaction_ms=NEVER_MS,
+        bot_reveal_delay_ms=NEVER_MS,
+        prearranged_deal=tuple(deal_for(2, {0: [COLOURED]})),
+    )
+    app = player(server, opening)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_shown(pilot, app, "#moves", "space reveal")
+        await pilot.press("space")
+        # JS-6.3: while the coloured arrows are visible (ES), colours duel, not shapes.
+        await until_shown(pilot, app, "#table", "coloured mode: colours duel, not shapes")
+        assert "⇄ coloured arrows 39 down · 1 up" in text_of(app, "#seat-0")
+        assert "v5 alice revealed coloured arrows" in text_of(app, "#log")
+
+
 async def test_a_late_grab_is_shown_after_the_winner_in_receive_order(
     server: RunningServer,
 ) -> None:
@@ -158,28 +180,54 @@ async def test_es_grabs_for_the_arrows_with_a_key_of_its_own(server: RunningServ
         await until_shown(pilot, app, "#table", "open duels: none")
 
 
+def every_bot_card_answers_alice() -> tuple[int, ...]:
+    """Two seats, no special cards: each of the bot's cards has the shape of the card alice
+    reveals just before it (JS-2.1 deals them in turn), so every bot reveal opens a duel."""
+    alice = [symbol(shape, colour) for shape in range(18) for colour in (0, 2)]
+    bot = [symbol(shape, colour) for shape in range(18) for colour in (1, 3)]
+    return tuple(card for pair in zip(alice, bot, strict=True) for card in pair)
+
+
 async def test_the_result_is_shown_when_the_match_ends(server: RunningServer) -> None:
-    # The user never presses a key: the turn timer reveals for them (JS-3.4), the bots
-    # play fast, and in RU the first player to finish wins (JS-8.2).
+    # Alice reveals whenever no duel is open and it is her turn, and never grabs; the bot
+    # wins every duel, so alice takes both piles each time (JS-4.3) and reveals next
+    # (JS-4.5). Once the bot has no card left it has finished, and in RU the first player
+    # to finish wins (JS-8.2).
     opening = NewMatch(
         name="alice",
-        players=4,
+        players=2,
         variant="RU",
-        turn_timeout_ms=20,
-        bot_reaction_ms=(1.0, 5.0),
-        bot_reveal_delay_ms=(1.0, 5.0),
-        seed=3,
+        turn_timeout_ms=0,
+        bot_reaction_ms=AT_ONCE_MS,
+        bot_reveal_delay_ms=AT_ONCE_MS,
+        specials=(0, 0, 0),
+        prearranged_deal=every_bot_card_answers_alice(),
     )
     app = player(server, opening)
+
+    def ended() -> bool:
+        return bool(app.game_screen.query_one("#result").display)
+
+    def version() -> int:
+        return app.summary.version if app.summary is not None else 0
+
+    def alice_to_reveal() -> bool:
+        moves, table = text_of(app, "#moves"), text_of(app, "#table")
+        return "space reveal" in moves and "open duels: none" in table
+
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.game_screen.query_one("#result").display, "a result", 240)
+        while not ended():
+            await until(pilot, lambda: ended() or alice_to_reveal(), "alice's turn")
+            if ended():
+                break
+            before = version()
+            await pilot.press("space")
+            await until(pilot, lambda before=before: version() > before, "alice's reveal")
         result = text_of(app, "#result")
-        assert "Match ended (completed)" in result
-        for name in ("alice (seat 0)", "bot-1 (seat 1)", "bot-2 (seat 2)", "bot-3 (seat 3)"):
-            assert name in result
-        assert "1. " in result
+        assert "Match ended (completed) 1. bot-1 (seat 1) 2. alice (seat 0)" in result
         assert "the match is over" in text_of(app, "#table")
         assert "the match is over: q quits" in text_of(app, "#moves")
+        assert "finished place 1 0 down · 0 up" in text_of(app, "#seat-1")
         # RU lets nobody choose what a grab resolves: no arrows key (JS-6.1).
         keys = ["space reveal", "g grab", "q quit"]
         await until(pilot, lambda: footer_keys(app) == keys, f"the keys {keys}")

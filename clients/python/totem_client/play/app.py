@@ -283,6 +283,8 @@ class PlayApp(App[None]):
             monitor.cancel()
 
     def _show(self, event: MatchEvent) -> None:
+        if not self.game_screen.is_attached:
+            return  # the app is exiting: its widgets are being taken down
         if event.HasField("state"):
             self.summary = event.state.summary
             self.status_line.summary = event.state.summary

@@ -251,25 +251,31 @@ class JungleSpeedScreen(GameScreen):
         self.places: dict[int, int] = {}
         self.state: MatchState | None = None
         self.seat_views: list[SeatView] = []
+        self.seats = Container(id="seats")
+        self.table = TableInfo(id="table")
+        self.race = Panel("last race", id="race")
+        self.moves = MovesView(id="moves")
+        self.result = Panel("result", id="result", classes="-hidden")
+        self.events = EventLog(id="log", max_lines=1000)
         self.keys_for: tuple[str, int] = ("", 0)
 
     def compose_game(self) -> ComposeResult:
-        yield Container(id="seats")
+        yield self.seats
         with Horizontal(id="middle"):
-            yield TableInfo(id="table")
-            yield Panel("last race", id="race")
-        yield MovesView(id="moves")
-        yield Panel("result", id="result", classes="-hidden")
-        yield EventLog(id="log", max_lines=1000)
+            yield self.table
+            yield self.race
+        yield self.moves
+        yield self.result
+        yield self.events
 
     def on_mount(self) -> None:
-        self.query_one("#race", Panel).update("no race yet")
-        self.query_one(MovesView).draw(None, None, self.names)
+        self.race.update("no race yet")
+        self.moves.draw(None, None, self.names)
         self.set_interval(TICK, self._tick)
 
     def seated(self, session: Session) -> None:
         super().seated(session)
-        self.query_one(MovesView).draw(self.state, session, self.names)
+        self.moves.draw(self.state, session, self.names)
 
     # ---- drawing ----
 
@@ -277,9 +283,9 @@ class JungleSpeedScreen(GameScreen):
         state = event.state if event.HasField("state") else None
         if state is not None:
             self.names.update(state.summary)
-        self.query_one(EventLog).write_line(describe(event, self.names))
+        self.events.write_line(describe(event, self.names))
         if self.races.note(event) and self.races.last is not None:
-            self.query_one("#race", Panel).update(race_lines(self.races.last, self.names))
+            self.race.update(race_lines(self.races.last, self.names))
         body = event.jungle_speed if event.WhichOneof("event") == "jungle_speed" else None
         if body is not None and body.WhichOneof("event") == "player_finished":
             self.places[body.player_finished.seat] = body.player_finished.place
@@ -293,20 +299,19 @@ class JungleSpeedScreen(GameScreen):
             self.keys_for = (state.summary.variant, state.summary.status)
             self.refresh_bindings()  # the arrows key is for ES only, start for a waiting match
         self._draw_seats(state, you)
-        self.query_one(TableInfo).draw(state, self.names, you)
-        self.query_one(MovesView).draw(state, self.session, self.names)
+        self.table.draw(state, self.names, you)
+        self.moves.draw(state, self.session, self.names)
         ended = state.summary.status == common_pb2.MATCH_STATUS_ENDED
         result = result_lines(state.summary, self.names) if ended else None
-        self.query_one("#result", Panel).show_content(result)
+        self.result.show_content(result)
 
     def _draw_seats(self, state: MatchState, you: int | None) -> None:
         game = state.jungle_speed
         playing = state.summary.status == common_pb2.MATCH_STATUS_PLAYING
-        grid = self.query_one("#seats", Container)
         while len(self.seat_views) < len(game.seats):
             view = SeatView(len(self.seat_views))
             self.seat_views.append(view)
-            grid.mount(view)
+            self.seats.mount(view)
         self._fit_seats()
         dueling = {s for duel in game.open_duels for s in duel.seats}
         for seat in game.seats:
@@ -324,17 +329,16 @@ class JungleSpeedScreen(GameScreen):
 
     def _fit_seats(self) -> None:
         """As many seats in a row as fit the terminal's width, each at least SEAT_WIDTH."""
-        grid = self.query_one("#seats", Container)
         fit = (self.size.width + 1) // (SEAT_WIDTH + 1)
-        grid.styles.grid_size_columns = max(1, min(len(self.seat_views), fit))
+        self.seats.styles.grid_size_columns = max(1, min(len(self.seat_views), fit))
 
     def _tick(self) -> None:
         """Count the timers down between events."""
         state = self.state
         if state is not None and state.summary.status == common_pb2.MATCH_STATUS_PLAYING:
             you = self.session.seat if self.session is not None else None
-            self.query_one(TableInfo).draw(state, self.names, you)
-            self.query_one(MovesView).draw(state, self.session, self.names)
+            self.table.draw(state, self.names, you)
+            self.moves.draw(state, self.session, self.names)
 
     # ---- keys ----
 
