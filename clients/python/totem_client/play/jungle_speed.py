@@ -37,7 +37,6 @@ from totem_client.play.jungle_speed_text import (
 )
 
 Seat = jungle_speed_pb2.JungleSpeedSeat
-GameState = jungle_speed_pb2.JungleSpeedState
 
 #: How often the timers on screen (turn deadline, reveal interval) are redrawn, seconds.
 TICK = 0.2
