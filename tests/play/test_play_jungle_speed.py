@@ -253,7 +253,9 @@ async def test_join_a_match_by_id_and_start_it(server: RunningServer) -> None:
 
 async def test_spectate_a_match_by_id(server: RunningServer) -> None:
     async with connect(f"127.0.0.1:{server.port}") as client:
-        created = await client.create_match(max_players=2, turn_timeout_ms=0)
+        created = await client.create_match(
+            max_players=2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {0: [PURPLE_STAR]})
+        )
         bob = await client.join(created.match_id, "bob")
         await client.join(created.match_id, "dora")
         await bob.reveal()
