@@ -9,6 +9,7 @@ import click
 
 from server.application import DEFAULT_DB, store_env
 from totem_client.cli import bots
+from totem_client.play.cli import play
 
 
 @click.group()
@@ -52,3 +53,4 @@ def serve(address: str, db: str, log_level: str) -> None:
 
 
 main.add_command(bots)
+main.add_command(play)

@@ -1,0 +1,208 @@
+"""``totem play``: the full-screen players, one command per game.
+
+Every game's command takes the same options to reach a match (:func:`match_options`)
+and its own options for a new one. Textual and the screens are imported only when a
+command runs, so that the rest of ``totem`` starts without them.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from totem_client.play import GAMES, GameEntry
+from totem_client.play.jungle_speed_bots import BOT_REACTION_MS, BOT_REVEAL_DELAY_MS, NewMatch
+from totem_client.play.openings import JoinMatch, Opening, SpectateMatch
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@click.group()
+def play() -> None:
+    """Play a match full screen in the terminal, against a running server
+    (start one with `totem serve`)."""
+
+
+def _default_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "player"
+
+
+def match_options(function: F) -> F:
+    """The options every game's command has: the server, the user's name, and which
+    match to join or spectate instead of creating one."""
+    for option in reversed(
+        [
+            click.option(
+                "--address",
+                envvar="TOTEM_ADDRESS",
+                default="127.0.0.1:50051",
+                show_default=True,
+                help="host:port of the running server (env TOTEM_ADDRESS).",
+            ),
+            click.option(
+                "--name",
+                default=_default_name,
+                show_default="your login name",
+                help="Your name at the table (not with --spectate).",
+            ),
+            click.option(
+                "--join",
+                "join",
+                metavar="MATCH",
+                help="Take a seat in this existing match instead of creating one.",
+            ),
+            click.option(
+                "--seat",
+                type=click.IntRange(min=0),
+                help="With --join: the seat to take (default: the next free one).",
+            ),
+            click.option(
+                "--spectate",
+                metavar="MATCH",
+                help="Watch this match as a spectator instead of playing.",
+            ),
+            click.option(
+                "--connect-timeout",
+                type=click.FloatRange(min=0),
+                default=5.0,
+                show_default=True,
+                help="Seconds to wait for the server before giving up.",
+            ),
+        ]
+    ):
+        function = option(function)
+    return function
+
+
+def existing_match(
+    ctx: click.Context, join: str | None, seat: int | None, spectate: str | None, name: str
+) -> Opening | None:
+    """The opening that --join or --spectate asks for, or None for a new match.
+
+    Options that describe a new match (those of the game's command not listed by
+    :func:`match_options`) are refused with --join and --spectate: they would be ignored.
+    """
+    if join and spectate:
+        raise click.UsageError("give --join or --spectate, not both")
+    if seat is not None and not join:
+        raise click.UsageError("--seat goes with --join")
+    if not (join or spectate):
+        return None
+    generic = {"address", "name", "join", "seat", "spectate", "connect_timeout"}
+    for param in ctx.command.params:
+        given = ctx.get_parameter_source(param.name or "") != click.core.ParameterSource.DEFAULT
+        if param.name not in generic and given:
+            raise click.UsageError(
+                f"{param.opts[0]} is for a new match; not with --join or --spectate"
+            )
+    if spectate:
+        return SpectateMatch(spectate)
+    assert join is not None
+    return JoinMatch(join, name, seat)
+
+
+def run_player(entry: GameEntry, opening: Opening, address: str, connect_timeout: float) -> None:
+    """Run the full-screen player; afterwards print the match id, or why it could not
+    be opened (exit status 1)."""
+    from totem_client.play.app import PlayApp
+
+    app = PlayApp(entry, opening, address, connect_timeout=connect_timeout)
+    app.run()
+    if app.failure is not None:
+        raise click.ClickException(app.failure)
+    if app.match_id is not None:
+        click.echo(f"match id: {app.match_id}")
+        click.echo(f"replay:   totem-replay show {app.match_id}")
+
+
+def _delays(
+    ctx: click.Context, param: click.Parameter, value: tuple[float, float]
+) -> tuple[float, float]:
+    low, high = value
+    if not 0 <= low <= high:
+        raise click.BadParameter("give LOW HIGH with 0 <= LOW <= HIGH")
+    return low, high
+
+
+@play.command("jungle-speed")
+@match_options
+@click.option(
+    "--players",
+    type=click.IntRange(2, 10),
+    default=4,
+    show_default=True,
+    help="New match: seats in all; you take seat 0 and bots the others.",
+)
+@click.option(
+    "--variant",
+    type=click.Choice(["ES", "RU"], case_sensitive=False),
+    default="ES",
+    show_default=True,
+    help="New match: the rules variant (JS-2.1, JS-8.2).",
+)
+@click.option(
+    "--turn-timeout-ms",
+    type=click.IntRange(min=0),
+    default=None,
+    help="New match: the turn timer (JS-3.4); the server's default (10000) if not given, "
+    "0 turns it off.",
+)
+@click.option(
+    "--bot-reaction-ms",
+    nargs=2,
+    type=float,
+    default=BOT_REACTION_MS,
+    show_default=True,
+    callback=_delays,
+    metavar="LOW HIGH",
+    help="New match: random delay before a bot grabs the totem after a race opens.",
+)
+@click.option(
+    "--bot-reveal-delay-ms",
+    nargs=2,
+    type=float,
+    default=BOT_REVEAL_DELAY_MS,
+    show_default=True,
+    callback=_delays,
+    metavar="LOW HIGH",
+    help="New match: random delay before a bot reveals on its turn.",
+)
+@click.pass_context
+def jungle_speed(
+    ctx: click.Context,
+    address: str,
+    name: str,
+    join: str | None,
+    seat: int | None,
+    spectate: str | None,
+    connect_timeout: float,
+    players: int,
+    variant: str,
+    turn_timeout_ms: int | None,
+    bot_reaction_ms: tuple[float, float],
+    bot_reveal_delay_ms: tuple[float, float],
+) -> None:
+    """Play Jungle Speed full screen.
+
+    By default, create a match, take seat 0 and fill the other seats with bots. With
+    --join MATCH, take a seat in an existing match; with --spectate MATCH, watch one.
+
+    Keys: space reveal, g grab (the duel you are in, else the inward-arrows race),
+    a grab for the arrows when a duel and a race are both open (ES), s start a waiting
+    match with the seats taken, q quit. When you quit, the match id is printed.
+    """
+    opening = existing_match(ctx, join, seat, spectate, name) or NewMatch(
+        name=name,
+        players=players,
+        variant=variant.upper(),
+        turn_timeout_ms=turn_timeout_ms,
+        bot_reaction_ms=bot_reaction_ms,
+        bot_reveal_delay_ms=bot_reveal_delay_ms,
+    )
+    run_player(GAMES["jungle-speed"], opening, address, connect_timeout)

@@ -1,0 +1,270 @@
+"""Words for the Jungle Speed screen: cards, events, races and results, from the contract.
+
+Kept apart from the widgets so that what the screen says is decided in one place and
+reads the same in every panel. Nothing here knows the rules: cards and outcomes are
+named from the messages the server sent (``totem.v1.jungle_speed``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from textual.content import Content
+
+from totem.v1 import common_pb2, jungle_speed_pb2
+from totem_client.client import MatchEvent, MatchSummary
+
+Card = jungle_speed_pb2.Card
+Stamp = common_pb2.ReceiveStamp
+
+#: Screen colours of the four card colours (JS-1.1).
+COLOUR_STYLES: dict[int, str] = {
+    jungle_speed_pb2.COLOUR_PURPLE: "#b48cff",
+    jungle_speed_pb2.COLOUR_GREEN: "#4cc764",
+    jungle_speed_pb2.COLOUR_ORANGE: "#ff9340",
+    jungle_speed_pb2.COLOUR_YELLOW: "#f2d34b",
+}
+
+#: One glyph per look-alike family (JS-1.2): the variant's word tells the shapes apart.
+FAMILY_GLYPHS = {"STAR": "★", "CROSS": "✚", "RING": "◎", "WAVE": "≈", "LEAF": "♣", "KNOT": "∞"}
+
+#: Special cards (JS-1.3): a glyph and their kind's word, "arrows" going on a line of its own.
+SPECIAL_WORDS: dict[int, tuple[str, str]] = {
+    jungle_speed_pb2.CARD_KIND_INWARD_ARROWS: ("→←", "inward"),
+    jungle_speed_pb2.CARD_KIND_OUTWARD_ARROWS: ("←→", "outward"),
+    jungle_speed_pb2.CARD_KIND_COLOURED_ARROWS: ("⇄", "coloured"),
+}
+SPECIAL_STYLE = "bold reverse"
+
+
+def colour_name(card: Card) -> str:
+    return jungle_speed_pb2.Colour.Name(card.colour).removeprefix("COLOUR_").lower()
+
+
+def shape_name(card: Card) -> str:
+    """The variant, then the family: "pointed star", "double ring"."""
+    family, _, variant = (
+        jungle_speed_pb2.Shape.Name(card.shape).removeprefix("SHAPE_").partition("_")
+    )
+    return f"{variant.lower()} {family.lower()}"
+
+
+def card_words(card: Card) -> str:
+    """A card in plain words, for the log and the race panel."""
+    if card.kind in SPECIAL_WORDS:
+        return f"{SPECIAL_WORDS[card.kind][1]} arrows"
+    return f"{colour_name(card)} {shape_name(card)}"
+
+
+def card_face(card: Card) -> Content:
+    """A card as drawn on the table: glyph and shape in the card's colour, or the special."""
+    if card.kind in SPECIAL_WORDS:
+        glyph, words = SPECIAL_WORDS[card.kind]
+        return Content.assemble(
+            (f"{glyph} {words}", SPECIAL_STYLE), "\n", ("arrows", SPECIAL_STYLE)
+        )
+    family = jungle_speed_pb2.Shape.Name(card.shape).removeprefix("SHAPE_").split("_")[0]
+    style = f"bold {COLOUR_STYLES.get(card.colour, 'white')}"
+    return Content.assemble(
+        (f"{FAMILY_GLYPHS.get(family, '?')} {shape_name(card)}", style),
+        "\n",
+        (colour_name(card), COLOUR_STYLES.get(card.colour, "white")),
+    )
+
+
+class Names:
+    """Seat names from the newest summary: "alice (seat 0)" reads better than a number."""
+
+    def __init__(self) -> None:
+        self.by_seat: dict[int, str] = {}
+
+    def update(self, summary: MatchSummary) -> None:
+        for player in summary.players:
+            self.by_seat[player.seat] = player.name
+
+    def __call__(self, seat: int) -> str:
+        return self.by_seat.get(seat, f"seat {seat}")
+
+    def full(self, seat: int) -> str:
+        return f"{self(seat)} (seat {seat})"
+
+    def listed(self, seats: Iterable[int]) -> str:
+        return ", ".join(self(s) for s in seats) or "nobody"
+
+
+def end_reason(summary: MatchSummary) -> str:
+    return common_pb2.EndReason.Name(summary.end_reason).removeprefix("END_REASON_").lower()
+
+
+def describe(event: MatchEvent, names: Names) -> str:
+    """One line of the event log: what happened, in words, with its version."""
+    kind = event.WhichOneof("event")
+    text = f"event {kind}"
+    if kind == "player_joined":
+        text = f"{names.full(event.player_joined.seat)} joined"
+    elif kind == "token_reissued":
+        text = f"{names.full(event.token_reissued.seat)} was given a new token"
+    elif kind == "match_ended":
+        text = "the match ended"
+    elif kind == "jungle_speed":
+        text = _describe_game(event.jungle_speed, names)
+    return f"v{event.version}  {text}"
+
+
+def _describe_game(body: jungle_speed_pb2.JungleSpeedEvent, names: Names) -> str:
+    kind = body.WhichOneof("event")
+    if kind == "created":
+        return "match created"
+    if kind == "dealt":
+        return f"cards dealt; {names(body.dealt.first_turn)} reveals first"
+    if kind == "revealed":
+        by_timer = body.revealed.cause == jungle_speed_pb2.REVEAL_CAUSE_TIMEOUT
+        how = " (the turn timer revealed it)" if by_timer else ""
+        return f"{names(body.revealed.seat)} revealed {card_words(body.revealed.card)}{how}"
+    if kind == "outward_reveal":
+        shown = ", ".join(
+            f"{names(r.seat)} {card_words(r.card)}" for r in body.outward_reveal.reveals
+        )
+        return f"outward arrows of {names(body.outward_reveal.triggered_by)}: {shown}"
+    if kind == "duel_won":
+        won = body.duel_won
+        return f"{names(won.winner)} won the duel against {names.listed(won.losers)}"
+    if kind == "arrows_won":
+        return f"{names(body.arrows_won.winner)} won the inward-arrows race"
+    if kind == "wrong_grab":
+        return f"{names(body.wrong_grab.seat)} grabbed wrongly: nothing was open for them"
+    if kind == "late_grab":
+        return f"{names(body.late_grab.seat)} grabbed late"
+    if kind == "piles_recycled":
+        return "nobody could reveal: the face-up piles were turned over"
+    if kind == "player_finished":
+        finished = body.player_finished
+        return f"{names(finished.seat)} finished (place {finished.place})"
+    return f"event {kind}"
+
+
+# ---- races --------------------------------------------------------------------------------
+
+
+@dataclass
+class Grab:
+    """One grab of a race, as the server received it."""
+
+    seat: int
+    stamp: Stamp
+    outcome: str  # "won", "late" or "wrong"
+
+
+@dataclass
+class Race:
+    """The outcome of a grab that decided something: a duel, an arrows race, a wrong grab.
+
+    Late grabs for it are added as they come; ``grabs`` lists them all in receive order.
+    """
+
+    version: int
+    what: str  # "duel", "arrows" or "wrong grab"
+    seat: int
+    losers: list[int] = field(default_factory=list)
+    annulled: list[int] = field(default_factory=list)
+    arrows_annulled: bool = False
+    grabs: list[Grab] = field(default_factory=list)
+
+
+class Races:
+    """The races of the match, from DuelWon, ArrowsWon, WrongGrab and LateGrab."""
+
+    def __init__(self) -> None:
+        self.by_version: dict[int, Race] = {}
+        self.last: Race | None = None
+
+    def note(self, event: MatchEvent) -> bool:
+        """Take in a grab's event; return True if the last race changed."""
+        if event.WhichOneof("event") != "jungle_speed":
+            return False
+        body = event.jungle_speed
+        kind = body.WhichOneof("event")
+        race: Race | None = None
+        if kind == "duel_won":
+            won = body.duel_won
+            race = Race(event.version, "duel", won.winner, list(won.losers))
+            race.annulled, race.arrows_annulled = list(won.annulled), won.arrows_annulled
+            race.grabs.append(Grab(won.winner, won.stamp, "won"))
+        elif kind == "arrows_won":
+            won_arrows = body.arrows_won
+            race = Race(event.version, "arrows", won_arrows.winner)
+            race.annulled = list(won_arrows.annulled)
+            race.grabs.append(Grab(won_arrows.winner, won_arrows.stamp, "won"))
+        elif kind == "wrong_grab":
+            race = Race(event.version, "wrong grab", body.wrong_grab.seat)
+            race.grabs.append(Grab(body.wrong_grab.seat, body.wrong_grab.stamp, "wrong"))
+        elif kind == "late_grab":
+            late = body.late_grab
+            decided = self.by_version.get(late.decided_at_version)
+            if decided is None:  # decided before this screen's first event: say so
+                decided = Race(late.decided_at_version, "race", late.seat)
+                self.by_version[decided.version] = decided
+            decided.grabs.append(Grab(late.seat, late.stamp, "late"))
+            decided.grabs.sort(key=lambda g: g.stamp.sequence)
+            self.last = decided
+            return True
+        if race is None:
+            return False
+        self.by_version[race.version] = race
+        self.last = race
+        return True
+
+
+def _millis_after(stamp: Stamp, first: Stamp) -> float:
+    """Wall-clock milliseconds between two receipts (comparable across server instances)."""
+    late = stamp.received_at.seconds * 1e9 + stamp.received_at.nanos
+    early = first.received_at.seconds * 1e9 + first.received_at.nanos
+    return (late - early) / 1e6
+
+
+def race_lines(race: Race, names: Names) -> Content:
+    """The race panel: what was decided, by whom, and every grab in receive order with its
+    sequence number, the version its sender had seen, and how long after the first it came.
+    """
+    if race.what == "duel":
+        head = f"duel won by {names.full(race.seat)} against {names.listed(race.losers)}"
+    elif race.what == "arrows":
+        head = f"inward-arrows race won by {names.full(race.seat)}"
+    elif race.what == "wrong grab":
+        head = f"wrong grab by {names.full(race.seat)}: takes every face-up pile and the pot"
+    else:
+        head = "a race decided before this screen opened"
+    parts: list[str | tuple[str, str] | Content] = [
+        (f"v{race.version} ", "dim"),
+        (head, "bold"),
+    ]
+    first = race.grabs[0].stamp if race.grabs else None
+    for order, grab in enumerate(race.grabs, 1):
+        style = {"won": "bold", "late": "italic", "wrong": "italic"}[grab.outcome]
+        line = (
+            f"\n{order}. #{grab.stamp.sequence} {names(grab.seat)} {grab.outcome}"
+            f", had seen v{grab.stamp.seen_version}"
+        )
+        if first is not None and grab.stamp is not first:
+            line += f", {_millis_after(grab.stamp, first):+.1f} ms"
+        parts.append((line, style))
+    annulled = [names.listed(race.annulled)] if race.annulled else []
+    if race.arrows_annulled:
+        annulled.append("the inward-arrows race")
+    if annulled:
+        parts.append(f"\nannulled: {'; '.join(annulled)}")
+    return Content.assemble(*parts)
+
+
+def result_lines(summary: MatchSummary, names: Names) -> Content:
+    """The result of an ended match: placements with names, best first."""
+    places = sorted(summary.result, key=lambda p: (p.place, p.seat))
+    parts: list[str | tuple[str, str] | Content] = [
+        (f"Match ended ({end_reason(summary)})", "bold")
+    ]
+    for placement in places:
+        parts.append(f"\n{placement.place:>3}. {names.full(placement.seat)}")
+    if not places:
+        parts.append("\nno placements")
+    return Content.assemble(*parts)

@@ -1,0 +1,84 @@
+"""`totem play`: its commands, options and help, and what it refuses before starting."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from server.cli import main
+from tests.play.support import SIZE, player_at, until
+from totem_client.play.jungle_speed_bots import NewMatch
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_totem_lists_the_play_group_and_its_games() -> None:
+    code, output = run("--help")
+    assert code == 0 and "play" in output and "bots" in output
+    code, output = run("play", "--help")
+    assert code == 0 and "jungle-speed" in output
+
+
+def test_the_help_names_every_option_and_key() -> None:
+    code, output = run("play", "jungle-speed", "--help")
+    assert code == 0
+    for option in (
+        "--address",
+        "TOTEM_ADDRESS",
+        "--name",
+        "--join MATCH",
+        "--seat",
+        "--spectate MATCH",
+        "--players",
+        "--variant [es|ru]",
+        "--turn-timeout-ms",
+        "--bot-reaction-ms LOW HIGH",
+        "--bot-reveal-delay-ms LOW HIGH",
+        "--connect-timeout",
+    ):
+        assert option in output
+    for key in ("space reveal", "g grab", "a grab for the arrows", "s start", "q quit"):
+        assert key in " ".join(output.split())
+
+
+@pytest.mark.parametrize(
+    ("args", "complaint"),
+    [
+        (["--join", "m1", "--spectate", "m2"], "give --join or --spectate, not both"),
+        (["--seat", "1"], "--seat goes with --join"),
+        (["--join", "m1", "--players", "3"], "--players is for a new match"),
+        (["--spectate", "m1", "--variant", "RU"], "--variant is for a new match"),
+        (["--join", "m1", "--turn-timeout-ms", "0"], "--turn-timeout-ms is for a new match"),
+        (["--join", "m1", "--bot-reaction-ms", "1", "2"], "--bot-reaction-ms is for a new"),
+        (["--players", "11"], "11 is not in the range 2<=x<=10"),
+        (["--bot-reaction-ms", "5", "1"], "give LOW HIGH with 0 <= LOW <= HIGH"),
+    ],
+)
+def test_options_that_cannot_go_together_are_refused(args: list[str], complaint: str) -> None:
+    code, output = run("play", "jungle-speed", *args)
+    assert code == 2
+    assert complaint in " ".join(output.split())
+
+
+def test_totem_starts_without_textual() -> None:
+    # The server's command line loads the players' screens only when one is played.
+    probe = "import sys, server.cli; print('textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+async def test_an_unreachable_server_is_reported_and_nothing_is_opened() -> None:
+    app = player_at("127.0.0.1:1", NewMatch(name="alice"))
+    app.connect_timeout = 0.2
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.failure is not None, "a failure")
+    assert app.return_code == 1
+    assert app.failure is not None
+    assert app.failure.startswith("creating a match for 4 players at 127.0.0.1:1: UNAVAILABLE")
+    assert app.match_id is None
