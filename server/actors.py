@@ -27,6 +27,7 @@ from server.application import Arena, MatchNotFound
 from server.errors import ServiceError
 from server.hub import EventHub, Frame
 from server.stamps import Stamper
+from server.threads import StoreThreads
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ class MatchActor:
 
     async def _loaded(self) -> MatchAggregate:
         if self.match is None:
-            self._take(await asyncio.to_thread(self.actors.app.load, self.match_id))
+            self._take(await self.actors.threads.call(self.actors.app.load, self.match_id))
         assert self.match is not None
         return self.match
 
@@ -123,7 +124,7 @@ class MatchActor:
                 self._schedule_timer(match)
                 return Outcome(value, [], match)
             try:
-                recordings = await asyncio.to_thread(app.save, match)
+                recordings = await self.actors.threads.call(app.save, match)
             except IntegrityError:
                 # Another server instance wrote to this match: reload and decide again.
                 self.match = None
@@ -255,10 +256,13 @@ class Publisher:
 class Actors:
     """The live match actors of this server process."""
 
-    def __init__(self, app: Arena, hub: EventHub, stamper: Stamper) -> None:
+    def __init__(
+        self, app: Arena, hub: EventHub, stamper: Stamper, threads: StoreThreads | None = None
+    ) -> None:
         self.app = app
         self.hub = hub
         self.stamper = stamper
+        self.threads = threads or StoreThreads()
         self.publisher = Publisher(hub)
         self.closing = False
         self._actors: dict[UUID, MatchActor] = {}
@@ -290,10 +294,10 @@ class Actors:
 
     async def recover(self) -> int:
         """Start an actor for every match in play, so that its timer runs again."""
-        ids = await asyncio.to_thread(lambda: [e.match_id for e in self.app.logged_matches()])
+        ids = await self.threads.call(lambda: [e.match_id for e in self.app.logged_matches()])
         started = 0
         for match_id in ids:
-            match = await asyncio.to_thread(self.app.load, match_id)
+            match = await self.threads.call(self.app.load, match_id)
             if match.status is MatchStatus.PLAYING:
                 self.actor(match_id).resume(match)
                 started += 1

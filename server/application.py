@@ -2,7 +2,7 @@
 
 It only orchestrates: the rules are in the aggregates, the ordering of commands in the
 match actors. Everything here is synchronous (the library has no asyncio API); the
-server calls it through ``asyncio.to_thread``.
+server calls it from its store threads (:mod:`server.threads`).
 """
 
 from __future__ import annotations

@@ -51,6 +51,7 @@ class RunningServer:
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
         await self.actors.close()
+        await self.actors.threads.close()  # store calls under way finish first
         self.app.close()
 
 

@@ -7,7 +7,6 @@ line, before any await, and submit their work before awaiting anything.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NoReturn, TypeVar
@@ -96,7 +95,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         game_codec = codec.codec_for(game)
         options = game_codec.options_from_request(request)
         token, token_hash = auth.new_token()
-        match = await asyncio.to_thread(
+        match = await self.actors.threads.call(
             self.app.create_match,
             lambda seed: game_codec.create(options, seed, request.entropy, token_hash),
         )
@@ -190,7 +189,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         game = codec.GAME_NAMES.get(request.game) if request.game else None
         if request.game and game is None:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "unknown game filter")
-        return await asyncio.to_thread(self._list, after, size, game, request.status)
+        return await self.actors.threads.call(self._list, after, size, game, request.status)
 
     def _list(
         self, after: int, size: int, game: str | None, status: int
@@ -301,7 +300,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             viewer, sub, version, ended = (await self.actors.run(match_id, subscribe)).value
             last = request.after_version
             if last < version:
-                for data in await asyncio.to_thread(
+                for data in await self.actors.threads.call(
                     self._stored, match_id, last, version, (viewer, with_state)
                 ):
                     yield data
