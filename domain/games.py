@@ -13,6 +13,8 @@ from domain.jungle_speed import JungleSpeed
 from domain.jungle_speed import views as jungle_speed_views
 from domain.kernel.match import MatchAggregate
 from domain.kernel.views import Viewer
+from domain.village import Village
+from domain.village import views as village_views
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,7 @@ GAMES: dict[str, Game] = {
             jungle_speed_views.event_view,
             jungle_speed_views.state_view,
         ),
+        Game("village", Village, village_views.event_view, village_views.state_view),
     )
 }
 

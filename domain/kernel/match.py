@@ -60,6 +60,8 @@ class MatchAggregate(Aggregate):
     MIN_PLAYERS: ClassVar[int] = 2
     #: The rule id cited when a seat cannot be taken.
     PLAYERS_RULE: ClassVar[str] = ""
+    #: What a party is called in messages (see :meth:`parties_of`).
+    PARTY_NOUN: ClassVar[str] = "seat"
 
     class Event(Aggregate.Event):
         prev_digest: str
@@ -246,6 +248,24 @@ class MatchAggregate(Aggregate):
     def _require_seated(self, seat: int) -> None:
         if not 0 <= seat < len(self.players):
             raise RuleViolation(self.PLAYERS_RULE, f"seat {seat} is not taken in this match")
+
+    # ---- parties: the sides a seat plays -------------------------------------------
+
+    def parties_of(self, seat: int) -> list[int]:
+        """The parties (sides that take decisions) ``seat`` plays: by default the seat
+        itself. A game where a seat plays several sides (Village's families with two
+        players) overrides this and :meth:`party_owner`."""
+        return [seat]
+
+    def party_owner(self, party: int) -> int:
+        """The seat that plays ``party``."""
+        return party
+
+    def _require_party(self, seat: int, party: int, rule: str) -> None:
+        """Refuse a command a seat sends for a party it does not play."""
+        self._require_seated(seat)
+        if party not in self.parties_of(seat):
+            raise RuleViolation(rule, f"seat {seat} does not play {self.PARTY_NOUN} {party}")
 
     def _require_playing(self, rule: str) -> None:
         if self.status is MatchStatus.WAITING:
