@@ -1247,6 +1247,15 @@ class Village(MatchAggregate):
             for c in range(COTTAGES)
         ]
 
+    def youth_minimum(self, family: int) -> list[int]:
+        """How many a family must spare per cottage: as many as it could spare without
+        an elder. Sparing an elder is the family's choice (VI-7.4), never forced, and
+        the default never does it; so a cottage of elders only may spare none."""
+        return [
+            min(need, model.total(self.cottages[family][c]) - self.cottages[family][c][ELDER])
+            for c, need in enumerate(self.youth_needs(family))
+        ]
+
     def _youth(self, stamp: ReceiveStamp) -> None:
         nxt = next(
             (
@@ -1267,11 +1276,13 @@ class Village(MatchAggregate):
         self._require_decision(seat, cmd.family, "youth")
         self._check_people(rule, cmd.family, cmd.spared, elders=True)
         needs = self.youth_needs(cmd.family)
+        least = self.youth_minimum(cmd.family)
         for c in range(COTTAGES):
             n = sum(1 for cottage, _ in cmd.spared if cottage == c)
-            if n != needs[c]:
+            if not least[c] <= n <= needs[c]:
+                many = str(needs[c]) if least[c] == needs[c] else f"{least[c]} to {needs[c]}"
                 raise RuleViolation(
-                    rule, f"youth spares {needs[c]} people in cottage {c} of family {cmd.family}"
+                    rule, f"youth spares {many} people in cottage {c} of family {cmd.family}"
                 )
         self._youth_chosen(
             family=cmd.family,
@@ -1600,7 +1611,11 @@ class Village(MatchAggregate):
                 "elders": elders,
                 "candidates": self._candidates(starving, elders),
             }
-        return {"needs": self.youth_needs(family), "candidates": self._candidates(family, True)}
+        return {
+            "needs": self.youth_needs(family),
+            "minimum": self.youth_minimum(family),
+            "candidates": self._candidates(family, True),
+        }
 
     def _candidates(self, family: int, elders: bool) -> list[dict[str, Any]]:
         return [
