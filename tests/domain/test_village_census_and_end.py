@@ -127,6 +127,7 @@ def test_vi_2_9_a_pole_never_exceeds_six() -> None:
 
 
 def test_vi_3_1_a_family_unable_to_multiply_is_wiped_out_and_restarts() -> None:
+    """VI-3.1 after phase 2 (any phase), then the restart of VI-2.1 and VI-7.2."""
     match, stamps = new_village(4)
     to_decision(match, stamps, "choose", 2)
     stage(match, 1, [{"young_woman": 3, "girl": 2, "elder": 1}, {"boy": 4}, {}])
@@ -149,6 +150,7 @@ def test_vi_3_1_a_family_unable_to_multiply_is_wiped_out_and_restarts() -> None:
 
 
 def test_vi_3_1_children_are_not_fertile() -> None:
+    """VI-3.1, decided here: children do not count as fertile."""
     assert not model.can_multiply(model.counts({"girl": 3, "boy": 3, "mature_man": 1}))
     assert model.can_multiply(model.counts({"young_woman": 1, "mature_man": 1}))
 
@@ -169,6 +171,7 @@ def test_vi_2_1_village_variation_restart_without_an_elder() -> None:
 
 
 def test_vi_3_2_no_elder_dismantles_a_piece_never_the_last_and_blocks_building() -> None:
+    """VI-3.2: one piece, the first time in the round, never the last; no piece in phase 8."""
     match, _, census = census_scene(
         {0: steady(14, elder=False), 1: steady(12), 2: steady(9), 3: steady(7)},
         poles={0: 3},
@@ -186,6 +189,7 @@ def test_vi_3_2_no_elder_dismantles_a_piece_never_the_last_and_blocks_building()
 
 
 def test_vi_3_2_blocked_family_still_gets_a_solace_bird() -> None:
+    """VI-3.2: a family without an elder still counts in the census (VI-2.9 birds)."""
     _, _, census = census_scene(
         {0: steady(14), 1: steady(8, elder=False), 2: steady(9), 3: steady(7)},
         birds={f: 5 for f in range(4)},
@@ -194,6 +198,7 @@ def test_vi_3_2_blocked_family_still_gets_a_solace_bird() -> None:
 
 
 def test_vi_3_2_totem_a_the_whole_pole_goes() -> None:
+    """VI-3.2 with totem_a: down to 0 (VI-6.2 allows it)."""
     match, _, _ = census_scene(
         {0: steady(14, elder=False), 1: steady(12), 2: steady(9), 3: steady(7)},
         poles={0: 4},
@@ -236,6 +241,7 @@ def test_vi_7_5_a_wiped_out_family_counts_with_zero_and_never_builds() -> None:
 
 
 def test_vi_4_1_a_family_with_six_pieces_wins() -> None:
+    """VI-4.1: checked after phase 8; the match ends with the winner's seat first."""
     match, _, _ = census_scene(
         {0: steady(14), 1: steady(12), 2: steady(9), 3: steady(7)}, poles={1: 5}
     )
@@ -253,6 +259,7 @@ def test_vi_4_1_a_family_with_six_pieces_wins() -> None:
 
 
 def test_vi_4_1_several_at_six_the_largest_wins() -> None:
+    """VI-4.1: several reach 6 in the same round: the largest family wins."""
     match, _, _ = census_scene(
         {0: steady(14), 1: steady(12), 2: steady(9), 3: steady(7)}, poles={0: 5, 1: 5}
     )
@@ -261,6 +268,7 @@ def test_vi_4_1_several_at_six_the_largest_wins() -> None:
 
 
 def test_vi_4_1_then_the_most_birds_then_no_winner() -> None:
+    """VI-4.1: then the most birds; otherwise no winner (a draw)."""
     match, _, _ = census_scene(
         {0: steady(12), 1: steady(12), 2: steady(9), 3: steady(7)},
         poles={0: 5, 1: 5},
@@ -281,6 +289,7 @@ def test_vi_4_1_then_the_most_birds_then_no_winner() -> None:
 
 
 def test_vi_4_2_with_two_players_the_family_wins_for_its_player() -> None:
+    """VI-4.2: with two players, the player whose family wins wins."""
     match, _, _ = census_scene(
         {0: steady(9), 1: steady(7), 2: steady(14), 3: steady(12)}, players=2, poles={2: 5}
     )

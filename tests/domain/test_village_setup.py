@@ -72,6 +72,7 @@ def test_vi_7_1_a_seat_decides_for_its_own_families_only() -> None:
 
 
 def test_vi_1_2_kinds_fertility_hunters() -> None:
+    """VI-1.2: seven kinds; young and mature adults are fertile; boys and men hunt."""
     assert model.KINDS == (
         "girl",
         "boy",
@@ -89,6 +90,7 @@ def test_vi_1_2_kinds_fertility_hunters() -> None:
 
 
 def test_vi_1_3_a_family_starts_with_seven_six_birds_one_piece() -> None:
+    """VI-1.3: 2 young women, 2 young men, a mature woman and man, an elder; 6 birds."""
     match, _ = new_village(3)
     for f in match.families:
         assert match.members(f) == model.counts(
@@ -106,7 +108,7 @@ def test_vi_1_3_a_family_starts_with_seven_six_birds_one_piece() -> None:
 
 
 def test_vi_1_4_supplies_are_unlimited() -> None:
-    """Eighteen fertile pairs' worth of children are all born: no marker runs out."""
+    """VI-1.4: sixty girls born at once; no marker or bird runs out."""
     match, stamps = new_village(4, prearranged_sexes=["girl"] * 200)
     to_decision(match, stamps, "choose", 2)
     for f in match.families:

@@ -50,6 +50,7 @@ def test_the_game_is_registered() -> None:
 
 
 def test_vi_5_1_the_owner_sees_its_spells_others_counts_and_positions() -> None:
+    """VI-5.1: the choice and each face-down spell: the owner sees them, others not."""
     match, stamps = new_village(4)
     cast(match, stamps, {1: [("girls", 2, 1), ("illness", 0, 0)]})
     owner = state_view(match, Viewer.player(1))
@@ -79,6 +80,7 @@ def test_vi_5_1_the_owner_sees_its_spells_others_counts_and_positions() -> None:
 
 
 def test_vi_5_1_two_players_each_sees_both_its_families() -> None:
+    """VI-5.1 with VI-7.1: a seat owns two families and sees both."""
     match, stamps = new_village(2)
     cast(match, stamps, {2: [("youth", 2, 0)], 3: [("lack", 3, 0)]})
     mine = state_view(match, Viewer.player(0))
@@ -114,6 +116,7 @@ def match_chit(match: Village) -> str:
 
 
 def test_vi_5_2_members_birds_poles_and_births_are_public() -> None:
+    """VI-5.2: members per cottage, birds, poles and random births are public."""
     match, stamps = new_village(3)
     drive(match, stamps, lambda m: m.round == 2)
     view = state_view(match, Viewer.spectator())
@@ -152,6 +155,7 @@ def test_spells_b_and_feast_b_secrets_until_revealed_together() -> None:
 
 
 def test_vi_5_1_feast_b_names_are_secret_until_revealed() -> None:
+    """VI-5.1 and VI-2.6: feast_b names are secret choices until revealed together."""
     match, stamps = new_village(4, feast_b=True)
     to_decision(match, stamps, "choose", 2)
     match.cottages[0] = [
@@ -255,6 +259,9 @@ def views_of(match: Village, viewer: Viewer) -> list[object]:
 
 
 def test_vi_5_1_streams_and_states_identical_whatever_the_hidden_choices() -> None:
+    """VI-5.1, VI-2.3: two matches differing only in family 1's secret spells, never
+    revealed: every other player's and a spectator's stream and states are identical
+    (commitments aside, which are fresh hashes), for two whole rounds."""
     a, _ = play_hiding(["girls", "lack"], [(0, 0), (1, 2)])
     b, _ = play_hiding(["illness", "youth"], [(0, 0), (1, 2)])
     assert a.round == b.round == 3
