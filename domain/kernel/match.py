@@ -60,8 +60,6 @@ class MatchAggregate(Aggregate):
     MIN_PLAYERS: ClassVar[int] = 2
     #: The rule id cited when a seat cannot be taken.
     PLAYERS_RULE: ClassVar[str] = ""
-    #: What a party is called in messages (see :meth:`parties_of`).
-    PARTY_NOUN: ClassVar[str] = "seat"
 
     class Event(Aggregate.Event):
         prev_digest: str
@@ -260,12 +258,6 @@ class MatchAggregate(Aggregate):
     def party_owner(self, party: int) -> int:
         """The seat that plays ``party``."""
         return party
-
-    def _require_party(self, seat: int, party: int, rule: str) -> None:
-        """Refuse a command a seat sends for a party it does not play."""
-        self._require_seated(seat)
-        if party not in self.parties_of(seat):
-            raise RuleViolation(rule, f"seat {seat} does not play {self.PARTY_NOUN} {party}")
 
     def _require_playing(self, rule: str) -> None:
         if self.status is MatchStatus.WAITING:

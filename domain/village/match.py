@@ -160,7 +160,6 @@ class Village(MatchAggregate):
     GAME = "village"
     MIN_PLAYERS = 2
     PLAYERS_RULE = "VI-1.1"
-    PARTY_NOUN = "family"
 
     # ---- creation ----------------------------------------------------------------
 

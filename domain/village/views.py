@@ -35,9 +35,9 @@ def owns(match: Village, viewer: Viewer, family: int) -> bool:
     """Whether ``viewer`` sees ``family``'s secrets: its owner, or the referee."""
     if viewer.sees_everything:
         return True
-    if viewer.role is not ViewerRole.PLAYER or viewer.seat is None or not match.players:
+    if viewer.role is not ViewerRole.PLAYER or viewer.seat is None:
         return False
-    return family % len(match.players) == viewer.seat
+    return family in match.parties_of(viewer.seat)
 
 
 def options_view(options: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
