@@ -10,8 +10,9 @@ decision, then advances again.
 Command methods check the rules and raise a ``DomainError`` naming the rule; only then
 do they trigger events. Every outcome (each child's sex, each claim, each victim, every
 default applied at a deadline) is computed in the command layer and recorded in an
-event; event bodies only apply what the event says, and compute nothing but who acts
-next, which follows from the state alone.
+event; event bodies only apply what the event says, deriving from the state nothing but
+what follows from it alone (who acts next, what ageing makes of each member), so a replay
+can never come out differently.
 
 Hidden facts live in the aggregate (the spells each family chose, their salts, the
 identity of each face-down spell, feast_b names and spells_b placements before they are
