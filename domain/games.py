@@ -15,6 +15,8 @@ from domain.kernel.match import MatchAggregate
 from domain.kernel.views import Viewer
 from domain.tribes import Tribes
 from domain.tribes import views as tribes_views
+from domain.village import Village
+from domain.village import views as village_views
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ GAMES: dict[str, Game] = {
             jungle_speed_views.state_view,
         ),
         Game("tribes", Tribes, tribes_views.event_view, tribes_views.state_view),
+        Game("village", Village, village_views.event_view, village_views.state_view),
     )
 }
 

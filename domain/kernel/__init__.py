@@ -1,6 +1,7 @@
 """What every game shares: seats, randomness, views, the audit chain, errors."""
 
 from domain.kernel.chain import GENESIS_DIGEST, canonical_bytes, event_digest
+from domain.kernel.decisions import Decision
 from domain.kernel.errors import DomainError, InvalidArgument, RuleViolation
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
 from domain.kernel.randomness import SeededRandom, commitment, effective_seed
@@ -9,6 +10,7 @@ from domain.kernel.views import Viewer, ViewerRole
 
 __all__ = [
     "GENESIS_DIGEST",
+    "Decision",
     "DomainError",
     "EndReason",
     "InvalidArgument",

@@ -257,6 +257,18 @@ class MatchAggregate(Aggregate):
         if not 0 <= seat < len(self.players):
             raise RuleViolation(self.PLAYERS_RULE, f"seat {seat} is not taken in this match")
 
+    # ---- parties: the sides a seat plays -------------------------------------------
+
+    def parties_of(self, seat: int) -> list[int]:
+        """The parties (sides that take decisions) ``seat`` plays: by default the seat
+        itself. A game where a seat plays several sides (Village's families with two
+        players) overrides this and :meth:`party_owner`."""
+        return [seat]
+
+    def party_owner(self, party: int) -> int:
+        """The seat that plays ``party``."""
+        return party
+
     def _require_playing(self) -> None:
         """Refuse a command outside play, citing the rule that starts or ended the match
         (not the rule of the command: that one says nothing about it)."""

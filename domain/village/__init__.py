@@ -1,0 +1,29 @@
+"""Village (Totem, 1995): families, secret spells, births and the totem pole (VI-1 … VI-7)."""
+
+from domain.village.commands import (
+    Arrange,
+    ChooseSpells,
+    ChooseVictims,
+    Command,
+    PassSpells,
+    PlaceSpell,
+    RevealSpells,
+    SpareFromAge,
+    SubmitPlacements,
+)
+from domain.village.match import Village
+from domain.village.options import Options
+
+__all__ = [
+    "Arrange",
+    "ChooseSpells",
+    "ChooseVictims",
+    "Command",
+    "Options",
+    "PassSpells",
+    "PlaceSpell",
+    "RevealSpells",
+    "SpareFromAge",
+    "SubmitPlacements",
+    "Village",
+]

@@ -1,0 +1,98 @@
+"""The typed commands of Village: one per kind of decision.
+
+Each names the ``family`` that decides (a seat may play two, VI-7.1); the aggregate
+checks that the sending seat plays it and that this family owes this decision now.
+People are ``(cottage, kind)`` pairs: members of one kind in one cottage are
+interchangeable (see :mod:`domain.village.model`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from domain.village.model import Person
+
+
+@dataclass(frozen=True)
+class Arrange:
+    """Phase 1 (VI-2.1): every member into the three cottages, at most 6 each; a family
+    above 18 houses exactly 18 and the rest are discarded."""
+
+    family: int
+    cottages: Sequence[Mapping[str, int]]
+
+
+@dataclass(frozen=True)
+class ChooseSpells:
+    """Phase 2, step 1 (VI-2.2): the spells to cast and the birds to sacrifice, in secret."""
+
+    family: int
+    spells: Sequence[str]
+    birds: int = 0
+
+
+@dataclass(frozen=True)
+class PlaceSpell:
+    """Phase 2, step 2 (VI-2.2): one chosen spell face down on a cottage of any family."""
+
+    family: int
+    spell: str
+    target_family: int
+    cottage: int
+
+
+@dataclass(frozen=True)
+class PassSpells:
+    """Phase 2, step 2, variation ``spells_a``: place no more spells this round."""
+
+    family: int
+
+
+@dataclass(frozen=True)
+class SubmitPlacements:
+    """Phase 2, variation ``spells_b``: every placement at once, ``(spell, target family,
+    cottage)`` each, in secret."""
+
+    family: int
+    placements: Sequence[tuple[str, int, int]]
+
+
+@dataclass(frozen=True)
+class RevealSpells:
+    """Start of phases 3, 4, 6, 7 (VI-2.3): the board positions of the family's face-down
+    spells of this phase it reveals now (possibly none)."""
+
+    family: int
+    positions: Sequence[int] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class ChooseVictims:
+    """Phase 5 (VI-2.6): who of the starving family dies. Its owner names them all; under
+    ``feast_a`` each other family in turn names one; under ``feast_b`` each other family
+    names its share in secret."""
+
+    family: int
+    victims: Sequence[Person]
+
+
+@dataclass(frozen=True)
+class SpareFromAge:
+    """Phase 7 (VI-2.8): for each revealed ``youth`` spell on one of the family's
+    cottages, one person of that cottage who does not age."""
+
+    family: int
+    spared: Sequence[Person]
+
+
+Command = (
+    Arrange
+    | ChooseSpells
+    | PlaceSpell
+    | PassSpells
+    | SubmitPlacements
+    | RevealSpells
+    | ChooseVictims
+    | SpareFromAge
+)

@@ -1,0 +1,1658 @@
+"""The Village match aggregate: every rule VI-1 … VI-4 lives here.
+
+The match is a loop of rounds of eight phases (VI-2). Between the players' decisions it
+runs by itself: :meth:`Village._advance` looks at the state, triggers the next automatic
+step (a phase beginning, the births, the catch, the feast, the census, the checks of
+VI-3 after every phase) or opens the next decision (``DecisionAwaited``, with its
+deadline), and stops while a decision is owed. A command or a timer firing answers the
+decision, then advances again.
+
+Command methods check the rules and raise a ``DomainError`` naming the rule; only then
+do they trigger events. Every outcome (each child's sex, each claim, each victim, every
+default applied at a deadline) is computed in the command layer and recorded in an
+event; event bodies only apply what the event says, deriving from the state nothing but
+what follows from it alone (who acts next, what ageing makes of each member), so a replay
+can never come out differently.
+
+Hidden facts live in the aggregate (the spells each family chose, their salts, the
+identity of each face-down spell, feast_b names and spells_b placements before they are
+revealed); :mod:`domain.village.views` is the one place that hides them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from eventsourcing.domain import event
+
+from domain.kernel.decisions import Decision
+from domain.kernel.errors import DomainError, InvalidArgument, RuleViolation
+from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
+from domain.kernel.randomness import SeededRandom
+from domain.kernel.stamps import ReceiveStamp
+from domain.village import commitments, model
+from domain.village.commands import (
+    Arrange,
+    ChooseSpells,
+    ChooseVictims,
+    Command,
+    PassSpells,
+    PlaceSpell,
+    RevealSpells,
+    SpareFromAge,
+    SubmitPlacements,
+)
+from domain.village.model import (
+    COTTAGE_CAPACITY,
+    COTTAGES,
+    ELDER,
+    FAMILY_LIMIT,
+    KINDS,
+    PEN_LIMIT,
+    POLE_MAX,
+    SPELL_PHASE,
+    SPELLS,
+    Counts,
+    Person,
+)
+from domain.village.options import Options
+
+SECRET_BYTES = 32
+
+#: Kinds of decision: the rule each belongs to, and the deadline option it uses.
+DECISION_RULES = {
+    "arrange": "VI-2.1",
+    "choose": "VI-2.2",
+    "place": "VI-2.2",
+    "submit": "VI-2.2",
+    "reveal": "VI-2.3",
+    "victims": "VI-2.6",
+    "name_victims": "VI-2.6",
+    "youth": "VI-2.8",
+}
+DECISION_TIMEOUTS = {
+    "arrange": "arrange",
+    "choose": "choose",
+    "place": "place",
+    "submit": "place",
+    "reveal": "reveal",
+    "victims": "victims",
+    "name_victims": "victims",
+    "youth": "youth",
+}
+DECISION_WORDS = {
+    "arrange": "arrangement of the cottages",
+    "choose": "choice of spells",
+    "place": "spell placement",
+    "submit": "submission of placements",
+    "reveal": "decision to reveal spells",
+    "victims": "choice of victims",
+    "name_victims": "naming of victims",
+    "youth": "choice of whom youth spares",
+}
+PHASE_NAMES = {
+    1: "village",
+    2: "magic",
+    3: "births",
+    4: "catch",
+    5: "feast",
+    6: "illness",
+    7: "generation change",
+    8: "totem construction",
+}
+#: The stage each phase begins with.
+PHASE_STAGES = {2: "choose", 3: "reveal", 4: "reveal", 5: "feast", 6: "reveal", 7: "reveal"}
+PHASE_STAGES[8] = "census"
+
+#: A starting family (VI-1.3) and a restart (VI-2.1; variation ``village``).
+START_KIT: dict[str, int] = {
+    "young_woman": 2,
+    "young_man": 2,
+    "mature_woman": 1,
+    "mature_man": 1,
+    "elder": 1,
+}
+START_BIRDS = 6
+RESTART_KIT: dict[str, int] = {
+    "young_woman": 1,
+    "young_man": 1,
+    "mature_woman": 1,
+    "mature_man": 1,
+    "elder": 1,
+}
+RESTART_BIRDS = 5
+VILLAGE_RESTART_KIT: dict[str, int] = {
+    "young_woman": 1,
+    "young_man": 1,
+    "mature_woman": 1,
+    "mature_man": 1,
+}
+VILLAGE_RESTART_BIRDS = 3
+
+
+def families_for(players: int) -> int:
+    """Four families with two players (each plays two), else one per player (VI-1.1)."""
+    return 4 if players == 2 else players
+
+
+def birth_stream(effective_seed: bytes, round_number: int) -> SeededRandom:
+    """The random stream of a round's births (VI-2.4): ``village/births/<round>``; each
+    draw is ``randbelow(2)``, 0 a girl, 1 a boy. Replay tools re-derive it from the
+    revealed seed."""
+    return SeededRandom(effective_seed, f"village/births/{round_number}")
+
+
+def sex_of(draw: int) -> str:
+    return model.GIRL if draw == 0 else model.BOY
+
+
+def _people(victims: Sequence[Mapping[str, Any]]) -> list[Person]:
+    return [(int(v["cottage"]), str(v["kind"])) for v in victims]
+
+
+def _person_dicts(people: Sequence[Person]) -> list[dict[str, Any]]:
+    return [{"cottage": c, "kind": k} for c, k in people]
+
+
+class Village(MatchAggregate):
+    """One match of Village (Totem, 1995) for 2 to 4 players."""
+
+    GAME = "village"
+    MIN_PLAYERS = 2
+    PLAYERS_RULE = "VI-1.1"
+    #: Families are set up (VI-1.3) when the match starts.
+    START_RULE = "VI-1.3"
+    #: The match ends after a round's phase 8 (VI-4.1); it has no other ending.
+    END_RULES = dict.fromkeys(EndReason, "VI-4.1")
+
+    # ---- creation ----------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        options: Options,
+        seed: bytes,
+        entropy: bytes = b"",
+        referee_token_hash: str = "",
+        *,
+        secret: bytes,
+    ) -> Village:
+        """A new match waiting for players.
+
+        ``seed`` is the server's secret seed (revealed at the end); ``secret`` is the
+        match's other secret, from which the salts of the spell commitments derive
+        (VI-2.2). It is never revealed to a player, so that an unrevealed spell stays
+        secret for good (VI-2.3), even once the seed is public.
+        """
+        options.validate()
+        check_entropy(cls.PLAYERS_RULE, entropy)
+        if len(secret) != SECRET_BYTES:
+            raise InvalidArgument("VI-2.2", f"the match secret must be {SECRET_BYTES} bytes")
+        return cls(
+            options=options.to_dict(),
+            seed=seed.hex(),
+            entropy=entropy.hex(),
+            referee_token_hash=referee_token_hash,
+            secret=secret.hex(),
+        )
+
+    @event("Created")
+    def __init__(
+        self,
+        options: dict[str, Any],
+        seed: str,
+        entropy: str,
+        referee_token_hash: str,
+        secret: str,
+    ) -> None:
+        self._init_match(options, seed, entropy, referee_token_hash)
+        self.options = Options.from_dict(options)
+        self.secret = secret
+        self.family_count = 0
+        self.round = 0
+        self.phase = 0
+        #: What the current phase is doing: "round", "arrange", "choose", "place",
+        #: "submit", "reveal", "feast", "victims", "name_victims", "youth", "census".
+        self.stage = ""
+        self.start_family = 0
+        #: Families that answered the current stage's decisions.
+        self.acted: list[int] = []
+        self.cottages: list[list[Counts]] = []
+        #: Members not yet in a cottage: a new family's, a restart's (VI-2.1).
+        self.pool: list[Counts] = []
+        #: Per cottage, members who were children at the last generation change: the
+        #: "new members" of the phase 1 default (VI-7.8).
+        self.newcomers: list[list[Counts]] = []
+        self.birds: list[int] = []
+        self.poles: list[int] = []
+        self.wiped: list[bool] = []
+        #: VI-3.2 applied this round: the family builds no piece in phase 8.
+        self.elderless: list[bool] = []
+        #: This round's secret choices: {"spells", "salts", "chits", "birds", "commitment"}.
+        self.choices: list[dict[str, Any] | None] = []
+        #: Chosen spells not placed yet (secret), in the order of SPELLS.
+        self.hands: list[list[str]] = []
+        self.passed: list[bool] = []
+        #: Position in turn order where the placing rotation goes on (VI-2.2).
+        self.place_next = 0
+        #: spells_b: submitted placements, secret until all are in.
+        self.submissions: list[list[list[Any]] | None] = []
+        #: Spells on the board, by position: {"position", "owner", "family", "cottage",
+        #: "spell", "salt", "chit", "revealed"}.
+        self.board: list[dict[str, Any]] = []
+        #: Phase 5: starving families still to lose members, [family, deaths], in turn order.
+        self.feast_queue: list[list[int]] = []
+        #: feast_a: how many victims have been chosen for the first starving family.
+        self.feast_turn = 0
+        #: feast_b: names given so far for the first starving family, [namer, victims].
+        self.names: list[list[Any]] = []
+        #: Phase 7: people youth spares, [family, cottage, kind].
+        self.spared: list[list[Any]] = []
+        #: How many prearranged sexes have been used (VI-2.4).
+        self.sexes_used = 0
+        #: The decision the match waits for (see domain.kernel.decisions), as recorded.
+        self.decision_data: dict[str, Any] | None = None
+        self.outcome: dict[str, Any] | None = None
+        self.clock_ms = 0
+
+    @property
+    def max_players(self) -> int:
+        return self.options.max_players
+
+    @property
+    def variant(self) -> str:
+        return "+".join(self.options.variations())
+
+    # ---- queries -------------------------------------------------------------------
+
+    @property
+    def families(self) -> range:
+        return range(self.family_count)
+
+    def parties_of(self, seat: int) -> list[int]:
+        """The families ``seat`` plays (VI-7.1: with two players, seat 0 plays families 0
+        and 2, seat 1 families 1 and 3)."""
+        players = len(self.players)
+        if players == 0:
+            return []
+        return [f for f in self.families if f % players == seat]
+
+    def party_owner(self, party: int) -> int:
+        return party % len(self.players)
+
+    @property
+    def decision(self) -> Decision | None:
+        return Decision.from_dict(self.decision_data) if self.decision_data else None
+
+    def turn_order(self) -> list[int]:
+        """Families in turn order from the start player (VI-2)."""
+        n = self.family_count
+        return [(self.start_family + i) % n for i in range(n)]
+
+    def members(self, family: int) -> Counts:
+        """Every member of a family, housed or not."""
+        return model.added(*self.cottages[family], self.pool[family])
+
+    def size(self, family: int) -> int:
+        return model.total(self.members(family))
+
+    def spells_on(self, family: int, cottage: int, phase: int | None = None) -> list[str]:
+        """The revealed spells on a cottage (of one phase, if given)."""
+        return [
+            b["spell"]
+            for b in self.board
+            if b["family"] == family
+            and b["cottage"] == cottage
+            and b["revealed"]
+            and (phase is None or SPELL_PHASE[b["spell"]] == phase)
+        ]
+
+    def unrevealed(self, owner: int) -> list[dict[str, Any]]:
+        return [b for b in self.board if b["owner"] == owner and not b["revealed"]]
+
+    def timer_deadline_ms(self) -> int | None:
+        """The deadline of the decision the match waits for (the server's timer)."""
+        if self.status is not MatchStatus.PLAYING or self.decision_data is None:
+            return None
+        deadline: int = self.decision_data["deadline_ms"]
+        return deadline
+
+    # ---- start (VI-1) ------------------------------------------------------------------
+
+    def _on_start(self, stamp: ReceiveStamp) -> None:
+        n = families_for(len(self.players))
+        self._founded(
+            families=n,
+            owners=[f % len(self.players) for f in range(n)],
+            members=model.counts(START_KIT),
+            birds=START_BIRDS,
+            stamp=stamp.to_dict(),
+        )
+        self._advance(stamp)
+
+    @event("Founded")
+    def _founded(
+        self,
+        families: int,
+        owners: list[int],
+        members: dict[str, int],
+        birds: int,
+        stamp: dict[str, Any],
+    ) -> None:
+        n = families
+        self.family_count = n
+        self.cottages = [[model.empty() for _ in range(COTTAGES)] for _ in range(n)]
+        self.pool = [dict(members) for _ in range(n)]
+        self.newcomers = [[model.empty() for _ in range(COTTAGES)] for _ in range(n)]
+        self.birds = [birds] * n
+        self.poles = [1] * n
+        self.wiped = [False] * n
+        self.status = MatchStatus.PLAYING
+        self.stage = "round"
+        self._reset_round()
+        self._tick(stamp)
+
+    def _reset_round(self) -> None:
+        n = self.family_count
+        self.elderless = [False] * n
+        self.choices = [None] * n
+        self.hands = [[] for _ in range(n)]
+        self.passed = [False] * n
+        self.submissions = [None] * n
+        self.board = []
+        self.place_next = 0
+        self.spared = []
+
+    # ---- the loop ------------------------------------------------------------------------
+
+    def _advance(self, stamp: ReceiveStamp) -> None:
+        """Run the automatic steps until a decision is owed or the match ends."""
+        while self.status is MatchStatus.PLAYING and self.decision_data is None:
+            self._step(stamp)
+
+    def _step(self, stamp: ReceiveStamp) -> None:
+        """One automatic step: each call triggers at least one event."""
+        stage = self.stage
+        if stage == "round":
+            self._begin_round(stamp)
+        elif stage == "arrange":
+            nxt = next(
+                (f for f in self.turn_order() if f not in self.acted and self.size(f) > 0), None
+            )
+            if nxt is None:
+                self._end_phase(stamp)
+            else:
+                self._await("arrange", [nxt], stamp)
+        elif stage == "choose":
+            if not self.acted:
+                self._await("choose", self.turn_order(), stamp)
+            else:
+                self._placing(stamp)
+        elif stage == "place":
+            self._placing(stamp)
+        elif stage == "submit":
+            self._reveal_placements()
+            self._end_phase(stamp)
+        elif stage == "reveal":
+            nxt = next(
+                (f for f in self.turn_order() if f not in self.acted and self.unrevealed(f)),
+                None,
+            )
+            if nxt is not None:
+                self._await("reveal", [nxt], stamp, {"phase": self.phase})
+            else:
+                self._phase_action(stamp)
+        elif stage == "youth":
+            self._youth(stamp)
+        elif stage == "feast":
+            self._feast()
+        elif stage in ("victims", "name_victims"):
+            self._victims(stamp)
+        elif stage == "census":
+            self._census()
+            self._end_phase(stamp)
+        else:  # pragma: no cover - every stage is handled above
+            raise AssertionError(f"unknown stage {stage!r}")
+
+    def _await(
+        self,
+        kind: str,
+        families: Sequence[int],
+        stamp: ReceiveStamp,
+        detail: Mapping[str, Any] | None = None,
+    ) -> None:
+        timeout = self.options.timeout_ms(DECISION_TIMEOUTS[kind])
+        decision = Decision.open(kind, DECISION_RULES[kind], families, stamp, timeout, detail)
+        self._decision_awaited(decision=decision.to_dict())
+
+    @event("DecisionAwaited")
+    def _decision_awaited(self, decision: dict[str, Any]) -> None:
+        if decision["kind"] != self.stage:
+            self.stage = decision["kind"]
+            self.acted = []
+        self.decision_data = decision
+
+    def _answered(self, family: int) -> None:
+        """Event-body helper: ``family`` answered the current decision."""
+        self.acted.append(family)
+        decision = self.decision
+        assert decision is not None
+        rest = decision.answered(family)
+        self.decision_data = rest.to_dict() if rest else None
+
+    def _begin_round(self, stamp: ReceiveStamp) -> None:
+        """VI-2: the start player moves one seat (family, VI-7.1) left every round; a
+        wiped-out family restarts in phase 1 (VI-2.1, VI-7.2)."""
+        number = self.round + 1
+        kit, birds = (
+            (VILLAGE_RESTART_KIT, VILLAGE_RESTART_BIRDS)
+            if self.options.village
+            else (RESTART_KIT, RESTART_BIRDS)
+        )
+        self._round_began(
+            round=number,
+            start_family=(number - 1) % self.family_count,
+            restarts=[f for f in self.families if self.wiped[f]],
+            members=model.counts(kit),
+            birds=birds,
+            stamp=stamp.to_dict(),
+        )
+
+    @event("RoundBegan")
+    def _round_began(
+        self,
+        round: int,
+        start_family: int,
+        restarts: list[int],
+        members: dict[str, int],
+        birds: int,
+        stamp: dict[str, Any],
+    ) -> None:
+        self.round = round
+        self.start_family = start_family
+        self.phase = 1
+        self.stage = "arrange"
+        self.acted = []
+        self._reset_round()
+        for f in restarts:
+            self.cottages[f] = [model.empty() for _ in range(COTTAGES)]
+            self.newcomers[f] = [model.empty() for _ in range(COTTAGES)]
+            self.pool[f] = dict(members)
+            self.birds[f] = birds
+            self.poles[f] = 1
+            self.wiped[f] = False
+        self._tick(stamp)
+
+    def _end_phase(self, stamp: ReceiveStamp) -> None:
+        """The checks of VI-3 after every phase, then the next phase or the round's end."""
+        self._checks()
+        if self.phase < 8:
+            self._phase_began(round=self.round, phase=self.phase + 1)
+            return
+        self._end_round()
+
+    @event("PhaseBegan")
+    def _phase_began(self, round: int, phase: int) -> None:
+        self.phase = phase
+        self.stage = PHASE_STAGES[phase]
+        self.acted = []
+
+    # ---- VI-3: checks after every phase ---------------------------------------------------
+
+    def _checks(self) -> None:
+        """VI-3.1 wipe-out, then VI-3.2 elders, each family in turn order."""
+        for f in self.turn_order():
+            if not self.wiped[f] and not model.can_multiply(self.members(f)):
+                self._wiped_out(family=f, phase=self.phase, lost=self.members(f))
+        for f in self.turn_order():
+            if not self.elderless[f] and self.members(f)[ELDER] == 0:
+                floor = 0 if self.options.totem_a else 1
+                pole = 0 if self.options.totem_a else max(floor, self.poles[f] - 1)
+                self._dismantled(family=f, phase=self.phase, pole=pole)
+
+    @event("WipedOut")
+    def _wiped_out(self, family: int, phase: int, lost: dict[str, int]) -> None:
+        self.cottages[family] = [model.empty() for _ in range(COTTAGES)]
+        self.newcomers[family] = [model.empty() for _ in range(COTTAGES)]
+        self.pool[family] = model.empty()
+        self.wiped[family] = True
+
+    @event("Dismantled")
+    def _dismantled(self, family: int, phase: int, pole: int) -> None:
+        self.poles[family] = pole
+        self.elderless[family] = True
+
+    # ---- phase 1: the village (VI-2.1) ----------------------------------------------
+
+    def default_arrangement(self, family: int) -> tuple[list[Counts], Counts]:
+        """The phase 1 default (VI-2.1, VI-7.8): last round's cottages kept; new members
+        (those who were children at the last generation change, and a new or restarted
+        family's) go to the lowest-numbered cottage with room, youngest kind first; a
+        family above 18 discards the surplus youngest first (new members before the
+        others of a kind, then from the highest-numbered cottage). Returns the cottages
+        and the discarded members."""
+        keep = [
+            {k: c[k] - n[k] for k in KINDS}
+            for c, n in zip(self.cottages[family], self.newcomers[family], strict=True)
+        ]
+        new = model.added(self.pool[family], *self.newcomers[family])
+        surplus = max(0, model.total(new) + sum(map(model.total, keep)) - FAMILY_LIMIT)
+        discarded = model.empty()
+        for kind in KINDS:
+            for place in [new, *reversed(keep)]:
+                take = min(surplus, place[kind])
+                place[kind] -= take
+                discarded[kind] += take
+                surplus -= take
+        for kind in KINDS:
+            for _ in range(new[kind]):
+                cottage = next(c for c in keep if model.total(c) < COTTAGE_CAPACITY)
+                cottage[kind] += 1
+        return [model.counts(c) for c in keep], discarded
+
+    def _arrange(self, seat: int, cmd: Arrange, by_default: bool, stamp: ReceiveStamp) -> None:
+        rule = "VI-2.1"
+        self._require_decision(seat, cmd.family, "arrange")
+        if len(cmd.cottages) != COTTAGES:
+            raise InvalidArgument(rule, f"a family has exactly {COTTAGES} cottages")
+        cottages: list[Counts] = []
+        for i, cottage in enumerate(cmd.cottages):
+            for kind, n in cottage.items():
+                if kind not in KINDS:
+                    raise InvalidArgument(rule, f"{kind!r} is not a kind of villager")
+                if n < 0:
+                    raise InvalidArgument(rule, "a count of villagers cannot be negative")
+            placed = model.counts(cottage)
+            if model.total(placed) > COTTAGE_CAPACITY:
+                raise InvalidArgument(
+                    rule, f"cottage {i} would hold {model.total(placed)}: at most 6 each"
+                )
+            cottages.append(placed)
+        have = self.members(cmd.family)
+        housed = model.added(*cottages)
+        for kind in KINDS:
+            if housed[kind] > have[kind]:
+                raise RuleViolation(
+                    rule, f"family {cmd.family} has {have[kind]} {kind}, not {housed[kind]}"
+                )
+        must = min(model.total(have), FAMILY_LIMIT)
+        if model.total(housed) != must:
+            raise RuleViolation(
+                rule,
+                f"family {cmd.family} must house {must} members"
+                + (" and discard the rest" if must < model.total(have) else ", all of them"),
+            )
+        discarded = {k: have[k] - housed[k] for k in KINDS}
+        self._arranged(
+            family=cmd.family,
+            cottages=cottages,
+            discarded=discarded,
+            by_default=by_default,
+            stamp=stamp.to_dict(),
+        )
+
+    @event("Arranged")
+    def _arranged(
+        self,
+        family: int,
+        cottages: list[dict[str, int]],
+        discarded: dict[str, int],
+        by_default: bool,
+        stamp: dict[str, Any],
+    ) -> None:
+        self.cottages[family] = [dict(c) for c in cottages]
+        self.pool[family] = model.empty()
+        self.newcomers[family] = [model.empty() for _ in range(COTTAGES)]
+        self._answered(family)
+        self._tick(stamp)
+
+    # ---- phase 2: magic (VI-2.2) ------------------------------------------------------
+
+    def _choose(self, seat: int, cmd: ChooseSpells, by_default: bool, stamp: ReceiveStamp) -> None:
+        rule = "VI-2.2"
+        self._require_decision(seat, cmd.family, "choose")
+        for spell in cmd.spells:
+            if spell not in SPELLS:
+                raise InvalidArgument(rule, f"{spell!r} is not a spell")
+        if len(set(cmd.spells)) != len(cmd.spells):
+            raise RuleViolation(rule, "a family casts each of its spells at most once a round")
+        if cmd.birds < 0:
+            raise InvalidArgument(rule, "a number of birds cannot be negative")
+        f = cmd.family
+        if cmd.birds > self.birds[f]:
+            raise RuleViolation(rule, f"family {f} has only {self.birds[f]} birds to sacrifice")
+        allowed = self.poles[f] + cmd.birds
+        if len(cmd.spells) > allowed:
+            raise RuleViolation(
+                rule,
+                f"{len(cmd.spells)} spells need as many totem pieces and sacrificed birds; "
+                f"family {f} has {self.poles[f]} pieces and sacrifices {cmd.birds} birds",
+            )
+        needed = max(0, len(cmd.spells) - self.poles[f])
+        if cmd.birds > needed:
+            raise RuleViolation(
+                "VI-7.6",
+                f"{len(cmd.spells)} spells need {needed} sacrificed birds, not {cmd.birds}",
+            )
+        spells = [s for s in SPELLS if s in cmd.spells]
+        secret = bytes.fromhex(self.secret)
+        salts = [commitments.salt(secret, self.round, f, s) for s in spells]
+        chits = [commitments.chit(self.round, f, s, x) for s, x in zip(spells, salts, strict=True)]
+        self._spells_chosen(
+            family=f,
+            count=len(spells),
+            birds=cmd.birds,
+            commitment=commitments.commitment(chits),
+            spells=spells,
+            salts=salts,
+            chits=chits,
+            by_default=by_default,
+            stamp=stamp.to_dict(),
+        )
+
+    @event("SpellsChosen")
+    def _spells_chosen(
+        self,
+        family: int,
+        count: int,
+        birds: int,
+        commitment: str,
+        spells: list[str],
+        salts: list[str],
+        chits: list[str],
+        by_default: bool,
+        stamp: dict[str, Any],
+    ) -> None:
+        self.choices[family] = {
+            "spells": list(spells),
+            "salts": list(salts),
+            "chits": list(chits),
+            "birds": birds,
+            "commitment": commitment,
+        }
+        self.hands[family] = list(spells)
+        self.birds[family] -= birds
+        self._answered(family)
+        self._tick(stamp)
+
+    def next_placer(self) -> int | None:
+        """The family that places next (VI-2.2): in turn order from where the rotation
+        stands, the first with a spell left that has not passed (``spells_a``); a family
+        with nothing left is skipped (VI-7.6)."""
+        order = self.turn_order()
+        for i in range(self.family_count):
+            f = order[(self.place_next + i) % self.family_count]
+            if self.hands[f] and not self.passed[f]:
+                return f
+        return None
+
+    def _placing(self, stamp: ReceiveStamp) -> None:
+        if self.options.spells_b:
+            if self.stage == "choose":
+                holders = [f for f in self.turn_order() if self.hands[f]]
+                if holders:
+                    self._await("submit", holders, stamp)
+                    return
+            self._end_phase(stamp)
+            return
+        nxt = self.next_placer()
+        if nxt is None:
+            self._end_phase(stamp)
+        else:
+            self._await("place", [nxt], stamp)
+
+    def _check_target(self, target_family: int, cottage: int) -> None:
+        if not 0 <= target_family < self.family_count or not 0 <= cottage < COTTAGES:
+            raise InvalidArgument(
+                "VI-2.2",
+                f"cottage {cottage} of family {target_family} does not exist: families are "
+                f"0 to {self.family_count - 1}, cottages 0 to {COTTAGES - 1}",
+            )
+
+    def _place(self, seat: int, cmd: PlaceSpell, by_default: bool, stamp: ReceiveStamp) -> None:
+        rule = "VI-2.2"
+        self._require_decision(seat, cmd.family, "place")
+        if cmd.spell not in SPELLS:
+            raise InvalidArgument(rule, f"{cmd.spell!r} is not a spell")
+        self._check_target(cmd.target_family, cmd.cottage)
+        if cmd.spell not in self.hands[cmd.family]:
+            raise RuleViolation(
+                rule, f"family {cmd.family} has no {cmd.spell} spell chosen and unplaced"
+            )
+        choice = self.choices[cmd.family]
+        assert choice is not None
+        index = choice["spells"].index(cmd.spell)
+        self._spell_placed(
+            family=cmd.family,
+            position=len(self.board),
+            target_family=cmd.target_family,
+            cottage=cmd.cottage,
+            chit=choice["chits"][index],
+            spell=cmd.spell,
+            salt=choice["salts"][index],
+            by_default=by_default,
+            stamp=stamp.to_dict(),
+        )
+
+    @event("SpellPlaced")
+    def _spell_placed(
+        self,
+        family: int,
+        position: int,
+        target_family: int,
+        cottage: int,
+        chit: str,
+        spell: str,
+        salt: str,
+        by_default: bool,
+        stamp: dict[str, Any],
+    ) -> None:
+        self._put(family, target_family, cottage, chit, spell, salt)
+        self.place_next = (family - self.start_family + 1) % self.family_count
+        self._answered(family)
+        self._tick(stamp)
+
+    def _put(
+        self, family: int, target_family: int, cottage: int, chit: str, spell: str, salt: str
+    ) -> None:
+        self.hands[family].remove(spell)
+        self.board.append(
+            {
+                "position": len(self.board),
+                "owner": family,
+                "family": target_family,
+                "cottage": cottage,
+                "spell": spell,
+                "salt": salt,
+                "chit": chit,
+                "revealed": False,
+            }
+        )
+
+    def _pass(self, seat: int, cmd: PassSpells, stamp: ReceiveStamp) -> None:
+        self._require_decision(seat, cmd.family, "place")
+        if not self.options.spells_a:
+            raise RuleViolation("VI-2.2", "passing is only allowed with the variation spells_a")
+        self._spells_passed(
+            family=cmd.family, lost=len(self.hands[cmd.family]), stamp=stamp.to_dict()
+        )
+
+    @event("SpellsPassed")
+    def _spells_passed(self, family: int, lost: int, stamp: dict[str, Any]) -> None:
+        self.passed[family] = True
+        self.place_next = (family - self.start_family + 1) % self.family_count
+        self._answered(family)
+        self._tick(stamp)
+
+    def _submit(
+        self, seat: int, cmd: SubmitPlacements, by_default: bool, stamp: ReceiveStamp
+    ) -> None:
+        rule = "VI-2.2"
+        self._require_decision(seat, cmd.family, "submit")
+        hand = self.hands[cmd.family]
+        for spell, target, cottage in cmd.placements:
+            if spell not in SPELLS:
+                raise InvalidArgument(rule, f"{spell!r} is not a spell")
+            self._check_target(target, cottage)
+            if spell not in hand:
+                raise RuleViolation(
+                    rule, f"family {cmd.family} has no {spell} spell chosen and unplaced"
+                )
+        spells = [p[0] for p in cmd.placements]
+        if len(set(spells)) != len(spells):
+            raise RuleViolation(rule, "each chosen spell is placed once")
+        if not self.options.spells_a and len(spells) != len(hand):
+            raise RuleViolation(
+                rule, f"family {cmd.family} must place all {len(hand)} of its chosen spells"
+            )
+        placements = [[s, t, c] for s, t, c in cmd.placements]
+        self._placements_submitted(
+            family=cmd.family,
+            count=len(placements),
+            placements=placements,
+            by_default=by_default,
+            stamp=stamp.to_dict(),
+        )
+
+    @event("PlacementsSubmitted")
+    def _placements_submitted(
+        self,
+        family: int,
+        count: int,
+        placements: list[list[Any]],
+        by_default: bool,
+        stamp: dict[str, Any],
+    ) -> None:
+        self.submissions[family] = [list(p) for p in placements]
+        self._answered(family)
+        self._tick(stamp)
+
+    def _reveal_placements(self) -> None:
+        """spells_b: every submitted placement goes on the board at once, families in
+        turn order, each in the order it listed them."""
+        placed: list[dict[str, Any]] = []
+        for f in self.turn_order():
+            choice = self.choices[f]
+            for spell, target, cottage in self.submissions[f] or []:
+                assert choice is not None
+                i = choice["spells"].index(spell)
+                placed.append(
+                    {
+                        "family": f,
+                        "position": len(self.board) + len(placed),
+                        "target_family": target,
+                        "cottage": cottage,
+                        "chit": choice["chits"][i],
+                        "spell": spell,
+                        "salt": choice["salts"][i],
+                    }
+                )
+        self._placements_revealed(placements=placed)
+
+    @event("PlacementsRevealed")
+    def _placements_revealed(self, placements: list[dict[str, Any]]) -> None:
+        for p in placements:
+            self._put(
+                p["family"], p["target_family"], p["cottage"], p["chit"], p["spell"], p["salt"]
+            )
+        self.submissions = [None] * self.family_count
+
+    # ---- revealing (VI-2.3) -------------------------------------------------------------
+
+    def revealable(self, family: int) -> list[int]:
+        """Board positions of the family's face-down spells that act in this phase."""
+        return [
+            b["position"] for b in self.unrevealed(family) if SPELL_PHASE[b["spell"]] == self.phase
+        ]
+
+    def _reveal(self, seat: int, cmd: RevealSpells, by_default: bool, stamp: ReceiveStamp) -> None:
+        rule = "VI-2.3"
+        self._require_decision(seat, cmd.family, "reveal")
+        if len(set(cmd.positions)) != len(cmd.positions):
+            raise InvalidArgument(rule, "a board position is listed twice")
+        for p in cmd.positions:
+            if not 0 <= p < len(self.board):
+                raise InvalidArgument(rule, f"board position {p} holds no spell")
+            spot = self.board[p]
+            if spot["owner"] != cmd.family:
+                raise RuleViolation(rule, f"the spell at position {p} is not family {cmd.family}'s")
+            if spot["revealed"]:
+                raise RuleViolation(rule, f"the spell at position {p} is already revealed")
+            if SPELL_PHASE[spot["spell"]] != self.phase:
+                raise RuleViolation(
+                    rule,
+                    f"the spell at position {p} does not act in phase {self.phase} "
+                    f"({PHASE_NAMES[self.phase]})",
+                )
+        reveals = [
+            {"position": p, "spell": self.board[p]["spell"], "salt": self.board[p]["salt"]}
+            for p in sorted(cmd.positions)
+        ]
+        self._spells_revealed(
+            family=cmd.family,
+            phase=self.phase,
+            reveals=reveals,
+            by_default=by_default,
+            stamp=stamp.to_dict(),
+        )
+
+    @event("SpellsRevealed")
+    def _spells_revealed(
+        self,
+        family: int,
+        phase: int,
+        reveals: list[dict[str, Any]],
+        by_default: bool,
+        stamp: dict[str, Any],
+    ) -> None:
+        for r in reveals:
+            self.board[r["position"]]["revealed"] = True
+        self._answered(family)
+        self._tick(stamp)
+
+    def _phase_action(self, stamp: ReceiveStamp) -> None:
+        if self.phase == 3:
+            self._births()
+        elif self.phase == 4:
+            self._catch()
+        elif self.phase == 6:
+            self._illness()
+        elif self.phase == 7:
+            self._youth(stamp)
+            return
+        self._end_phase(stamp)
+
+    # ---- phase 3: births (VI-2.4) -------------------------------------------------------
+
+    def _births(self) -> None:
+        """Draws family by family in turn order, cottage by cottage, child by child; a
+        prearranged sequence is consumed first, then the round's seeded stream."""
+        prearranged = self.options.prearranged_sexes or []
+        used = 0
+        rng: SeededRandom | None = None
+        draws: list[str] = []
+        children = []
+        for f in self.turn_order():
+            for c in range(COTTAGES):
+                cottage = self.cottages[f][c]
+                spells = self.spells_on(f, c, 3)
+                count = model.children_in(cottage, spells)
+                if count == 0:
+                    continue
+                forced = model.forced_sex(spells)
+                girls = boys = 0
+                for _ in range(count):
+                    if forced is not None:
+                        sex = forced
+                    elif self.sexes_used + used < len(prearranged):
+                        sex = prearranged[self.sexes_used + used]
+                        used += 1
+                        draws.append(sex)
+                    else:
+                        if rng is None:
+                            rng = birth_stream(self.effective_seed(), self.round)
+                        sex = sex_of(rng.randbelow(2))
+                        draws.append(sex)
+                    if sex == model.GIRL:
+                        girls += 1
+                    else:
+                        boys += 1
+                children.append(
+                    {"family": f, "cottage": c, "girls": girls, "boys": boys, "forced": forced}
+                )
+        self._born(children=children, draws=draws, prearranged=used)
+
+    @event("Born")
+    def _born(self, children: list[dict[str, Any]], draws: list[str], prearranged: int) -> None:
+        for child in children:
+            cottage = self.cottages[child["family"]][child["cottage"]]
+            cottage[model.GIRL] += child["girls"]
+            cottage[model.BOY] += child["boys"]
+        self.sexes_used += prearranged
+
+    # ---- phase 4: the catch (VI-2.5) -----------------------------------------------------
+
+    def _catch(self) -> None:
+        order = self.turn_order()
+        hunters = [
+            sum(
+                model.hunters_in(self.cottages[f][c], self.spells_on(f, c, 4))
+                for c in range(COTTAGES)
+            )
+            for f in order
+        ]
+        claims = [model.claim(h) for h in hunters]
+        catch = model.catch_size(self.family_count)
+        got = model.share_catch(claims, catch)
+        self._catch_shared(
+            catch=catch,
+            claims=[
+                {"family": f, "hunters": h, "claim": c, "got": g}
+                for f, h, c, g in zip(order, hunters, claims, got, strict=True)
+            ],
+        )
+
+    @event("CatchShared")
+    def _catch_shared(self, catch: int, claims: list[dict[str, int]]) -> None:
+        for c in claims:
+            self.birds[c["family"]] += c["got"]
+
+    # ---- phase 5: the feast (VI-2.6) -------------------------------------------------
+
+    @property
+    def elders_may_die(self) -> bool:
+        """Under feast_a and feast_b the other families may choose elders (VI-2.6)."""
+        return self.options.feast_a or self.options.feast_b
+
+    def _feast(self) -> None:
+        meals = []
+        for f in self.turn_order():
+            members = self.members(f)
+            size = model.total(members)
+            need = model.need(size)
+            eaten = min(need, self.birds[f])
+            missing = need - eaten
+            victims = size if self.elders_may_die else size - members[ELDER]
+            left = self.birds[f] - eaten
+            meals.append(
+                {
+                    "family": f,
+                    "members": size,
+                    "need": need,
+                    "eaten": eaten,
+                    "missing": missing,
+                    "deaths": min(missing, victims),
+                    "discarded": max(0, left - PEN_LIMIT),
+                }
+            )
+        self._feasted(meals=meals)
+
+    @event("Feasted")
+    def _feasted(self, meals: list[dict[str, int]]) -> None:
+        for m in meals:
+            self.birds[m["family"]] -= m["eaten"] + m["discarded"]
+        self.feast_queue = [[m["family"], m["deaths"]] for m in meals if m["deaths"] > 0]
+        self.feast_turn = 0
+        self.names = []
+        self.stage = "victims"
+        self.acted = []
+
+    def victim_choosers(self, starving: int) -> list[int]:
+        """feast_a / feast_b: the other families, in turn order from the start player."""
+        return [f for f in self.turn_order() if f != starving]
+
+    def feast_shares(self, starving: int, deaths: int) -> list[list[int]]:
+        """feast_b: the deaths dealt one at a time to the other families in turn order;
+        [family, share] for each family with a share."""
+        others = self.victim_choosers(starving)
+        shares = [[f, 0] for f in others]
+        for i in range(deaths):
+            shares[i % len(others)][1] += 1
+        return [s for s in shares if s[1] > 0]
+
+    def _victims(self, stamp: ReceiveStamp) -> None:
+        if self.names:
+            self._resolve_names()
+            return
+        if not self.feast_queue:
+            self._end_phase(stamp)
+            return
+        starving, deaths = self.feast_queue[0]
+        if self.options.feast_b:
+            shares = self.feast_shares(starving, deaths)
+            self._await(
+                "name_victims",
+                [f for f, _ in shares],
+                stamp,
+                {"starving": starving, "deaths": deaths, "shares": shares, "elders": True},
+            )
+        elif self.options.feast_a:
+            others = self.victim_choosers(starving)
+            chooser = others[self.feast_turn % len(others)]
+            self._await(
+                "victims",
+                [chooser],
+                stamp,
+                {"starving": starving, "deaths": 1, "remaining": deaths, "elders": True},
+            )
+        else:
+            self._await(
+                "victims",
+                [starving],
+                stamp,
+                {"starving": starving, "deaths": deaths, "elders": False},
+            )
+
+    def _check_people(self, rule: str, family: int, people: Sequence[Person], elders: bool) -> None:
+        """Every named person exists in ``family`` (counting repeats)."""
+        wanted: dict[tuple[int, str], int] = {}
+        for cottage, kind in people:
+            if not 0 <= cottage < COTTAGES:
+                raise InvalidArgument(rule, f"cottage {cottage} does not exist")
+            if kind not in KINDS:
+                raise InvalidArgument(rule, f"{kind!r} is not a kind of villager")
+            if kind == ELDER and not elders:
+                raise RuleViolation(rule, "an elder may not be chosen as a victim here")
+            wanted[(cottage, kind)] = wanted.get((cottage, kind), 0) + 1
+        for (cottage, kind), n in wanted.items():
+            have = self.cottages[family][cottage][kind]
+            if n > have:
+                raise RuleViolation(
+                    rule, f"cottage {cottage} of family {family} has {have} {kind}, not {n}"
+                )
+
+    def _choose_victims(
+        self, seat: int, cmd: ChooseVictims, by_default: bool, stamp: ReceiveStamp
+    ) -> None:
+        rule = "VI-2.6"
+        kind = "name_victims" if self.options.feast_b else "victims"
+        self._require_decision(seat, cmd.family, kind)
+        decision = self.decision
+        assert decision is not None
+        starving = decision.detail["starving"]
+        if kind == "name_victims":
+            count = next(s for f, s in decision.detail["shares"] if f == cmd.family)
+        else:
+            count = decision.detail["deaths"]
+        if len(cmd.victims) != count:
+            raise RuleViolation(rule, f"family {cmd.family} must name {count} victims")
+        self._check_people(rule, starving, cmd.victims, decision.detail["elders"])
+        victims = _person_dicts(cmd.victims)
+        if kind == "name_victims":
+            self._victims_named(
+                starving=starving,
+                family=cmd.family,
+                count=count,
+                victims=victims,
+                by_default=by_default,
+                stamp=stamp.to_dict(),
+            )
+        else:
+            self._victims_chosen(
+                starving=starving,
+                family=cmd.family,
+                victims=victims,
+                by_default=by_default,
+                stamp=stamp.to_dict(),
+            )
+
+    def _remove(self, family: int, victims: Sequence[Mapping[str, Any]]) -> None:
+        for v in victims:
+            self.cottages[family][v["cottage"]][v["kind"]] -= 1
+
+    @event("VictimsChosen")
+    def _victims_chosen(
+        self,
+        starving: int,
+        family: int,
+        victims: list[dict[str, Any]],
+        by_default: bool,
+        stamp: dict[str, Any],
+    ) -> None:
+        self._remove(starving, victims)
+        self._victims_done(len(victims))
+        self._answered(family)
+        self._tick(stamp)
+
+    def _victims_done(self, count: int) -> None:
+        self.feast_queue[0][1] -= count
+        self.feast_turn += 1
+        if self.feast_queue[0][1] <= 0:
+            self.feast_queue.pop(0)
+            self.feast_turn = 0
+
+    @event("VictimsNamed")
+    def _victims_named(
+        self,
+        starving: int,
+        family: int,
+        count: int,
+        victims: list[dict[str, Any]],
+        by_default: bool,
+        stamp: dict[str, Any],
+    ) -> None:
+        self.names.append([family, [dict(v) for v in victims]])
+        self._answered(family)
+        self._tick(stamp)
+
+    def _resolve_names(self) -> None:
+        """feast_b: the names revealed together, applied in turn order; a name that no
+        longer exists falls to the youngest remaining member of that cottage (VI-7.7),
+        or, in an empty cottage, to the default victim of the family (decided here)."""
+        starving = self.feast_queue[0][0]
+        order = self.turn_order()
+        names = sorted(self.names, key=lambda n: order.index(n[0]))
+        left = [dict(c) for c in self.cottages[starving]]
+        deaths: list[Person] = []
+        for _, victims in names:
+            for v in victims:
+                cottage, kind = v["cottage"], v["kind"]
+                if left[cottage][kind] == 0:
+                    youngest = model.youngest_in(left[cottage])
+                    if youngest is not None:
+                        kind = youngest
+                    else:
+                        fallback = model.default_victims(left, 1, elders=True)
+                        if not fallback:
+                            continue
+                        cottage, kind = fallback[0]
+                left[cottage][kind] -= 1
+                deaths.append((cottage, kind))
+        self._victims_revealed(
+            starving=starving,
+            names=[{"family": f, "victims": v} for f, v in names],
+            deaths=_person_dicts(deaths),
+        )
+
+    @event("VictimsRevealed")
+    def _victims_revealed(
+        self, starving: int, names: list[dict[str, Any]], deaths: list[dict[str, Any]]
+    ) -> None:
+        self._remove(starving, deaths)
+        self.names = []
+        self.feast_queue.pop(0)
+        self.feast_turn = 0
+
+    # ---- phase 6: illness (VI-2.7) -----------------------------------------------------
+
+    def _illness(self) -> None:
+        deaths = []
+        for f in self.turn_order():
+            for c in range(COTTAGES):
+                spells = self.spells_on(f, c, 6)
+                cottage = self.cottages[f][c]
+                if "illness" not in spells or model.total(cottage) == 0:
+                    continue
+                if "big_cure" in spells:
+                    killed = model.empty()
+                elif "little_cure" in spells:
+                    killed = {k: cottage[k] if k in model.CHILDREN else 0 for k in KINDS}
+                else:
+                    killed = dict(cottage)
+                deaths.append({"family": f, "cottage": c, "killed": killed})
+        if deaths:
+            self._illness_struck(deaths=deaths)
+
+    @event("IllnessStruck")
+    def _illness_struck(self, deaths: list[dict[str, Any]]) -> None:
+        for d in deaths:
+            cottage = self.cottages[d["family"]][d["cottage"]]
+            for kind, n in d["killed"].items():
+                cottage[kind] -= n
+
+    # ---- phase 7: generation change (VI-2.8) ------------------------------------------
+
+    def youth_needs(self, family: int) -> list[int]:
+        """How many people each cottage of the family keeps from ageing: one per revealed
+        ``youth`` spell on it (several spare one each, decided here), at most everyone."""
+        return [
+            min(len(self.spells_on(family, c, 7)), model.total(self.cottages[family][c]))
+            for c in range(COTTAGES)
+        ]
+
+    def youth_minimum(self, family: int) -> list[int]:
+        """How many a family must spare per cottage: as many as it could spare without
+        an elder. Sparing an elder is the family's choice (VI-7.4), never forced, and
+        the default never does it; so a cottage of elders only may spare none."""
+        return [
+            min(need, model.total(self.cottages[family][c]) - self.cottages[family][c][ELDER])
+            for c, need in enumerate(self.youth_needs(family))
+        ]
+
+    def _youth(self, stamp: ReceiveStamp) -> None:
+        nxt = next(
+            (
+                f
+                for f in self.turn_order()
+                if (f not in self.acted or self.stage != "youth") and any(self.youth_needs(f))
+            ),
+            None,
+        )
+        if nxt is not None:
+            self._await("youth", [nxt], stamp, {"needs": self.youth_needs(nxt)})
+            return
+        self._age()
+        self._end_phase(stamp)
+
+    def _spare(self, seat: int, cmd: SpareFromAge, by_default: bool, stamp: ReceiveStamp) -> None:
+        rule = "VI-2.8"
+        self._require_decision(seat, cmd.family, "youth")
+        self._check_people(rule, cmd.family, cmd.spared, elders=True)
+        needs = self.youth_needs(cmd.family)
+        least = self.youth_minimum(cmd.family)
+        for c in range(COTTAGES):
+            n = sum(1 for cottage, _ in cmd.spared if cottage == c)
+            if not least[c] <= n <= needs[c]:
+                many = str(needs[c]) if least[c] == needs[c] else f"{least[c]} to {needs[c]}"
+                raise RuleViolation(
+                    rule, f"youth spares {many} people in cottage {c} of family {cmd.family}"
+                )
+        self._youth_chosen(
+            family=cmd.family,
+            spared=_person_dicts(cmd.spared),
+            by_default=by_default,
+            stamp=stamp.to_dict(),
+        )
+
+    @event("YouthChosen")
+    def _youth_chosen(
+        self, family: int, spared: list[dict[str, Any]], by_default: bool, stamp: dict[str, Any]
+    ) -> None:
+        self.spared += [[family, s["cottage"], s["kind"]] for s in spared]
+        self._answered(family)
+        self._tick(stamp)
+
+    def _age(self) -> None:
+        self._aged(spared=[{"family": f, "cottage": c, "kind": k} for f, c, k in self.spared])
+
+    @event("Aged")
+    def _aged(self, spared: list[dict[str, Any]]) -> None:
+        for f in self.families:
+            for c in range(COTTAGES):
+                kept = model.empty()
+                for s in spared:
+                    if s["family"] == f and s["cottage"] == c:
+                        kept[s["kind"]] += 1
+                before = self.cottages[f][c]
+                self.cottages[f][c], _ = model.aged(before, kept)
+                # Members who were children before ageing are the next phase 1's new
+                # members (VI-7.8), whatever they became.
+                new = model.empty()
+                for kind in model.CHILDREN:
+                    stay = kept[kind]
+                    grow = before[kind] - stay
+                    new[kind] += stay
+                    becomes = model.AGES_TO[kind]
+                    assert becomes is not None
+                    new[becomes] += grow
+                self.newcomers[f][c] = new
+        self.spared = []
+
+    # ---- phase 8: totem construction (VI-2.9) and the end (VI-4) --------------------
+
+    def _census(self) -> None:
+        sizes = [self.size(f) for f in self.families]
+        pieces, birds = model.census_awards(sizes, self.options.totem_b)
+        builders = [f for f in pieces if not self.wiped[f] and not self.elderless[f]]
+        self._census_taken(
+            sizes=sizes,
+            pieces=[f for f in builders if self.poles[f] < POLE_MAX],
+            blocked=[f for f in pieces if f not in builders],
+            birds=birds,
+        )
+
+    @event("CensusTaken")
+    def _census_taken(
+        self, sizes: list[int], pieces: list[int], blocked: list[int], birds: list[int]
+    ) -> None:
+        for f in pieces:
+            self.poles[f] += 1
+        for f in birds:
+            self.birds[f] += 1
+
+    def _end_round(self) -> None:
+        """Spells leave the board (VI-2.2); the round's chits are published (VI-2.2),
+        the identities of unrevealed spells kept for the referee only; then VI-4."""
+        chits = []
+        unrevealed = []
+        unplaced = []
+        for f in self.families:
+            placed = [b["chit"] for b in self.board if b["owner"] == f]
+            choice = self.choices[f]
+            rest: list[str] = []
+            if choice is not None:
+                for spell, salt, chit in zip(
+                    choice["spells"], choice["salts"], choice["chits"], strict=True
+                ):
+                    if chit not in placed:
+                        rest.append(chit)
+                        unplaced.append({"family": f, "spell": spell, "salt": salt, "chit": chit})
+            chits.append({"family": f, "chits": placed + sorted(rest)})
+        for b in self.board:
+            if not b["revealed"]:
+                unrevealed.append(
+                    {
+                        "position": b["position"],
+                        "family": b["owner"],
+                        "spell": b["spell"],
+                        "salt": b["salt"],
+                    }
+                )
+        self._round_ended(round=self.round, chits=chits, unrevealed=unrevealed, unplaced=unplaced)
+        contenders = [f for f in self.families if self.poles[f] >= POLE_MAX]
+        if contenders:
+            self._finish(contenders)
+
+    @event("RoundEnded")
+    def _round_ended(
+        self,
+        round: int,
+        chits: list[dict[str, Any]],
+        unrevealed: list[dict[str, Any]],
+        unplaced: list[dict[str, Any]],
+    ) -> None:
+        self._reset_round()
+        self.stage = "round"
+
+    def _finish(self, contenders: list[int]) -> None:
+        """VI-4.1: a family with 6 pieces wins; several: the largest family, then the most
+        birds, else no winner. VI-4.2 / VI-7.1: a player wins with its family, and a tie
+        between two families of the same player is that player's win."""
+        sizes = [self.size(f) for f in self.families]
+        tied = model.winner_among(contenders, sizes, self.birds)
+        seats = sorted({self.party_owner(f) for f in tied})
+        winner = tied[0] if len(tied) == 1 else None
+        self._totem_completed(
+            contenders=contenders,
+            sizes=sizes,
+            birds=list(self.birds),
+            tied=tied,
+            winner=winner,
+            winning_seats=seats,
+        )
+        result = [{"seat": s, "place": 1 if s in seats else 2} for s in range(len(self.players))]
+        self._end(EndReason.COMPLETED, result)
+
+    @event("TotemCompleted")
+    def _totem_completed(
+        self,
+        contenders: list[int],
+        sizes: list[int],
+        birds: list[int],
+        tied: list[int],
+        winner: int | None,
+        winning_seats: list[int],
+    ) -> None:
+        self.outcome = {"winner": winner, "tied": list(tied), "seats": list(winning_seats)}
+
+    # ---- commands ---------------------------------------------------------------------
+
+    def act(self, seat: int, command: Command, stamp: ReceiveStamp) -> None:
+        """Take a decision for one of the seat's families; the match then runs on to the
+        next decision it waits for."""
+        self._apply(seat, command, False, stamp)
+        self._advance(stamp)
+
+    def _apply(self, seat: int, command: Command, by_default: bool, stamp: ReceiveStamp) -> None:
+        if isinstance(command, Arrange):
+            self._arrange(seat, command, by_default, stamp)
+        elif isinstance(command, ChooseSpells):
+            self._choose(seat, command, by_default, stamp)
+        elif isinstance(command, PlaceSpell):
+            self._place(seat, command, by_default, stamp)
+        elif isinstance(command, PassSpells):
+            self._pass(seat, command, stamp)
+        elif isinstance(command, SubmitPlacements):
+            self._submit(seat, command, by_default, stamp)
+        elif isinstance(command, RevealSpells):
+            self._reveal(seat, command, by_default, stamp)
+        elif isinstance(command, ChooseVictims):
+            self._choose_victims(seat, command, by_default, stamp)
+        else:
+            self._spare(seat, command, by_default, stamp)
+
+    def decision_refusal(self, seat: int, family: int, kind: str) -> DomainError | None:
+        """Why ``seat`` may not take a decision of ``kind`` for ``family`` now, or None:
+        the one check behind every command and the legal actions of a view."""
+        rule = DECISION_RULES[kind]
+        if self.status is MatchStatus.WAITING:
+            return RuleViolation(self.START_RULE, "the match has not started yet")
+        if self.status is MatchStatus.ENDED:
+            return self._ended()
+        if not 0 <= seat < len(self.players):
+            return RuleViolation(self.PLAYERS_RULE, f"seat {seat} is not taken in this match")
+        if not 0 <= family < self.family_count:
+            return InvalidArgument(
+                rule, f"family {family} does not exist: families are 0 to {self.family_count - 1}"
+            )
+        if family not in self.parties_of(seat):
+            return RuleViolation(rule, f"seat {seat} does not play family {family}")
+        decision = self.decision
+        if decision is None or decision.kind != kind or not decision.owed_by(family):
+            return RuleViolation(
+                rule,
+                f"family {family} owes no {DECISION_WORDS[kind]} now "
+                f"(round {self.round}, phase {self.phase}: {PHASE_NAMES.get(self.phase, '')})",
+            )
+        return None
+
+    def _require_decision(self, seat: int, family: int, kind: str) -> None:
+        refusal = self.decision_refusal(seat, family, kind)
+        if refusal is not None:
+            raise refusal
+
+    # ---- deadlines -------------------------------------------------------------------
+
+    def fire_timer(self, stamp: ReceiveStamp) -> None:
+        """The deadline passed: the documented default applies for every family that
+        still owes the decision (VI-2.1 … VI-2.8), then the match runs on."""
+        decision = self.decision
+        if self.status is not MatchStatus.PLAYING or decision is None:
+            self._require_playing()
+            raise RuleViolation(self.PLAYERS_RULE, "no decision is awaited")
+        if not decision.due(stamp):
+            raise RuleViolation(
+                decision.rule, "the deadline of the awaited decision has not passed"
+            )
+        for family in decision.parties:
+            self._apply(self.party_owner(family), self.default_command(family), True, stamp)
+        self._advance(stamp)
+
+    def default_command(self, family: int) -> Command:
+        """What the deadline does for ``family`` (each phase's timeout default)."""
+        decision = self.decision
+        assert decision is not None and decision.owed_by(family)
+        kind = decision.kind
+        if kind == "arrange":
+            cottages, _ = self.default_arrangement(family)
+            return Arrange(family, cottages)
+        if kind == "choose":
+            return ChooseSpells(family, [], 0)
+        if kind == "place":
+            return PlaceSpell(family, self.hands[family][0], family, 0)
+        if kind == "submit":
+            return SubmitPlacements(family, [(s, family, 0) for s in self.hands[family]])
+        if kind == "reveal":
+            return RevealSpells(family, self.revealable(family))
+        if kind in ("victims", "name_victims"):
+            return ChooseVictims(family, self.default_victims(family))
+        return SpareFromAge(family, self.default_spared(family))
+
+    def default_victims(self, family: int) -> list[Person]:
+        """The victims the deadline names for ``family`` (VI-2.6, VI-7.7): the default
+        order over the starving family; under feast_b each namer its slice of that order,
+        so that the defaults never name one person twice."""
+        decision = self.decision
+        assert decision is not None
+        detail = decision.detail
+        starving = detail["starving"]
+        elders = bool(detail["elders"])
+        if decision.kind == "name_victims":
+            everyone = model.default_victims(self.cottages[starving], detail["deaths"], elders)
+            start = 0
+            for f, share in detail["shares"]:
+                if f == family:
+                    return everyone[start : start + share]
+                start += share
+            raise AssertionError("the family has no share")
+        return model.default_victims(self.cottages[starving], detail["deaths"], elders)
+
+    def default_spared(self, family: int) -> list[Person]:
+        needs = self.youth_needs(family)
+        return [
+            (c, kind)
+            for c in range(COTTAGES)
+            for kind in model.default_spared(self.cottages[family][c], needs[c])
+        ]
+
+    # ---- legal actions -------------------------------------------------------------------
+
+    def legal_actions(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may do now (its view shows it): ``start``, and for each of its
+        families that owes the awaited decision, the decision's kind, rule, deadline,
+        the choices it may make and the default the deadline would apply."""
+        legal: dict[str, Any] = {"start": self.start_refusal(seat) is None, "decisions": []}
+        decision = self.decision
+        if decision is None or self.status is not MatchStatus.PLAYING:
+            return legal
+        for family in decision.parties:
+            if self.decision_refusal(seat, family, decision.kind) is not None:
+                continue
+            legal["decisions"].append(
+                {
+                    "family": family,
+                    "kind": decision.kind,
+                    "rule": decision.rule,
+                    "deadline_ms": decision.deadline_ms,
+                    "choices": self._choices(family, decision),
+                    "default": command_dict(self.default_command(family)),
+                }
+            )
+        return legal
+
+    def _choices(self, family: int, decision: Decision) -> dict[str, Any]:
+        kind = decision.kind
+        if kind == "arrange":
+            members = self.members(family)
+            return {
+                "members": members,
+                "house": min(model.total(members), FAMILY_LIMIT),
+                "capacity": COTTAGE_CAPACITY,
+            }
+        if kind == "choose":
+            return {
+                "spells": list(SPELLS),
+                "pieces": self.poles[family],
+                "birds": self.birds[family],
+                "max_spells": min(len(SPELLS), self.poles[family] + self.birds[family]),
+            }
+        targets = [[t, c] for t in self.families for c in range(COTTAGES)]
+        if kind == "place":
+            return {
+                "hand": list(self.hands[family]),
+                "targets": targets,
+                "can_pass": self.options.spells_a,
+            }
+        if kind == "submit":
+            return {
+                "hand": list(self.hands[family]),
+                "targets": targets,
+                "all_required": not self.options.spells_a,
+            }
+        if kind == "reveal":
+            return {"phase": self.phase, "revealable": self.revealable(family)}
+        if kind in ("victims", "name_victims"):
+            starving = decision.detail["starving"]
+            elders = bool(decision.detail["elders"])
+            if kind == "name_victims":
+                count = next(s for f, s in decision.detail["shares"] if f == family)
+            else:
+                count = decision.detail["deaths"]
+            return {
+                "starving": starving,
+                "count": count,
+                "elders": elders,
+                "candidates": self._candidates(starving, elders),
+            }
+        return {
+            "needs": self.youth_needs(family),
+            "minimum": self.youth_minimum(family),
+            "candidates": self._candidates(family, True),
+        }
+
+    def _candidates(self, family: int, elders: bool) -> list[dict[str, Any]]:
+        return [
+            {"cottage": c, "kind": k, "count": n}
+            for c in range(COTTAGES)
+            for k, n in self.cottages[family][c].items()
+            if n > 0 and (elders or k != ELDER)
+        ]
+
+    # ---- helpers ---------------------------------------------------------------------------
+
+    def _tick(self, stamp: dict[str, Any]) -> None:
+        self.clock_ms = stamp["wall_ns"] // 1_000_000
+
+
+def command_dict(command: Command) -> dict[str, Any]:
+    """A command as plain data (lists, not tuples): how views and defaults show it."""
+    data: dict[str, Any] = {"command": type(command).__name__, "family": command.family}
+    if isinstance(command, Arrange):
+        data["cottages"] = [model.counts(c) for c in command.cottages]
+    elif isinstance(command, ChooseSpells):
+        data["spells"] = list(command.spells)
+        data["birds"] = command.birds
+    elif isinstance(command, PlaceSpell):
+        data.update(
+            spell=command.spell, target_family=command.target_family, cottage=command.cottage
+        )
+    elif isinstance(command, SubmitPlacements):
+        data["placements"] = [list(p) for p in command.placements]
+    elif isinstance(command, RevealSpells):
+        data["positions"] = list(command.positions)
+    elif isinstance(command, ChooseVictims):
+        data["victims"] = _person_dicts(command.victims)
+    elif isinstance(command, SpareFromAge):
+        data["spared"] = _person_dicts(command.spared)
+    return data
