@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import random
 import secrets
 import time
@@ -33,20 +32,16 @@ from dataclasses import dataclass, field
 import grpc
 
 from totem.v1 import common_pb2, jungle_speed_pb2
+from totem_client.bots.base import StreamBot
 from totem_client.bots.table import Standing, TableResult, bot_names, run_bots
 from totem_client.client import (
-    RESUMABLE_CODES,
     ActResponse,
     Client,
-    EventStream,
     MatchEvent,
     MatchState,
-    MatchSummary,
     Session,
 )
 from totem_client.errors import TotemError
-
-log = logging.getLogger(__name__)
 
 __all__ = ["BotStats", "JungleSpeedBot", "Standing", "TableResult", "play_table"]
 
@@ -54,9 +49,6 @@ __all__ = ["BotStats", "JungleSpeedBot", "Standing", "TableResult", "play_table"
 DEFAULT_REACTION_MS = (20.0, 60.0)
 #: Default delay before revealing, after seeing it is the bot's turn, in milliseconds.
 DEFAULT_REVEAL_DELAY_MS = (10.0, 40.0)
-#: Transient failures in a row (server unavailable) after which a bot gives up.
-MAX_TRANSIENT_FAILURES = 10
-TRANSIENT_PAUSE = 0.2
 
 #: How many reveals into a round that would repeat for ever a bot grabs (low, high).
 STALL_BREAK_AFTER_REVEALS = (3, 12)
@@ -85,7 +77,7 @@ class BotStats:
     refusals: list[tuple[int, str, str]] = field(default_factory=list)
 
 
-class JungleSpeedBot:
+class JungleSpeedBot(StreamBot):
     """Plays one seat of a Jungle Speed match through a player :class:`Session`.
 
     ``reaction_ms`` and ``reveal_delay_ms`` are (low, high) bounds of uniform random
@@ -101,68 +93,25 @@ class JungleSpeedBot:
         rng: random.Random | None = None,
         break_stalls: bool = True,
     ) -> None:
-        if session.seat is None:
-            raise ValueError("a bot needs a player session with a seat")
+        super().__init__(session)
         for low, high in (reaction_ms, reveal_delay_ms):
             if not 0 <= low <= high:
                 raise ValueError("delays must satisfy 0 <= low <= high")
-        self.session = session
-        self.seat: int = session.seat
         self.reaction_ms = reaction_ms
         self.reveal_delay_ms = reveal_delay_ms
         self.rng = rng or random.Random()
         self.stats = BotStats()
-        self.summary: MatchSummary | None = None
-        self._changed = asyncio.Event()
         # Races seen: when the bot will grab for them (monotonic seconds).
         self._race_due: dict[RaceKey, float] = {}
         self._grabbed: set[RaceKey] = set()
         self._reveal_due: float | None = None
         self._reveal_blocked_at: int | None = None
-        self._transient = 0
         self.break_stalls = break_stalls
         # Stall detection, from the events: a recycle was seen; a race was decided or a
         # wrong grab made since the last recycle; reveals to wait before breaking a stall.
         self._recycled = False
         self._grab_since_recycle = False
         self._stall_countdown: int | None = None
-
-    @property
-    def name(self) -> str:
-        return self.session.name
-
-    async def run(self) -> MatchSummary:
-        """Play until the match ends; return its final summary."""
-        # From the last event seen (or the first): its state starts the bot off.
-        stream = self.session.watch(after_version=max(self.session.seen_version - 1, 0))
-        follower = asyncio.create_task(self._follow(stream), name=f"bot {self.name} watch")
-        follower.add_done_callback(lambda _: self._changed.set())
-        try:
-            while True:
-                self._changed.clear()
-                state = self.session.state
-                if state is not None and state.summary.status == common_pb2.MATCH_STATUS_ENDED:
-                    self.summary = state.summary
-                    return state.summary
-                if follower.done():
-                    follower.result()  # raises what stopped the stream, if anything
-                    raise TotemError(
-                        grpc.StatusCode.DATA_LOSS, "the stream ended before the match did"
-                    )
-                if state is None:
-                    await self._changed.wait()
-                else:
-                    await self._step(state)
-        finally:
-            follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError, TotemError):
-                await follower
-            await stream.aclose()
-
-    async def _follow(self, stream: EventStream) -> None:
-        async for event in stream:
-            self._count(event)
-            self._changed.set()
 
     async def _step(self, state: MatchState) -> None:
         """Decide from ``state``; wait for the chosen moment unless the match changes first."""
@@ -241,25 +190,10 @@ class JungleSpeedBot:
     async def _send(
         self, command: str, version: int, send: Callable[[], Awaitable[ActResponse]]
     ) -> TotemError | None:
-        """Send a command; a refusal by the rules is noted and returned, not raised, and
-        so is a transient failure (the server restarting), a few times in a row."""
-        try:
-            await send()
-        except TotemError as error:
-            if error.code in RESUMABLE_CODES:
-                self._transient += 1
-                if self._transient > MAX_TRANSIENT_FAILURES:
-                    raise
-                log.info("bot %s: %s; trying again", self.name, error)
-                await asyncio.sleep(TRANSIENT_PAUSE)
-                return error
-            if error.code != grpc.StatusCode.FAILED_PRECONDITION:
-                raise
-            log.debug("bot %s: %s refused at version %d: %s", self.name, command, version, error)
+        error = await super()._send(command, version, send)
+        if error is not None and error.code == grpc.StatusCode.FAILED_PRECONDITION:
             self.stats.refusals.append((version, command, error.rule))
-            return error
-        self._transient = 0
-        return None
+        return error
 
     def _count(self, event: MatchEvent) -> None:
         if not event.HasField("jungle_speed"):

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import random
 import secrets
 from collections.abc import Sequence
@@ -33,25 +32,18 @@ import grpc
 
 from totem.v1 import common_pb2
 from totem.v1 import tribes_pb2 as pb
+from totem_client.bots.base import StreamBot
 from totem_client.bots.table import OnSeated, TableResult, bot_names, run_bots
 from totem_client.client import (
     BADGES,
-    RESUMABLE_CODES,
     Client,
-    EventStream,
     MatchEvent,
     MatchState,
-    MatchSummary,
     Session,
 )
-from totem_client.errors import TotemError
-
-log = logging.getLogger(__name__)
 
 #: Default delay before moving, after seeing it is the bot's turn, in milliseconds.
 DEFAULT_THINK_MS = (5.0, 20.0)
-MAX_TRANSIENT_FAILURES = 10
-TRANSIENT_PAUSE = 0.2
 
 #: Scores of a move (see the module's text).
 WIN = 1_000
@@ -202,7 +194,7 @@ class TribesBotStats:
     refusals: list[tuple[int, str, str]] = field(default_factory=list)
 
 
-class TribesBot:
+class TribesBot(StreamBot):
     """Plays one seat of a Tribes match through a player :class:`Session`.
 
     ``think_ms`` is (low, high) bounds of a uniform random delay before each command;
@@ -216,60 +208,14 @@ class TribesBot:
         think_ms: tuple[float, float] = DEFAULT_THINK_MS,
         rng: random.Random | None = None,
     ) -> None:
-        if session.seat is None:
-            raise ValueError("a bot needs a player session with a seat")
+        super().__init__(session)
         low, high = think_ms
         if not 0 <= low <= high:
             raise ValueError("delays must satisfy 0 <= low <= high")
-        self.session = session
-        self.seat: int = session.seat
         self.think_ms = think_ms
         self.rng = rng or random.Random()
         self.stats = TribesBotStats()
-        self.summary: MatchSummary | None = None
-        self._changed = asyncio.Event()
         self._blocked_at: int | None = None
-        self._transient = 0
-
-    @property
-    def name(self) -> str:
-        return self.session.name
-
-    async def run(self) -> MatchSummary:
-        """Play until the match ends; return its final summary."""
-        stream = self.session.watch(after_version=max(self.session.seen_version - 1, 0))
-        follower = asyncio.create_task(self._follow(stream), name=f"bot {self.name} watch")
-        follower.add_done_callback(lambda _: self._changed.set())
-        try:
-            while True:
-                self._changed.clear()
-                state = self.session.state
-                if state is not None and state.summary.status == common_pb2.MATCH_STATUS_ENDED:
-                    # The stream ends by itself after MatchEnded: let it deliver every
-                    # event, so that the stats count them all.
-                    with contextlib.suppress(TotemError):
-                        await follower
-                    self.summary = state.summary
-                    return state.summary
-                if follower.done():
-                    follower.result()  # raises what stopped the stream, if anything
-                    raise TotemError(
-                        grpc.StatusCode.DATA_LOSS, "the stream ended before the match did"
-                    )
-                if state is None:
-                    await self._changed.wait()
-                else:
-                    await self._step(state)
-        finally:
-            follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError, TotemError):
-                await follower
-            await stream.aclose()
-
-    async def _follow(self, stream: EventStream) -> None:
-        async for event in stream:
-            self._count(event)
-            self._changed.set()
 
     async def _step(self, state: MatchState) -> None:
         version = state.summary.version
@@ -284,38 +230,32 @@ class TribesBot:
             await asyncio.wait_for(self._changed.wait(), delay)
         if self._moved_on(state):
             return  # look again: the timer may have moved, or the match ended
-        await self._send(state, move)
+        await self._play(state, move)
 
     def _moved_on(self, seen: MatchState) -> bool:
         now = self.session.state
         return now is not None and now.summary.version != seen.summary.version
 
-    async def _send(self, state: MatchState, move: Move) -> None:
+    async def _play(self, state: MatchState, move: Move) -> None:
         version = state.summary.version
-        try:
-            if move.kind == "lift":
-                await self.session.lift(move.space)
+        if move.kind == "lift":
+            error = await self._send("lift", version, lambda: self.session.lift(move.space))
+            if error is None:
                 self.stats.lifts += 1
-            else:
-                assert move.option is not None
-                badge = self._badge(state) if move.score >= WIN else None
-                await self.session.place_option(move.option, move.destination, badge=badge)
+        else:
+            assert move.option is not None
+            option, destination = move.option, move.destination
+            badge = self._badge(state) if move.score >= WIN else None
+            error = await self._send(
+                "place",
+                version,
+                lambda: self.session.place_option(option, destination, badge=badge),
+            )
+            if error is None:
                 self.stats.moves += 1
-        except TotemError as error:
-            if error.code in RESUMABLE_CODES:
-                self._transient += 1
-                if self._transient > MAX_TRANSIENT_FAILURES:
-                    raise
-                log.info("bot %s: %s; trying again", self.name, error)
-                await asyncio.sleep(TRANSIENT_PAUSE)
-                return
-            if error.code != grpc.StatusCode.FAILED_PRECONDITION:
-                raise
-            log.debug("bot %s: %s refused at version %d: %s", self.name, move.kind, version, error)
+        if error is not None and error.code == grpc.StatusCode.FAILED_PRECONDITION:
             self.stats.refusals.append((version, move.kind, error.rule))
             self._blocked_at = version
-            return
-        self._transient = 0
 
     def _badge(self, state: MatchState) -> str | None:
         """A badge to name with a winning move: one this seat lacks, at random."""

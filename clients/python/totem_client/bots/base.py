@@ -1,0 +1,120 @@
+"""What every game's bot shares: it plays one seat from its watch stream alone.
+
+Every event on a player's stream carries the seat's state after it, with its legal
+actions, so a bot needs no GetMatch and no copy of the rules: it follows the stream,
+and after each change decides from the newest state (:meth:`StreamBot._step`). Commands
+go through :meth:`StreamBot._send`, which turns a refusal by the rules into a value (the
+state moved on: decide again) and retries a few transient failures (the server
+restarting; the stream resumes by itself).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+import grpc
+
+from totem.v1 import common_pb2
+from totem_client.client import (
+    RESUMABLE_CODES,
+    ActResponse,
+    EventStream,
+    MatchEvent,
+    MatchState,
+    MatchSummary,
+    Session,
+)
+from totem_client.errors import TotemError
+
+log = logging.getLogger(__name__)
+
+#: Transient failures in a row (server unavailable) after which a bot gives up.
+MAX_TRANSIENT_FAILURES = 10
+TRANSIENT_PAUSE = 0.2
+
+
+class StreamBot:
+    """A bot for one seat: subclasses decide in :meth:`_step` and may count events."""
+
+    def __init__(self, session: Session) -> None:
+        if session.seat is None:
+            raise ValueError("a bot needs a player session with a seat")
+        self.session = session
+        self.seat: int = session.seat
+        self.summary: MatchSummary | None = None
+        self._changed = asyncio.Event()
+        self._transient = 0
+
+    @property
+    def name(self) -> str:
+        return self.session.name
+
+    async def run(self) -> MatchSummary:
+        """Play until the match ends; return its final summary."""
+        # From the last event seen (or the first): its state starts the bot off.
+        stream = self.session.watch(after_version=max(self.session.seen_version - 1, 0))
+        follower = asyncio.create_task(self._follow(stream), name=f"bot {self.name} watch")
+        follower.add_done_callback(lambda _: self._changed.set())
+        try:
+            while True:
+                self._changed.clear()
+                state = self.session.state
+                if state is not None and state.summary.status == common_pb2.MATCH_STATUS_ENDED:
+                    # The stream ends by itself after MatchEnded: let it deliver every
+                    # event, so that what the bot counts is complete.
+                    with contextlib.suppress(TotemError):
+                        await follower
+                    self.summary = state.summary
+                    return state.summary
+                if follower.done():
+                    follower.result()  # raises what stopped the stream, if anything
+                    raise TotemError(
+                        grpc.StatusCode.DATA_LOSS, "the stream ended before the match did"
+                    )
+                if state is None:
+                    await self._changed.wait()
+                else:
+                    await self._step(state)
+        finally:
+            follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError, TotemError):
+                await follower
+            await stream.aclose()
+
+    async def _follow(self, stream: EventStream) -> None:
+        async for event in stream:
+            self._count(event)
+            self._changed.set()
+
+    async def _step(self, state: MatchState) -> None:
+        """Decide from ``state`` and act, or wait for the next change."""
+        raise NotImplementedError
+
+    def _count(self, event: MatchEvent) -> None:
+        """Note what an event says about this bot (its statistics)."""
+
+    async def _send(
+        self, command: str, version: int, send: Callable[[], Awaitable[ActResponse]]
+    ) -> TotemError | None:
+        """Send a command; return None once it is accepted, or the error: a refusal by
+        the rules (FAILED_PRECONDITION: the state moved on) or a transient failure, a
+        few times in a row. Any other error is raised."""
+        try:
+            await send()
+        except TotemError as error:
+            if error.code in RESUMABLE_CODES:
+                self._transient += 1
+                if self._transient > MAX_TRANSIENT_FAILURES:
+                    raise
+                log.info("bot %s: %s; trying again", self.name, error)
+                await asyncio.sleep(TRANSIENT_PAUSE)
+                return error
+            if error.code != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+            log.debug("bot %s: %s refused at version %d: %s", self.name, command, version, error)
+            return error
+        self._transient = 0
+        return None
