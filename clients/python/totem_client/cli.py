@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 import click
@@ -24,6 +24,7 @@ from totem_client.errors import TotemError
 MAX_ENTROPY_BYTES = 64
 
 R = TypeVar("R")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @click.group()
@@ -47,6 +48,37 @@ def _entropy(ctx: click.Context, param: click.Parameter, value: str) -> bytes:
     return data
 
 
+def table_options(command: F) -> F:
+    """The options every game's table of bots takes, beside its own."""
+    options = [
+        click.option(
+            "--address",
+            envvar="TOTEM_ADDRESS",
+            default="127.0.0.1:50051",
+            show_default=True,
+            help="host:port of the running server (env TOTEM_ADDRESS).",
+        ),
+        click.option(
+            "--seed-entropy",
+            default="",
+            callback=_entropy,
+            help="Text mixed into the match seed as the creator's entropy "
+            "(UTF-8, at most 64 bytes).",
+        ),
+        click.option(
+            "--connect-timeout",
+            type=click.FloatRange(min=0),
+            default=5.0,
+            show_default=True,
+            help="Seconds to wait for the server before giving up.",
+        ),
+        click.option("--stats", is_flag=True, help="Also print what each bot did."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @bots.command("jungle-speed")
 @click.option(
     "--players",
@@ -54,13 +86,6 @@ def _entropy(ctx: click.Context, param: click.Parameter, value: str) -> bytes:
     default=4,
     show_default=True,
     help="Number of bots; the match has exactly this many seats.",
-)
-@click.option(
-    "--address",
-    envvar="TOTEM_ADDRESS",
-    default="127.0.0.1:50051",
-    show_default=True,
-    help="host:port of the running server (env TOTEM_ADDRESS).",
 )
 @click.option(
     "--variant",
@@ -74,12 +99,6 @@ def _entropy(ctx: click.Context, param: click.Parameter, value: str) -> bytes:
     type=click.IntRange(min=0),
     default=None,
     help="Turn timer (JS-3.4); the server's default (10000) if not given, 0 turns it off.",
-)
-@click.option(
-    "--seed-entropy",
-    default="",
-    callback=_entropy,
-    help="Text mixed into the match seed as the creator's entropy (UTF-8, at most 64 bytes).",
 )
 @click.option(
     "--reaction-ms",
@@ -101,14 +120,7 @@ def _entropy(ctx: click.Context, param: click.Parameter, value: str) -> bytes:
     metavar="LOW HIGH",
     help="Random delay before a bot reveals on its turn.",
 )
-@click.option(
-    "--connect-timeout",
-    type=click.FloatRange(min=0),
-    default=5.0,
-    show_default=True,
-    help="Seconds to wait for the server before giving up.",
-)
-@click.option("--stats", is_flag=True, help="Also print what each bot did.")
+@table_options
 def jungle_speed(
     players: int,
     address: str,
@@ -195,13 +207,6 @@ def _print_result(result: TableResult[JungleSpeedBot], variant: str, stats: bool
     help="The extended game: Dice of Fate, special totems, Salvation Spaces (TR-5).",
 )
 @click.option(
-    "--address",
-    envvar="TOTEM_ADDRESS",
-    default="127.0.0.1:50051",
-    show_default=True,
-    help="host:port of the running server (env TOTEM_ADDRESS).",
-)
-@click.option(
     "--board-size",
     type=click.IntRange(3, 5),
     default=None,
@@ -214,12 +219,6 @@ def _print_result(result: TableResult[JungleSpeedBot], variant: str, stats: bool
     help="Turn timer; the server's default (60000) if not given, 0 turns it off.",
 )
 @click.option(
-    "--seed-entropy",
-    default="",
-    callback=_entropy,
-    help="Text mixed into the match seed as the creator's entropy (UTF-8, at most 64 bytes).",
-)
-@click.option(
     "--think-ms",
     nargs=2,
     type=float,
@@ -229,14 +228,7 @@ def _print_result(result: TableResult[JungleSpeedBot], variant: str, stats: bool
     metavar="LOW HIGH",
     help="Random delay before each of a bot's commands.",
 )
-@click.option(
-    "--connect-timeout",
-    type=click.FloatRange(min=0),
-    default=5.0,
-    show_default=True,
-    help="Seconds to wait for the server before giving up.",
-)
-@click.option("--stats", is_flag=True, help="Also print what each bot did.")
+@table_options
 def tribes(
     players: int,
     extended: bool,
