@@ -16,13 +16,18 @@
 // whose penalty gathers the piles. `breakStalls: false` turns this off.
 //
 // Run a table from the command line: node bot.js --players 4 --address 127.0.0.1:50051
+// (`--game tribes` for a table of Tribes bots, tribes-bot.js).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { RESUMABLE_CODES, connect } from './lib/client.js';
+import { RESUMABLE_CODES, connect, gameInfo } from './lib/client.js';
 import { TotemError } from './lib/errors.js';
+import { newestSummary, seeded, standingsOf } from './lib/table.js';
+import { playTribesTable } from './tribes-bot.js';
+
+export { seeded };
 
 /** Default delay before grabbing, after seeing a race open: [low, high] milliseconds. */
 export const DEFAULT_REACTION_MS = Object.freeze([20, 60]);
@@ -46,22 +51,6 @@ const STALL_BREAK_AFTER_REVEALS = [3, 12];
  * @property {() => number} [random] uniform in [0, 1) (default Math.random; see seeded())
  * @property {boolean} [breakStalls] default true
  */
-
-/**
- * A reproducible source of uniform numbers in [0, 1) (mulberry32).
- * @param {number} seed
- * @returns {() => number}
- */
-export function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What one bot did and what happened to it, counted from the match's events. */
 export class BotStats {
@@ -338,10 +327,7 @@ export class JungleSpeedBot {
  * @property {Record<string, any>} summary the final summary (the bots' latest)
  * @property {Standing[]} standings
  *
- * @typedef {object} Standing one line of a result (ties share a place)
- * @property {number} place 1 is first
- * @property {number} seat
- * @property {string} name
+ * @typedef {import('./lib/table.js').Standing} Standing
  */
 
 /**
@@ -371,15 +357,8 @@ export async function playTable(client, players, options = {}) {
   }
   options.onSeated?.(created.match_id);
   const states = await Promise.all(bots.map((bot) => bot.run()));
-  const summary = states.reduce((a, b) => (b.summary.version > a.summary.version ? b : a)).summary;
-  const seatNames = new Map(summary.players.map((/** @type {any} */ p) => [p.seat, p.name]));
-  /** @type {Standing[]} */
-  const standings = summary.result.map((/** @type {any} */ r) => ({
-    place: r.place,
-    seat: r.seat,
-    name: seatNames.get(r.seat) ?? '?',
-  }));
-  standings.sort((a, b) => a.place - b.place || a.seat - b.seat);
+  const summary = newestSummary(states);
+  const standings = standingsOf(summary);
   return { matchId: created.match_id, created, bots, states, summary, standings };
 }
 
@@ -390,8 +369,11 @@ async function main() {
   const { values } = parseArgs({
     options: {
       address: { type: 'string', default: process.env.TOTEM_ADDRESS ?? '127.0.0.1:50051' },
-      players: { type: 'string', default: '4' },
+      game: { type: 'string', default: 'jungle_speed' },
+      players: { type: 'string' },
       variant: { type: 'string', default: 'ES' },
+      extended: { type: 'boolean', default: false },
+      'board-size': { type: 'string' },
       'turn-timeout-ms': { type: 'string' },
       seed: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -399,25 +381,36 @@ async function main() {
   });
   if (values.help) {
     console.log(
-      'usage: node bot.js [--address HOST:PORT] [--players N] [--variant ES|RU] ' +
-        '[--turn-timeout-ms MS] [--seed N]',
+      'usage: node bot.js [--address HOST:PORT] [--game jungle_speed|tribes] [--players N]\n' +
+        '  Jungle Speed: [--variant ES|RU]; Tribes: [--extended] [--board-size N]\n' +
+        '  [--turn-timeout-ms MS] [--seed N]',
     );
     return;
   }
   const client = connect(values.address);
   try {
     await client.waitReady(5000);
-    const variant = /** @type {'ES' | 'RU'} */ (values.variant.toUpperCase());
-    const result = await playTable(client, Number(values.players), {
-      variant,
+    const tribes = gameInfo(values.game).name === 'tribes';
+    const players = Number(values.players ?? (tribes ? 2 : 4));
+    const common = {
       turnTimeoutMs: optionalNumber(values['turn-timeout-ms']),
       seed: optionalNumber(values.seed),
-      onSeated: (id) => console.error(`match id: ${id}`),
-    });
+      onSeated: (/** @type {string} */ id) => console.error(`match id: ${id}`),
+    };
+    const variant = /** @type {'ES' | 'RU'} */ (values.variant.toUpperCase());
+    const result = tribes
+      ? await playTribesTable(client, players, {
+          ...common,
+          extended: values.extended,
+          boardSize: optionalNumber(values['board-size']),
+        })
+      : await playTable(client, players, { ...common, variant });
     const reason = result.summary.end_reason.replace('END_REASON_', '').toLowerCase();
+    const title = tribes
+      ? `Tribes${values.extended ? ' (extended)' : ''}`
+      : `Jungle Speed ${variant}`;
     console.log(
-      `Jungle Speed ${variant}, ${values.players} bots: match ended (${reason}) after ` +
-        `${result.summary.version} events`,
+      `${title}, ${players} bots: match ended (${reason}) after ${result.summary.version} events`,
     );
     for (const { place, name, seat } of result.standings) {
       console.log(`  ${String(place).padStart(2)}. ${name} (seat ${seat})`);

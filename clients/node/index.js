@@ -1,15 +1,29 @@
 // Totem Arena's Node.js client: see README.md.
 export {
+  BADGES,
   Client,
   DEFAULT_CALL_TIMEOUT_MS,
+  DIE_FACES,
   EventStream,
+  GAMES,
   GRAB_TARGETS,
   RESUMABLE_CODES,
+  SPECIAL_TOTEMS,
   Session,
   VARIANTS,
   commands,
   connect,
+  gameInfo,
+  tribesCommands,
 } from './lib/client.js';
 export { TotemError, decodeErrorInfo } from './lib/errors.js';
 export { OBJECT_OPTIONS, PROTOS_DIR, loadContract } from './lib/proto.js';
 export { BotStats, JungleSpeedBot, playTable, seeded } from './bot.js';
+export {
+  TribesBot,
+  TribesBotStats,
+  chooseMove,
+  legalMoves,
+  lines,
+  playTribesTable,
+} from './tribes-bot.js';

@@ -23,6 +23,27 @@ export const GRAB_TARGETS = Object.freeze({
   arrows: 'GRAB_TARGET_ARROWS',
 });
 
+/** Tribes badges by name (TR-1.5), for `place`: a winning move names the one it takes. */
+export const BADGES = Object.freeze({
+  wisdom: 'TRIBES_BADGE_WISDOM',
+  loyalty: 'TRIBES_BADGE_LOYALTY',
+  boldness: 'TRIBES_BADGE_BOLDNESS',
+  tenacity: 'TRIBES_BADGE_TENACITY',
+});
+
+/** Faces of the Tribes Dice of Fate by name (TR-5.1), for the options. */
+export const DIE_FACES = Object.freeze({
+  blank: 'TRIBES_DIE_FACE_BLANK',
+  large: 'TRIBES_DIE_FACE_LARGE',
+  small: 'TRIBES_DIE_FACE_SMALL',
+});
+
+/** The special totems of the Tribes extended game by name (TR-5.3), for `place`. */
+export const SPECIAL_TOTEMS = Object.freeze({
+  doom: 'TRIBES_TOTEM_KIND_DOOM',
+  mini: 'TRIBES_TOTEM_KIND_MINI',
+});
+
 /** Watch failures after which the stream is opened again from the last version seen. */
 export const RESUMABLE_CODES = Object.freeze(
   new Set(['UNAVAILABLE', 'RESOURCE_EXHAUSTED', 'ABORTED', 'DEADLINE_EXCEEDED']),
@@ -31,14 +52,184 @@ export const RESUMABLE_CODES = Object.freeze(
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
 /**
+ * What the client knows of one game: its `Game` enum value, the member of the `oneof`s
+ * that carries it (`CreateMatchRequest`, `ActRequest`, `MatchState`, `GetMatchResponse`,
+ * `MatchEvent`: the same name everywhere), the commands of its `<Game>Command`, and how
+ * `createMatch` turns its options into the `<Game>Options` message.
+ * @typedef {object} GameInfo
+ * @property {string} name 'jungle_speed' or 'tribes'
+ * @property {string} title for messages: 'Jungle Speed', 'Tribes'
+ * @property {string} enum 'GAME_JUNGLE_SPEED', 'GAME_TRIBES'
+ * @property {string} field 'jungle_speed', 'tribes'
+ * @property {readonly string[]} commands the members of its command's oneof
+ * @property {(options: Record<string, any>) => Message} options
+ */
+
+/** The games the client speaks, by name. @type {Readonly<Record<string, GameInfo>>} */
+export const GAMES = Object.freeze({
+  jungle_speed: Object.freeze({
+    name: 'jungle_speed',
+    title: 'Jungle Speed',
+    enum: 'GAME_JUNGLE_SPEED',
+    field: 'jungle_speed',
+    commands: Object.freeze(['start', 'reveal', 'grab']),
+    options: jungleSpeedOptions,
+  }),
+  tribes: Object.freeze({
+    name: 'tribes',
+    title: 'Tribes',
+    enum: 'GAME_TRIBES',
+    field: 'tribes',
+    commands: Object.freeze(['start', 'lift', 'place', 'penalise']),
+    options: tribesOptions,
+  }),
+});
+
+/**
+ * A game by its name ('tribes'), its `Game` enum name ('GAME_TRIBES') or in camel case
+ * ('jungleSpeed').
+ * @param {string} game
+ * @returns {GameInfo}
+ */
+export function gameInfo(game) {
+  const key = String(game)
+    .replace(/^GAME_/i, '')
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .toLowerCase();
+  const info = GAMES[key];
+  if (info === undefined) {
+    throw new TypeError(`game must be one of ${Object.keys(GAMES).join(', ')}, not ${game}`);
+  }
+  return info;
+}
+
+/**
+ * The game of a summary (`summary.game`, an enum name), or null for one this client does
+ * not know.
+ * @param {Message | null | undefined} summary
+ * @returns {string | null}
+ */
+function gameOfSummary(summary) {
+  const info = Object.values(GAMES).find((g) => g.enum === summary?.game);
+  return info ? info.name : null;
+}
+
+/**
+ * An enum value from a short name ('wisdom') or the enum's own name
+ * ('TRIBES_BADGE_WISDOM').
+ * @param {Readonly<Record<string, string>>} table
+ * @param {string} value
+ * @param {string} what for the error
+ * @returns {string}
+ */
+function enumValue(table, value, what) {
+  const found = table[String(value).toLowerCase()];
+  if (found !== undefined) return found;
+  if (Object.values(table).includes(value)) return value;
+  throw new TypeError(`${what} must be one of ${Object.keys(table).join(', ')}, not ${value}`);
+}
+
+/**
+ * @param {Record<string, any>} options
+ * @param {readonly string[]} known
+ * @param {string} title
+ */
+function checkKeys(options, known, title) {
+  for (const key of Object.keys(options)) {
+    if (options[key] !== undefined && !known.includes(key)) {
+      throw new TypeError(`${key} is not an option of ${title}; its options: ${known.join(', ')}`);
+    }
+  }
+}
+
+/**
+ * The `JungleSpeedOptions` message of `createMatch`'s options.
+ * @param {Record<string, any>} options
+ * @returns {Message}
+ */
+function jungleSpeedOptions(options) {
+  checkKeys(options, JUNGLE_SPEED_OPTIONS, 'Jungle Speed');
+  const name = /** @type {'ES' | 'RU'} */ (String(options.variant ?? 'ES').toUpperCase());
+  const variant = VARIANTS[name];
+  if (variant === undefined) {
+    throw new TypeError(`variant must be one of ${Object.keys(VARIANTS).join(', ')}`);
+  }
+  /** @type {Message} */
+  const message = { variant };
+  if (options.maxPlayers !== undefined) message.max_players = options.maxPlayers;
+  if (options.turnTimeoutMs !== undefined) message.turn_timeout_ms = options.turnTimeoutMs;
+  if (options.minRevealIntervalMs !== undefined) {
+    message.min_reveal_interval_ms = options.minRevealIntervalMs;
+  }
+  if (options.specials !== undefined) message.specials = options.specials;
+  if (options.prearrangedDeal !== undefined) message.prearranged_deal = options.prearrangedDeal;
+  return message;
+}
+
+const JUNGLE_SPEED_OPTIONS = Object.freeze([
+  'variant',
+  'maxPlayers',
+  'turnTimeoutMs',
+  'minRevealIntervalMs',
+  'specials',
+  'prearrangedDeal',
+]);
+
+/**
+ * The `TribesOptions` message of `createMatch`'s options.
+ * @param {Record<string, any>} options
+ * @returns {Message}
+ */
+function tribesOptions(options) {
+  checkKeys(options, TRIBES_OPTIONS, 'Tribes');
+  /** @param {string} face */
+  const face = (face) => enumValue(DIE_FACES, face, 'a die face');
+  /** @type {Message} */
+  const message = { extended: Boolean(options.extended) };
+  if (options.maxPlayers !== undefined) message.max_players = options.maxPlayers;
+  if (options.boardSize !== undefined) message.board_size = options.boardSize;
+  if (options.turnTimeoutMs !== undefined) message.turn_timeout_ms = options.turnTimeoutMs;
+  if (options.roundMoveLimit !== undefined) message.round_move_limit = options.roundMoveLimit;
+  if (options.diceFaces !== undefined) message.dice_faces = options.diceFaces.map(face);
+  if (options.salvationSpaces !== undefined) {
+    message.salvation_spaces = { spaces: options.salvationSpaces };
+  }
+  if (options.prearrangedCards !== undefined) {
+    message.prearranged_cards = options.prearrangedCards.map((/** @type {number[]} */ cards) => ({
+      cards,
+    }));
+  }
+  if (options.prearrangedDice !== undefined) {
+    message.prearranged_dice = options.prearrangedDice.map(face);
+  }
+  return message;
+}
+
+const TRIBES_OPTIONS = Object.freeze([
+  'maxPlayers',
+  'boardSize',
+  'turnTimeoutMs',
+  'roundMoveLimit',
+  'extended',
+  'diceFaces',
+  'salvationSpaces',
+  'prearrangedCards',
+  'prearrangedDice',
+]);
+
+/**
  * Messages are plain objects with the .proto field names (see README.md).
  * @typedef {Record<string, any>} Message
  * @typedef {Message} MatchEvent `totem.v1.MatchEvent`: `version`, `event` (which of
- *   `player_joined`, `match_ended`, `jungle_speed`, `token_reissued` is set), `state`
- * @typedef {Message} MatchState `totem.v1.MatchState`: `summary`, `jungle_speed`
+ *   `player_joined`, `match_ended`, `jungle_speed`, `tribes`, `token_reissued` is set),
+ *   `state`
+ * @typedef {Message} MatchState `totem.v1.MatchState`: `summary`, and `game` names which
+ *   of `jungle_speed`, `tribes` is set
  * @typedef {Message} MatchView `totem.v1.GetMatchResponse`
  * @typedef {Message} ActResponse `totem.v1.ActResponse`: `version`, `events`, `state`
  * @typedef {Message} JungleSpeedCommand `{start: {}}`, `{reveal: {}}` or `{grab: {target}}`
+ * @typedef {Message} Command a command for Act: `{jungle_speed: JungleSpeedCommand}`,
+ *   `{tribes: TribesCommand}`, or a bare command of the match's game
  * @typedef {'default' | 'duel' | 'arrows'} GrabTargetName
  *
  * @typedef {object} CreatedMatch
@@ -47,14 +238,27 @@ export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
  * @property {Buffer} seed_commitment
  *
  * @typedef {object} CreateMatchOptions options left undefined take the server's defaults
- * @property {'ES' | 'RU'} [variant] default 'ES'
- * @property {number} [maxPlayers] 2 to 10 (JS-1.5)
- * @property {number} [turnTimeoutMs] 0 turns the turn timer off (JS-3.4)
- * @property {number} [minRevealIntervalMs] (JS-3.4)
- * @property {{inward_arrows?: number, outward_arrows?: number, coloured_arrows?: number}}
- *   [specials] (JS-1.3)
- * @property {number[]} [prearrangedDeal] card ids from the top of the deck (JS-2.4)
+ * @property {string} [game] 'jungle_speed' (the default) or 'tribes' (see GAMES)
  * @property {Buffer | string} [entropy] mixed into the match seed, at most 64 bytes
+ * @property {'ES' | 'RU'} [variant] Jungle Speed: default 'ES' (JS-2.1)
+ * @property {number} [maxPlayers] Jungle Speed: 2 to 10 (JS-1.5); Tribes: 2 to 4 (TR-1.1)
+ * @property {number} [turnTimeoutMs] 0 turns the turn timer off (JS-3.4; Tribes: the
+ *   server then moves for the player, see docs/rules/tribes.md)
+ * @property {number} [minRevealIntervalMs] Jungle Speed (JS-3.4)
+ * @property {{inward_arrows?: number, outward_arrows?: number, coloured_arrows?: number}}
+ *   [specials] Jungle Speed (JS-1.3)
+ * @property {number[]} [prearrangedDeal] Jungle Speed: card ids from the top of the deck
+ *   (JS-2.4)
+ * @property {number} [boardSize] Tribes: 3 to 5 (TR-1.2); default by the player count
+ * @property {number} [roundMoveLimit] Tribes: moves before a round is drawn (TR-2.5)
+ * @property {boolean} [extended] Tribes: the extended game (TR-5)
+ * @property {string[]} [diceFaces] Tribes: the die's faces, 'blank', 'large', 'small'
+ *   (TR-5.1)
+ * @property {number[]} [salvationSpaces] Tribes: the Salvation Spaces (TR-5.6); needs
+ *   boardSize
+ * @property {number[][]} [prearrangedCards] Tribes: each round's Cards of Truth, by seat
+ *   (TR-2.1)
+ * @property {string[]} [prearrangedDice] Tribes: each turn's roll, face names (TR-5.1)
  *
  * @typedef {object} WatchOptions
  * @property {number} [afterVersion] send the events after this version (default 0: all)
@@ -102,6 +306,8 @@ export class Client {
     this.callTimeoutMs =
       options.callTimeoutMs === undefined ? DEFAULT_CALL_TIMEOUT_MS : options.callTimeoutMs;
     this.closed = false;
+    /** The game of each match this client created, by match id. @type {Map<string, string>} */
+    this.games = new Map();
     /** The generated stub, for anything this class does not wrap. */
     this.stub = new MatchService(
       address,
@@ -155,31 +361,20 @@ export class Client {
   // ---- matches ----------------------------------------------------------------------
 
   /**
-   * Create a Jungle Speed match.
+   * Create a match of `game` ('jungle_speed' by default, or 'tribes') with that game's
+   * options (see CreateMatchOptions); an option of another game is a TypeError.
    * @param {CreateMatchOptions} [options]
    * @returns {Promise<CreatedMatch>}
    */
   async createMatch(options = {}) {
-    const variant = VARIANTS[/** @type {'ES' | 'RU'} */ ((options.variant ?? 'ES').toUpperCase())];
-    if (variant === undefined) {
-      throw new TypeError(`variant must be one of ${Object.keys(VARIANTS).join(', ')}`);
-    }
-    /** @type {Message} */
-    const jungleSpeed = { variant };
-    if (options.maxPlayers !== undefined) jungleSpeed.max_players = options.maxPlayers;
-    if (options.turnTimeoutMs !== undefined) jungleSpeed.turn_timeout_ms = options.turnTimeoutMs;
-    if (options.minRevealIntervalMs !== undefined) {
-      jungleSpeed.min_reveal_interval_ms = options.minRevealIntervalMs;
-    }
-    if (options.specials !== undefined) jungleSpeed.specials = options.specials;
-    if (options.prearrangedDeal !== undefined) {
-      jungleSpeed.prearranged_deal = options.prearrangedDeal;
-    }
+    const { game = 'jungle_speed', entropy, ...gameOptions } = options;
+    const info = gameInfo(game);
     const response = await this.unary('CreateMatch', {
-      game: 'GAME_JUNGLE_SPEED',
-      jungle_speed: jungleSpeed,
-      entropy: Buffer.from(options.entropy ?? ''),
+      game: info.enum,
+      [info.field]: info.options(gameOptions),
+      entropy: Buffer.from(entropy ?? ''),
     });
+    this.games.set(response.match_id, info.name);
     return {
       match_id: response.match_id,
       referee_token: response.referee_token,
@@ -255,31 +450,41 @@ export class Client {
    * One page of matches, in creation order: `{matches, next_page_token}` (the token is
    * empty on the last page).
    * @param {{pageSize?: number, pageToken?: string, game?: string, status?: string}} [options]
-   *   pageSize 0 lets the server choose (20); `game` ('GAME_JUNGLE_SPEED') and `status`
-   *   ('MATCH_STATUS_ENDED'...) filter when set
+   *   pageSize 0 lets the server choose (20); `game` ('tribes', or an enum name such as
+   *   'GAME_TRIBES') and `status` ('MATCH_STATUS_ENDED'...) filter when set
    * @returns {Promise<{matches: Message[], next_page_token: string}>}
    */
   listMatches({ pageSize = 0, pageToken = '', game, status } = {}) {
+    const known = Object.values(GAMES).some((g) => g.enum === game || g.name === game);
     return this.unary('ListMatches', {
       page_size: pageSize,
       page_token: pageToken,
-      game: game ?? 'GAME_UNSPECIFIED',
+      // An enum name this client does not know (a game not playable yet) goes as it is.
+      game: game === undefined ? 'GAME_UNSPECIFIED' : known ? gameInfo(game).enum : game,
       status: status ?? 'MATCH_STATUS_UNSPECIFIED',
     });
   }
 
   /**
-   * Send one command for the token's seat; answered once its events are stored.
+   * Send one command: a player's for the token's seat, or the referee's (with the
+   * referee token and no seat); answered once its events are stored.
+   *
+   * `command` names its game, as ActRequest's `command` oneof does:
+   * `{tribes: TribesCommand}` (as `tribesCommands` make them) or
+   * `{jungle_speed: JungleSpeedCommand}`; a bare command (as `commands` make them) is
+   * one of `game` (default Jungle Speed).
    * `seenVersion` is the last event version the caller had seen when it decided (JS-5.1);
-   * `seat`, if given, must be the token's own seat.
+   * `seat`, if given, must be the token's own seat (leave it unset for the referee).
    * @param {string} matchId
-   * @param {JungleSpeedCommand} command
-   * @param {{token: string, seenVersion?: number, seat?: number | null}} options
+   * @param {Command} command
+   * @param {{token: string, seenVersion?: number, seat?: number | null, game?: string | null}}
+   *   options
    * @returns {Promise<ActResponse>}
    */
-  act(matchId, command, { token, seenVersion = 0, seat = null }) {
+  act(matchId, command, { token, seenVersion = 0, seat = null, game = null }) {
+    const [field, body] = commandOf(command, game);
     /** @type {Message} */
-    const request = { match_id: matchId, seen_version: seenVersion, jungle_speed: command };
+    const request = { match_id: matchId, seen_version: seenVersion, [field]: body };
     if (seat !== null && seat !== undefined) request.seat = seat;
     return this.unary('Act', request, token);
   }
@@ -307,7 +512,28 @@ export class Client {
   }
 }
 
-/** Commands of Jungle Speed, as `JungleSpeedCommand` objects. */
+/**
+ * The member of ActRequest's `command` oneof and its message, for a command that names
+ * its game (`{tribes: {...}}`) or a bare one of `game` (default Jungle Speed).
+ * @param {Command} command
+ * @param {string | null} game
+ * @returns {[string, Message]}
+ */
+function commandOf(command, game) {
+  const keys = Object.keys(command ?? {}).filter((key) => command[key] != null);
+  const named = Object.values(GAMES).find((g) => keys.length === 1 && keys[0] === g.field);
+  if (named !== undefined) return [named.field, command[named.field]];
+  const info = gameInfo(game ?? 'jungle_speed');
+  if (keys.length !== 1 || !info.commands.includes(keys[0])) {
+    throw new TypeError(
+      `${JSON.stringify(command)} is not a ${info.title} command (one of ` +
+        `${info.commands.join(', ')}); name the game: {${Object.keys(GAMES).join(': ..., ')}: ...}`,
+    );
+  }
+  return [info.field, command];
+}
+
+/** Commands of Jungle Speed, as bare `JungleSpeedCommand` objects. */
 export const commands = Object.freeze({
   start: () => ({ start: {} }),
   reveal: () => ({ reveal: {} }),
@@ -318,6 +544,71 @@ export const commands = Object.freeze({
     return { grab: { target: value } };
   },
 });
+
+/**
+ * Commands of Tribes, each naming its game: `{tribes: TribesCommand}`.
+ */
+export const tribesCommands = Object.freeze({
+  /** Start the match early, with at least two seats taken (TR-1.1). */
+  start: () => ({ tribes: { start: {} } }),
+  /**
+   * Lift the top totem of `space`: the first half of a move from the board (TR-2.2a).
+   * @param {number} space
+   */
+  lift: (space) => ({ tribes: { lift: { space: spaceNumber(space, 'space') } } }),
+  /**
+   * Place a totem on `destination`: the lifted one (neither `size` nor `special`), the
+   * totem of `size` from one's mat, or a special totem ('doom', 'mini') from beside the
+   * board. `badge` ('wisdom', 'loyalty', 'boldness', 'tenacity', or an enum name) is the
+   * badge the move takes if it wins the round with one's own line (TR-3.4).
+   * @param {number} destination
+   * @param {{size?: number, special?: string, badge?: string | null}} [options]
+   */
+  place: (destination, { size, special, badge } = {}) => {
+    /** @type {Message} */
+    const place = { destination: spaceNumber(destination, 'destination') };
+    if (size !== undefined && special !== undefined) {
+      throw new TypeError('name a size or a special totem, not both');
+    }
+    if (size !== undefined) place.size = size;
+    if (special !== undefined) place.special = enumValue(SPECIAL_TOTEMS, special, 'special');
+    if (badge !== undefined && badge !== null) place.badge = enumValue(BADGES, badge, 'badge');
+    return { tribes: { place } };
+  },
+  /**
+   * Place the totem of one of the legal actions' place options
+   * (`state.tribes.legal.places`) on one of its destinations.
+   * @param {Message} option a `TribesPlaceOption`
+   * @param {number} destination
+   * @param {{badge?: string | null}} [options]
+   */
+  placeOption: (option, destination, { badge } = {}) => {
+    if (option.source === 'TRIBES_PLACE_SOURCE_MAT') {
+      return tribesCommands.place(destination, { size: option.totem.size, badge });
+    }
+    if (option.source === 'TRIBES_PLACE_SOURCE_BESIDE') {
+      return tribesCommands.place(destination, { special: option.totem.kind, badge });
+    }
+    return tribesCommands.place(destination, { badge });
+  },
+  /**
+   * Referee only: penalise `seat` for coaching (TR-4.1).
+   * @param {number} seat
+   */
+  penalise: (seat) => ({ tribes: { penalise: { seat: spaceNumber(seat, 'seat') } } }),
+});
+
+/**
+ * @param {number} value
+ * @param {string} what
+ * @returns {number}
+ */
+function spaceNumber(value, what) {
+  if (!Number.isInteger(value) || value < 0) {
+    throw new TypeError(`${what} must be a number from 0, not ${value}`);
+  }
+  return value;
+}
 
 /**
  * The events of one match in version order, each exactly once, as an async iterable.
@@ -450,7 +741,7 @@ export class Session {
    * @param {Client} client
    * @param {string} matchId
    * @param {{token?: string, name?: string, seat?: number | null, role?: string,
-   *   version?: number}} [options]
+   *   version?: number, game?: string | null}} [options]
    */
   constructor(client, matchId, options = {}) {
     this.client = client;
@@ -463,6 +754,12 @@ export class Session {
     this.seenVersion = options.version ?? 0;
     /** @type {MatchState | null} */
     this.state = null;
+    /**
+     * The match's game ('jungle_speed', 'tribes'): given, or known to the client that
+     * created the match, or learnt from the first state or view; null until then.
+     * @type {string | null}
+     */
+    this.game = options.game ? gameInfo(options.game).name : (client.games.get(matchId) ?? null);
   }
 
   get isPlayer() {
@@ -477,6 +774,7 @@ export class Session {
   saw(version, state = null) {
     if (state && (this.state === null || state.summary.version >= this.state.summary.version)) {
       this.state = state;
+      this.game ??= gameOfSummary(state.summary);
     }
     this.seenVersion = Math.max(this.seenVersion, version);
   }
@@ -488,15 +786,17 @@ export class Session {
   async get() {
     const view = await this.client.getMatch(this.matchId, { token: this.token || null });
     this.saw(view.summary.version);
+    this.game ??= gameOfSummary(view.summary);
     if (view._seat === 'seat' && this.seat === null) this.seat = view.seat;
     if (this.role === 'VIEWER_ROLE_UNSPECIFIED') this.role = view.role;
     return view;
   }
 
   /**
-   * Send a command for this session's seat with `seenVersion` (default: the last
-   * version this session saw).
-   * @param {JungleSpeedCommand} command
+   * Send a command for this session's seat (the referee's session has none) with
+   * `seenVersion` (default: the last version this session saw). A bare command is one of
+   * the session's game (see Client.act).
+   * @param {Command} command
    * @param {{seenVersion?: number}} [options]
    * @returns {Promise<ActResponse>}
    */
@@ -505,14 +805,20 @@ export class Session {
       token: this.token,
       seenVersion: seenVersion ?? this.seenVersion,
       seat: this.seat,
+      game: this.game,
     });
     this.saw(response.version, response.state);
     return response;
   }
 
-  /** Start the match with the seats taken so far (at least two). */
-  start() {
-    return this.act(commands.start());
+  /**
+   * Start the match with the seats taken so far (at least two). `game` is the match's
+   * game: by default the session's (`game`), else Jungle Speed.
+   * @param {{game?: string}} [options]
+   */
+  start({ game } = {}) {
+    const info = gameInfo(game ?? this.game ?? 'jungle_speed');
+    return this.act({ [info.field]: { start: {} } });
   }
 
   /** Reveal the top face-down card; only on one's turn (JS-3.1). */
@@ -527,6 +833,46 @@ export class Session {
    */
   grab(target = 'default') {
     return this.act(commands.grab(target));
+  }
+
+  // ---- Tribes -------------------------------------------------------------------------
+
+  /**
+   * Tribes: lift the top totem of `space`, the first half of a move from the board
+   * (TR-2.2a); then `place` it.
+   * @param {number} space
+   */
+  lift(space) {
+    return this.act(tribesCommands.lift(space));
+  }
+
+  /**
+   * Tribes: place the lifted totem (neither `size` nor `special`), the totem of `size`
+   * from one's mat, or a special totem ('doom', 'mini') from beside the board, on
+   * `destination`; `badge` names the badge the move takes if it wins (TR-3.4).
+   * @param {number} destination
+   * @param {{size?: number, special?: string, badge?: string | null}} [options]
+   */
+  place(destination, options = {}) {
+    return this.act(tribesCommands.place(destination, options));
+  }
+
+  /**
+   * Tribes: place the totem of one of the legal actions' place options.
+   * @param {Message} option a `TribesPlaceOption` from `state.tribes.legal.places`
+   * @param {number} destination one of its destinations
+   * @param {{badge?: string | null}} [options]
+   */
+  placeOption(option, destination, options = {}) {
+    return this.act(tribesCommands.placeOption(option, destination, options));
+  }
+
+  /**
+   * Tribes, the referee's session only: penalise `seat` for coaching (TR-4.1).
+   * @param {number} seat
+   */
+  penalise(seat) {
+    return this.act(tribesCommands.penalise(seat));
   }
 
   /**

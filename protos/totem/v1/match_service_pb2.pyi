@@ -110,8 +110,9 @@ class JoinMatchRequest(_message.Message):
     match_id: _builtins.str
     """The match to join."""
     name: _builtins.str
-    """The player's name: 1 to 40 characters once surrounding spaces are removed
-    (INVALID_ARGUMENT, JS-1.5 otherwise). Public.
+    """The player's name: 1 to 40 characters once surrounding spaces are removed, in every
+    game (INVALID_ARGUMENT otherwise, citing the game's player-count rule: JS-1.5 for
+    Jungle Speed, TR-1.1 for Tribes). Public.
     """
     entropy: _builtins.bytes
     """Optional entropy (0 to 64 bytes) mixed into the match seed (see docs/randomness.md).
@@ -121,7 +122,8 @@ class JoinMatchRequest(_message.Message):
     """Take the lowest free seat (send true)."""
     seat: _builtins.int
     """Take this seat. Seats fill in order: it must be the next free seat
-    (FAILED_PRECONDITION, JS-1.5 otherwise) and below max_players (INVALID_ARGUMENT).
+    (FAILED_PRECONDITION otherwise) and below max_players (INVALID_ARGUMENT), both
+    citing the game's player-count rule (JS-1.5, TR-1.1).
     """
     def __init__(
         self,
@@ -567,7 +569,9 @@ class ReissueTokenRequest(_message.Message):
     match_id: _builtins.str
     """The match."""
     seat: _builtins.int
-    """A taken seat (FAILED_PRECONDITION, JS-1.5 otherwise, and once the match has ended)."""
+    """A taken seat (FAILED_PRECONDITION otherwise, citing the game's player-count rule,
+    JS-1.5 or TR-1.1; and once the match has ended, citing the rule that ended it).
+    """
     def __init__(
         self,
         *,

@@ -109,8 +109,9 @@ class MatchServiceServicer:
 
     def JoinMatch(self, request, context):
         """Take a seat and get its player token. No token needed. Receive-stamped (JS-5.1). The
-        match starts by itself when its last seat is taken. FAILED_PRECONDITION (JS-1.5)
-        once the match has started or for a seat that is not the next free one.
+        match starts by itself when its last seat is taken. FAILED_PRECONDITION once the
+        match has started or for a seat that is not the next free one, citing the game's
+        player-count rule (JS-1.5, TR-1.1); once it has ended, the rule that ended it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

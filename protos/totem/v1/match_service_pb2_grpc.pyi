@@ -52,8 +52,9 @@ class MatchServiceStub:
     """
     JoinMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.JoinMatchRequest, _match_service_pb2.JoinMatchResponse]
     """Take a seat and get its player token. No token needed. Receive-stamped (JS-5.1). The
-    match starts by itself when its last seat is taken. FAILED_PRECONDITION (JS-1.5)
-    once the match has started or for a seat that is not the next free one.
+    match starts by itself when its last seat is taken. FAILED_PRECONDITION once the
+    match has started or for a seat that is not the next free one, citing the game's
+    player-count rule (JS-1.5, TR-1.1); once it has ended, the rule that ended it.
     """
     GetMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetMatchRequest, _match_service_pb2.GetMatchResponse]
     """The match as the caller may see it: summary and state, in the caller's view."""
@@ -101,8 +102,9 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """
     JoinMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.JoinMatchRequest, _match_service_pb2.JoinMatchResponse]  # type: ignore[assignment]
     """Take a seat and get its player token. No token needed. Receive-stamped (JS-5.1). The
-    match starts by itself when its last seat is taken. FAILED_PRECONDITION (JS-1.5)
-    once the match has started or for a seat that is not the next free one.
+    match starts by itself when its last seat is taken. FAILED_PRECONDITION once the
+    match has started or for a seat that is not the next free one, citing the game's
+    player-count rule (JS-1.5, TR-1.1); once it has ended, the rule that ended it.
     """
     GetMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetMatchRequest, _match_service_pb2.GetMatchResponse]  # type: ignore[assignment]
     """The match as the caller may see it: summary and state, in the caller's view."""
@@ -159,8 +161,9 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_match_service_pb2.JoinMatchResponse, _abc.Awaitable[_match_service_pb2.JoinMatchResponse]]:
         """Take a seat and get its player token. No token needed. Receive-stamped (JS-5.1). The
-        match starts by itself when its last seat is taken. FAILED_PRECONDITION (JS-1.5)
-        once the match has started or for a seat that is not the next free one.
+        match starts by itself when its last seat is taken. FAILED_PRECONDITION once the
+        match has started or for a seat that is not the next free one, citing the game's
+        player-count rule (JS-1.5, TR-1.1); once it has ended, the rule that ended it.
         """
 
     @_abc_1.abstractmethod
