@@ -410,3 +410,62 @@ async def test_vi_5_streams_identical_whatever_the_unrevealed_spell(
     for message in (*errors_a, *errors_b):
         assert "illness" not in message and "youth" not in message
     assert errors_a == errors_b
+
+
+def _submitting(view: vi.VillageState) -> bool:
+    return view.decision.kind == vi.VILLAGE_DECISION_KIND_SUBMIT
+
+
+async def test_spells_b_placements_stay_secret_until_placed_and_spells_after(
+    server: RunningServer,
+) -> None:
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, _, tokens = await create_village(client, 2, spells_b=True, **long_deadlines())
+
+        def one_spell(view: vi.VillageState, owed: vi.VillageOwedDecision) -> Any:
+            if owed.kind == vi.VILLAGE_DECISION_KIND_CHOOSE:
+                spells = {0: [vi.VILLAGE_SPELL_GIRLS], 1: [vi.VILLAGE_SPELL_LACK]}
+                return _spells(owed.family, *spells.get(owed.family, []))
+            return None
+
+        await drive(client, match_id, tokens, one_spell, until=_submitting)
+        submit = vi.VillageSubmitPlacements(
+            family=1,
+            placements=[
+                vi.VillagePlacement(spell=vi.VILLAGE_SPELL_LACK, target_family=0, cottage=1)
+            ],
+        )
+        answer = await act(client, match_id, tokens[1], vi.VillageCommand(submit_placements=submit))
+        mine = answer.state.village.families[1]
+        assert mine.owned and list(mine.placements) == list(submit.placements)
+        view = await state(client, match_id, tokens[0])
+        assert view.families[1].submitted and not view.families[1].placements
+        assert not (await state(client, match_id)).families[1].placements
+        (owed,) = view.legal.decisions
+        assert owed.family == 0 and owed.kind == vi.VILLAGE_DECISION_KIND_SUBMIT
+        version = (await act(client, match_id, tokens[0], owed.default)).version
+        for token in (tokens[0], None):
+            events = await watch_until(client, match_id, version, token)
+            for event in events:
+                body = event.village
+                if body.HasField("placements_submitted"):
+                    submitted = body.placements_submitted
+                    assert submitted.count == 1
+                    if submitted.family == 1 or token is None:
+                        assert not submitted.placements
+                if body.HasField("placements_revealed"):
+                    placed = body.placements_revealed.placements
+                    assert len(placed) == 2
+                    assert all(
+                        p.spell == vi.VILLAGE_SPELL_UNSPECIFIED and not p.salt
+                        for p in placed
+                        if p.family == 1
+                    )
+                families = event.state.village.families
+                assert len(families) < 2 or not families[1].placements
+                for spot in event.state.village.board:
+                    if spot.owner == 1 or token is None:
+                        assert spot.spell == vi.VILLAGE_SPELL_UNSPECIFIED
+            board = (await state(client, match_id, token)).board
+            assert [s.owner for s in board] == [0, 1]
