@@ -15,7 +15,7 @@ from domain.games import game_of
 from domain.kernel.match import MatchAggregate
 from domain.kernel.views import Viewer
 from replay import format as fmt
-from replay import jungle_speed, tribes
+from replay import jungle_speed, tribes, village
 
 #: ``(version, event name, fields)`` of every event of a match, in order.
 EventFields = Sequence[tuple[int, str, dict[str, Any]]]
@@ -34,6 +34,7 @@ REPLAYS: dict[str, GameReplay] = {
         jungle_speed.summarise, jungle_speed.state_lines, jungle_speed.check_draws
     ),
     "tribes": GameReplay(tribes.summarise, tribes.state_lines, tribes.check_draws),
+    "village": GameReplay(village.summarise, village.state_lines, village.check_draws),
 }
 
 

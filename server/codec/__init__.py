@@ -21,6 +21,7 @@ from totem.v1 import common_pb2, match_service_pb2
 GAME_ENUMS: dict[str, Any] = {
     "jungle_speed": common_pb2.GAME_JUNGLE_SPEED,
     "tribes": common_pb2.GAME_TRIBES,
+    "village": common_pb2.GAME_VILLAGE,
 }
 GAME_NAMES: dict[Any, str] = {v: k for k, v in GAME_ENUMS.items()}
 
@@ -73,9 +74,13 @@ class GameCodec(Protocol):
 
 
 def codec_for(game: str) -> GameCodec:
-    from server.codec import jungle_speed, tribes
+    from server.codec import jungle_speed, tribes, village
 
-    codecs: dict[str, GameCodec] = {"jungle_speed": jungle_speed, "tribes": tribes}
+    codecs: dict[str, GameCodec] = {
+        "jungle_speed": jungle_speed,
+        "tribes": tribes,
+        "village": village,
+    }
     return codecs[game]
 
 

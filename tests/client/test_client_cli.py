@@ -189,3 +189,35 @@ def test_tribes_bots_play_a_match_to_the_feathers_on_a_running_server(served: st
     assert view.summary.game == common_pb2.GAME_TRIBES
     assert view.summary.status == common_pb2.MATCH_STATUS_ENDED
     assert view.summary.variant == "extended"
+
+
+def test_village_bots_play_a_match_with_variations_on_a_running_server(served: str) -> None:
+    run = subprocess.run(
+        [
+            totem_command(),
+            "bots",
+            "village",
+            "--players",
+            "3",
+            "--variation",
+            "feast_a",
+            "--variation",
+            "totem_b",
+            "--address",
+            served,
+            "--think-ms",
+            "0",
+            "1",
+            "--stats",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=RUN_BOUND,
+    )
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    assert "Village feast_a+totem_b, 3 bots: match ended (completed)" in out
+    standings = re.findall(r"^\s+(\d+)\. (bot-\d) \(seat (\d)\)$", out, re.MULTILINE)
+    assert sorted(name for _, name, _ in standings) == ["bot-1", "bot-2", "bot-3"]
+    assert "0 by a deadline, 0 refused commands" in out
+    assert re.search(r"^match id: ([0-9a-f-]{36})$", out, re.MULTILINE)

@@ -29,7 +29,7 @@ async def test_create_any_game_and_keep_the_jungle_speed_signature(client: Clien
     jungle = await client.create_match(variant="RU", max_players=3)
     assert (await client.get(jungle.match_id)).summary.variant == "RU"
     with pytest.raises(ValueError):
-        await client.create("village")
+        await client.create("go")
     with pytest.raises(TypeError):
         await client.create("jungle_speed", tribes_options())
     with pytest.raises(TotemError) as refused:

@@ -29,8 +29,10 @@ from totem_client.client import (
     Page,
     Session,
     TribesCommand,
+    VillageCommand,
     connect,
     tribes_options,
+    village_options,
 )
 from totem_client.errors import TotemError
 
@@ -55,6 +57,8 @@ __all__ = [
     "Session",
     "TotemError",
     "TribesCommand",
+    "VillageCommand",
     "connect",
     "tribes_options",
+    "village_options",
 ]

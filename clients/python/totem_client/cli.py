@@ -18,7 +18,10 @@ from totem_client.bots.jungle_speed import (
 )
 from totem_client.bots.tribes import DEFAULT_THINK_MS, TribesBot
 from totem_client.bots.tribes import play_table as play_tribes_table
-from totem_client.client import connect
+from totem_client.bots.village import DEFAULT_THINK_MS as VILLAGE_THINK_MS
+from totem_client.bots.village import VillageBot
+from totem_client.bots.village import play_table as play_village_table
+from totem_client.client import VILLAGE_VARIATIONS, connect
 from totem_client.errors import TotemError
 
 MAX_ENTROPY_BYTES = 64
@@ -280,6 +283,110 @@ def tribes(
                 f"{s.passes} passes, {s.rounds_won} rounds won"
                 + (", the Feathers" if s.feathers else "")
                 + f", {len(s.refusals)} refused commands"
+            )
+    click.echo(f"match id: {result.match_id}")
+    click.echo(f"replay:   totem-replay show {result.match_id}")
+
+
+@bots.command("village")
+@click.option(
+    "--players",
+    type=click.IntRange(2, 4),
+    default=2,
+    show_default=True,
+    help="Number of bots (VI-1.1); with two, each plays two families.",
+)
+@click.option(
+    "--variation",
+    "variations",
+    multiple=True,
+    type=click.Choice(list(VILLAGE_VARIATIONS)),
+    help="A variation of the rules; repeat to combine them.",
+)
+@click.option(
+    "--address",
+    envvar="TOTEM_ADDRESS",
+    default="127.0.0.1:50051",
+    show_default=True,
+    help="host:port of the running server (env TOTEM_ADDRESS).",
+)
+@click.option(
+    "--deadline-ms",
+    type=click.IntRange(0, 3_600_000),
+    default=None,
+    help="Deadline of every kind of decision; the server's defaults if not given.",
+)
+@click.option(
+    "--seed-entropy",
+    default="",
+    callback=_entropy,
+    help="Text mixed into the match seed as the creator's entropy (UTF-8, at most 64 bytes).",
+)
+@click.option(
+    "--think-ms",
+    nargs=2,
+    type=float,
+    default=VILLAGE_THINK_MS,
+    show_default=True,
+    callback=_delays,
+    metavar="LOW HIGH",
+    help="Random delay before each of a bot's decisions (at most half the time left).",
+)
+@click.option(
+    "--connect-timeout",
+    type=click.FloatRange(min=0),
+    default=5.0,
+    show_default=True,
+    help="Seconds to wait for the server before giving up.",
+)
+@click.option("--stats", is_flag=True, help="Also print what each bot did.")
+def village(
+    players: int,
+    variations: tuple[str, ...],
+    address: str,
+    deadline_ms: int | None,
+    seed_entropy: bytes,
+    think_ms: tuple[float, float],
+    connect_timeout: float,
+    stats: bool,
+) -> None:
+    """Create a Village match, seat a bot in every seat, play it until a totem pole is
+    complete.
+
+    Prints the result (placements with names) and the match id, for
+    `totem-replay show MATCH`.
+    """
+
+    async def play() -> TableResult[VillageBot]:
+        async with connect(address) as client:
+            await client.wait_ready(connect_timeout)
+            return await play_village_table(
+                client,
+                players,
+                variations=variations,
+                deadline_ms=deadline_ms,
+                entropy=seed_entropy,
+                think_ms=think_ms,
+                on_seated=seated,
+            )
+
+    def seated(match_id: str) -> None:
+        click.echo(f"match {match_id}: {players} bots seated, playing", err=True)
+
+    result = _run(play(), address)
+    summary = result.summary
+    click.echo(
+        f"Village {summary.variant or 'base'}, {len(summary.players)} bots: match ended "
+        f"({result.end_reason}) after {summary.version} events"
+    )
+    for standing in result.standings:
+        click.echo(f"  {standing.place:>2}. {standing.name} (seat {standing.seat})")
+    if stats:
+        for bot in result.bots:
+            s = bot.stats
+            click.echo(
+                f"  {bot.name}: {s.decisions} decisions, {s.by_default} by a deadline, "
+                f"{len(s.refusals)} refused commands"
             )
     click.echo(f"match id: {result.match_id}")
     click.echo(f"replay:   totem-replay show {result.match_id}")

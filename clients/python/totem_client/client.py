@@ -8,7 +8,7 @@ rule ids, and a Watch stream that resumes by itself.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, Self
@@ -22,6 +22,7 @@ from totem.v1 import (
     match_service_pb2,
     match_service_pb2_grpc,
     tribes_pb2,
+    village_pb2,
 )
 from totem_client.errors import TotemError
 
@@ -32,8 +33,9 @@ MatchSummary = common_pb2.MatchSummary
 ActResponse = match_service_pb2.ActResponse
 JungleSpeedCommand = jungle_speed_pb2.JungleSpeedCommand
 TribesCommand = tribes_pb2.TribesCommand
+VillageCommand = village_pb2.VillageCommand
 #: A command of any game, for :meth:`Client.act`.
-Command = JungleSpeedCommand | TribesCommand
+Command = JungleSpeedCommand | TribesCommand | VillageCommand
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ class GameInfo:
     start: Callable[[], Command]
 
 
-#: The games the client speaks, by name (``jungle_speed``, ``tribes``).
+#: The games the client speaks, by name (``jungle_speed``, ``tribes``, ``village``).
 GAMES: dict[str, GameInfo] = {
     info.name: info
     for info in (
@@ -69,6 +71,14 @@ GAMES: dict[str, GameInfo] = {
             tribes_pb2.TribesOptions,
             tribes_pb2.TribesCommand,
             lambda: TribesCommand(start=tribes_pb2.TribesStart()),
+        ),
+        GameInfo(
+            "village",
+            common_pb2.GAME_VILLAGE,
+            "village",
+            village_pb2.VillageOptions,
+            village_pb2.VillageCommand,
+            lambda: VillageCommand(start=village_pb2.VillageStart()),
         ),
     )
 }
@@ -136,6 +146,87 @@ def tribes_options(
     if salvation_spaces is not None:
         options.salvation_spaces.CopyFrom(tribes_pb2.TribesSpaces(spaces=salvation_spaces))
     return options
+
+
+#: Village: the variations (VI-2.1 … VI-3.2), the kinds of villager (VI-1.2), the spells
+#: (VI-2.2) and the kinds of decision, by name.
+VILLAGE_VARIATIONS = ("village", "spells_a", "spells_b", "feast_a", "feast_b", "totem_a", "totem_b")
+VILLAGE_DEADLINES = ("arrange", "choose", "place", "reveal", "victims", "youth")
+KINDS: dict[str, village_pb2.VillageKind.ValueType] = {
+    name: village_pb2.VillageKind.Value(f"VILLAGE_KIND_{name.upper()}")
+    for name in (
+        "girl",
+        "boy",
+        "young_woman",
+        "young_man",
+        "mature_woman",
+        "mature_man",
+        "elder",
+    )
+}
+SPELLS: dict[str, village_pb2.VillageSpell.ValueType] = {
+    name: village_pb2.VillageSpell.Value(f"VILLAGE_SPELL_{name.upper()}")
+    for name in (
+        "girls",
+        "boys",
+        "twins",
+        "infertility",
+        "abundance",
+        "lack",
+        "illness",
+        "big_cure",
+        "little_cure",
+        "youth",
+    )
+}
+SEXES: dict[str, village_pb2.VillageSex.ValueType] = {
+    "girl": village_pb2.VILLAGE_SEX_GIRL,
+    "boy": village_pb2.VILLAGE_SEX_BOY,
+}
+#: A person in a Village command: ``(cottage, kind name)``.
+Person = tuple[int, str]
+
+
+def village_options(
+    *,
+    max_players: int | None = None,
+    variations: Sequence[str] = (),
+    deadline_ms: int | None = None,
+    prearranged_sexes: Sequence[str] = (),
+    **timeouts: int,
+) -> village_pb2.VillageOptions:
+    """Options of a Village match; None and empty leave the server's defaults
+    (docs/rules/village.md). ``variations`` names them (``village``, ``spells_a``,
+    ``spells_b``, ``feast_a``, ``feast_b``, ``totem_a``, ``totem_b``); ``deadline_ms``
+    sets every kind of decision's deadline, and ``arrange_timeout_ms`` …
+    ``youth_timeout_ms`` each one; ``prearranged_sexes`` are ``"girl"``/``"boy"``."""
+    options = village_pb2.VillageOptions(prearranged_sexes=[SEXES[s] for s in prearranged_sexes])
+    for name in variations:
+        if name not in VILLAGE_VARIATIONS:
+            raise ValueError(f"{name!r} is not a Village variation")
+        setattr(options, name, True)
+    if max_players is not None:
+        options.max_players = max_players
+    for kind in VILLAGE_DEADLINES:
+        field = f"{kind}_timeout_ms"
+        value = timeouts.pop(field, deadline_ms)
+        if value is not None:
+            setattr(options, field, value)
+    if timeouts:
+        raise TypeError(f"unknown Village options: {sorted(timeouts)}")
+    return options
+
+
+def village_counts(counts: Mapping[str, int]) -> village_pb2.VillageCounts:
+    """Members per kind, from kind names."""
+    for kind in counts:
+        if kind not in KINDS:
+            raise ValueError(f"{kind!r} is not a kind of villager")
+    return village_pb2.VillageCounts(**counts)
+
+
+def _persons(people: Sequence[Person]) -> list[village_pb2.VillagePerson]:
+    return [village_pb2.VillagePerson(cottage=c, kind=KINDS[k]) for c, k in people]
 
 
 #: Jungle Speed variants by their short names (JS-2.1).
@@ -279,6 +370,10 @@ class Client:
     async def create_tribes(self, *, entropy: bytes = b"", **options: Any) -> CreatedMatch:
         """Create a Tribes match; ``options`` are those of :func:`tribes_options`."""
         return await self.create("tribes", tribes_options(**options), entropy=entropy)
+
+    async def create_village(self, *, entropy: bytes = b"", **options: Any) -> CreatedMatch:
+        """Create a Village match; ``options`` are those of :func:`village_options`."""
+        return await self.create("village", village_options(**options), entropy=entropy)
 
     async def create_match(
         self,
@@ -723,6 +818,71 @@ class Session:
     async def penalise(self, seat: int) -> ActResponse:
         """Tribes, referee only: penalise ``seat`` for coaching (TR-4.1)."""
         return await self.act(TribesCommand(penalise=tribes_pb2.TribesPenalise(seat=seat)))
+
+    # ---- Village (every command names the family deciding, VI-7.1) -------------------
+
+    async def arrange(self, family: int, cottages: Sequence[Mapping[str, int]]) -> ActResponse:
+        """Village phase 1 (VI-2.1): the family's members into its three cottages, as
+        counts per kind name (``{"young_woman": 2, "elder": 1}``), at most 6 each."""
+        arrange = village_pb2.VillageArrange(
+            family=family, cottages=[village_counts(c) for c in cottages]
+        )
+        return await self.act(VillageCommand(arrange=arrange))
+
+    async def choose_spells(
+        self, family: int, spells: Sequence[str], birds: int = 0
+    ) -> ActResponse:
+        """Village phase 2 (VI-2.2): the spells to cast, by name, and the birds to
+        sacrifice for those beyond the pole's pieces; secret until revealed."""
+        choose = village_pb2.VillageChooseSpells(
+            family=family, spells=[SPELLS[s] for s in spells], birds=birds
+        )
+        return await self.act(VillageCommand(choose_spells=choose))
+
+    async def place_spell(
+        self, family: int, spell: str, target_family: int, cottage: int
+    ) -> ActResponse:
+        """Village phase 2 (VI-2.2): one chosen spell face down on a cottage."""
+        place = village_pb2.VillagePlaceSpell(
+            family=family, spell=SPELLS[spell], target_family=target_family, cottage=cottage
+        )
+        return await self.act(VillageCommand(place_spell=place))
+
+    async def pass_spells(self, family: int) -> ActResponse:
+        """Village phase 2, spells_a: place no more spells this round."""
+        return await self.act(
+            VillageCommand(pass_spells=village_pb2.VillagePassSpells(family=family))
+        )
+
+    async def submit_placements(
+        self, family: int, placements: Sequence[tuple[str, int, int]]
+    ) -> ActResponse:
+        """Village phase 2, spells_b: every placement at once, ``(spell, target family,
+        cottage)`` each."""
+        submit = village_pb2.VillageSubmitPlacements(
+            family=family,
+            placements=[
+                village_pb2.VillagePlacement(spell=SPELLS[s], target_family=t, cottage=c)
+                for s, t, c in placements
+            ],
+        )
+        return await self.act(VillageCommand(submit_placements=submit))
+
+    async def reveal_spells(self, family: int, positions: Sequence[int] = ()) -> ActResponse:
+        """Village, phases 3, 4, 6, 7 (VI-2.3): reveal the family's face-down spells at
+        these board positions (none: keep them all secret)."""
+        reveal = village_pb2.VillageRevealSpells(family=family, positions=positions)
+        return await self.act(VillageCommand(reveal_spells=reveal))
+
+    async def choose_victims(self, family: int, victims: Sequence[Person]) -> ActResponse:
+        """Village phase 5 (VI-2.6): victims of the starving family, ``(cottage, kind)``."""
+        choose = village_pb2.VillageChooseVictims(family=family, victims=_persons(victims))
+        return await self.act(VillageCommand(choose_victims=choose))
+
+    async def spare_from_age(self, family: int, spared: Sequence[Person]) -> ActResponse:
+        """Village phase 7 (VI-2.8): whom each revealed youth spell spares."""
+        spare = village_pb2.VillageSpareFromAge(family=family, spared=_persons(spared))
+        return await self.act(VillageCommand(spare_from_age=spare))
 
     def watch(
         self, after_version: int = 0, *, with_state: bool = True, max_failures: int | None = 10

@@ -11,6 +11,7 @@ from google.protobuf.internal import containers as _containers
 from totem.v1 import common_pb2 as _common_pb2
 from totem.v1 import jungle_speed_pb2 as _jungle_speed_pb2
 from totem.v1 import tribes_pb2 as _tribes_pb2
+from totem.v1 import village_pb2 as _village_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -31,6 +32,7 @@ class CreateMatchRequest(_message.Message):
     GAME_FIELD_NUMBER: _builtins.int
     JUNGLE_SPEED_FIELD_NUMBER: _builtins.int
     TRIBES_FIELD_NUMBER: _builtins.int
+    VILLAGE_FIELD_NUMBER: _builtins.int
     ENTROPY_FIELD_NUMBER: _builtins.int
     game: _common_pb2.Game.ValueType
     """The game to play; required (INVALID_ARGUMENT if unset or not playable yet)."""
@@ -46,19 +48,24 @@ class CreateMatchRequest(_message.Message):
     def tribes(self) -> _tribes_pb2.TribesOptions:
         """Options of a Tribes match (with game GAME_TRIBES)."""
 
+    @_builtins.property
+    def village(self) -> _village_pb2.VillageOptions:
+        """Options of a Village match (with game GAME_VILLAGE)."""
+
     def __init__(
         self,
         *,
         game: _common_pb2.Game.ValueType = ...,
         jungle_speed: _jungle_speed_pb2.JungleSpeedOptions | None = ...,
         tribes: _tribes_pb2.TribesOptions | None = ...,
+        village: _village_pb2.VillageOptions | None = ...,
         entropy: _builtins.bytes = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["jungle_speed", b"jungle_speed", "options", b"options", "tribes", b"tribes"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["jungle_speed", b"jungle_speed", "options", b"options", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["entropy", b"entropy", "game", b"game", "jungle_speed", b"jungle_speed", "options", b"options", "tribes", b"tribes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entropy", b"entropy", "game", b"game", "jungle_speed", b"jungle_speed", "options", b"options", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_options: _TypeAlias = _typing.Literal["jungle_speed", "tribes"]  # noqa: Y015
+    _WhichOneofReturnType_options: _TypeAlias = _typing.Literal["jungle_speed", "tribes", "village"]  # noqa: Y015
     _WhichOneofArgType_options: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_options) -> _WhichOneofReturnType_options | None: ...
 
@@ -215,6 +222,7 @@ class GetMatchResponse(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     JUNGLE_SPEED_FIELD_NUMBER: _builtins.int
     TRIBES_FIELD_NUMBER: _builtins.int
+    VILLAGE_FIELD_NUMBER: _builtins.int
     role: _common_pb2.ViewerRole.ValueType
     """The caller's role, from its token."""
     seat: _builtins.int
@@ -231,6 +239,10 @@ class GetMatchResponse(_message.Message):
     def tribes(self) -> _tribes_pb2.TribesState:
         """A Tribes match's state."""
 
+    @_builtins.property
+    def village(self) -> _village_pb2.VillageState:
+        """A Village match's state."""
+
     def __init__(
         self,
         *,
@@ -239,14 +251,15 @@ class GetMatchResponse(_message.Message):
         seat: _builtins.int | None = ...,
         jungle_speed: _jungle_speed_pb2.JungleSpeedState | None = ...,
         tribes: _tribes_pb2.TribesState | None = ...,
+        village: _village_pb2.VillageState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "jungle_speed", b"jungle_speed", "seat", b"seat", "state", b"state", "summary", b"summary", "tribes", b"tribes"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "jungle_speed", b"jungle_speed", "seat", b"seat", "state", b"state", "summary", b"summary", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "jungle_speed", b"jungle_speed", "role", b"role", "seat", b"seat", "state", b"state", "summary", b"summary", "tribes", b"tribes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "jungle_speed", b"jungle_speed", "role", b"role", "seat", b"seat", "state", b"state", "summary", b"summary", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_state: _TypeAlias = _typing.Literal["jungle_speed", "tribes"]  # noqa: Y015
+    _WhichOneofReturnType_state: _TypeAlias = _typing.Literal["jungle_speed", "tribes", "village"]  # noqa: Y015
     _WhichOneofArgType_state: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
@@ -328,6 +341,7 @@ class ActRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     JUNGLE_SPEED_FIELD_NUMBER: _builtins.int
     TRIBES_FIELD_NUMBER: _builtins.int
+    VILLAGE_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     seen_version: _builtins.int
@@ -348,6 +362,10 @@ class ActRequest(_message.Message):
     def tribes(self) -> _tribes_pb2.TribesCommand:
         """A Tribes command."""
 
+    @_builtins.property
+    def village(self) -> _village_pb2.VillageCommand:
+        """A Village command."""
+
     def __init__(
         self,
         *,
@@ -356,14 +374,15 @@ class ActRequest(_message.Message):
         seat: _builtins.int | None = ...,
         jungle_speed: _jungle_speed_pb2.JungleSpeedCommand | None = ...,
         tribes: _tribes_pb2.TribesCommand | None = ...,
+        village: _village_pb2.VillageCommand | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "seat", b"seat", "tribes", b"tribes"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "seat", b"seat", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "match_id", b"match_id", "seat", b"seat", "seen_version", b"seen_version", "tribes", b"tribes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "match_id", b"match_id", "seat", b"seat", "seen_version", b"seen_version", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_command: _TypeAlias = _typing.Literal["jungle_speed", "tribes"]  # noqa: Y015
+    _WhichOneofReturnType_command: _TypeAlias = _typing.Literal["jungle_speed", "tribes", "village"]  # noqa: Y015
     _WhichOneofArgType_command: _TypeAlias = _typing.Literal["command", b"command"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
@@ -449,6 +468,7 @@ class MatchState(_message.Message):
     SUMMARY_FIELD_NUMBER: _builtins.int
     JUNGLE_SPEED_FIELD_NUMBER: _builtins.int
     TRIBES_FIELD_NUMBER: _builtins.int
+    VILLAGE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def summary(self) -> _common_pb2.MatchSummary:
         """Public facts, at this version."""
@@ -461,18 +481,23 @@ class MatchState(_message.Message):
     def tribes(self) -> _tribes_pb2.TribesState:
         """A Tribes match's state."""
 
+    @_builtins.property
+    def village(self) -> _village_pb2.VillageState:
+        """A Village match's state."""
+
     def __init__(
         self,
         *,
         summary: _common_pb2.MatchSummary | None = ...,
         jungle_speed: _jungle_speed_pb2.JungleSpeedState | None = ...,
         tribes: _tribes_pb2.TribesState | None = ...,
+        village: _village_pb2.VillageState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "jungle_speed", b"jungle_speed", "summary", b"summary", "tribes", b"tribes"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "jungle_speed", b"jungle_speed", "summary", b"summary", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "jungle_speed", b"jungle_speed", "summary", b"summary", "tribes", b"tribes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "jungle_speed", b"jungle_speed", "summary", b"summary", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["jungle_speed", "tribes"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["jungle_speed", "tribes", "village"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -491,6 +516,7 @@ class MatchEvent(_message.Message):
     JUNGLE_SPEED_FIELD_NUMBER: _builtins.int
     TOKEN_REISSUED_FIELD_NUMBER: _builtins.int
     TRIBES_FIELD_NUMBER: _builtins.int
+    VILLAGE_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
     DIGEST_FIELD_NUMBER: _builtins.int
     PREV_DIGEST_FIELD_NUMBER: _builtins.int
@@ -529,6 +555,10 @@ class MatchEvent(_message.Message):
         """An event of a Tribes match (its creation included)."""
 
     @_builtins.property
+    def village(self) -> _village_pb2.VillageEvent:
+        """An event of a Village match (its creation included)."""
+
+    @_builtins.property
     def state(self) -> Global___MatchState:
         """The viewer's state of the match just after this event (unset with `omit_state`, and
         in ActResponse.events).
@@ -544,15 +574,16 @@ class MatchEvent(_message.Message):
         jungle_speed: _jungle_speed_pb2.JungleSpeedEvent | None = ...,
         token_reissued: _common_pb2.TokenReissued | None = ...,
         tribes: _tribes_pb2.TribesEvent | None = ...,
+        village: _village_pb2.VillageEvent | None = ...,
         state: Global___MatchState | None = ...,
         digest: _builtins.bytes = ...,
         prev_digest: _builtins.bytes = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "jungle_speed", b"jungle_speed", "match_ended", b"match_ended", "player_joined", b"player_joined", "recorded_at", b"recorded_at", "state", b"state", "token_reissued", b"token_reissued", "tribes", b"tribes"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "jungle_speed", b"jungle_speed", "match_ended", b"match_ended", "player_joined", b"player_joined", "recorded_at", b"recorded_at", "state", b"state", "token_reissued", b"token_reissued", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest", "event", b"event", "jungle_speed", b"jungle_speed", "match_ended", b"match_ended", "player_joined", b"player_joined", "prev_digest", b"prev_digest", "recorded_at", b"recorded_at", "state", b"state", "token_reissued", b"token_reissued", "tribes", b"tribes", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest", "event", b"event", "jungle_speed", b"jungle_speed", "match_ended", b"match_ended", "player_joined", b"player_joined", "prev_digest", b"prev_digest", "recorded_at", b"recorded_at", "state", b"state", "token_reissued", b"token_reissued", "tribes", b"tribes", "version", b"version", "village", b"village"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["player_joined", "match_ended", "jungle_speed", "token_reissued", "tribes"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["player_joined", "match_ended", "jungle_speed", "token_reissued", "tribes", "village"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 

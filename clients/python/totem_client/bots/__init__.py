@@ -4,6 +4,8 @@ from totem_client.bots.jungle_speed import BotStats, JungleSpeedBot, TableResult
 from totem_client.bots.table import Standing
 from totem_client.bots.tribes import TribesBot, TribesBotStats
 from totem_client.bots.tribes import play_table as play_tribes_table
+from totem_client.bots.village import VillageBot, VillageBotStats
+from totem_client.bots.village import play_table as play_village_table
 
 __all__ = [
     "BotStats",
@@ -12,6 +14,9 @@ __all__ = [
     "TableResult",
     "TribesBot",
     "TribesBotStats",
+    "VillageBot",
+    "VillageBotStats",
     "play_table",
     "play_tribes_table",
+    "play_village_table",
 ]

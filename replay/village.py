@@ -1,0 +1,375 @@
+"""Village in the replay tool: event summaries, the village drawn as text, and the
+checks of ``verify``: births re-derived from the revealed seed (or the prearranged
+sexes, VI-2.4) and every spell reveal checked against its commitment (VI-2.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from domain.kernel.randomness import effective_seed
+from domain.village import Options, Village
+from domain.village import commitments as cm
+from domain.village.match import PHASE_NAMES, birth_stream, sex_of
+from domain.village.model import KINDS
+from replay import format as fmt
+
+#: Short names of the kinds, for the drawing: girl, boy, young woman … elder.
+SHORT = {
+    "girl": "g",
+    "boy": "b",
+    "young_woman": "yw",
+    "young_man": "ym",
+    "mature_woman": "mw",
+    "mature_man": "mm",
+    "elder": "E",
+}
+
+
+def members(counts: dict[str, int]) -> str:
+    """``yw2 ym2 mw1 mm1 E1``, or ``empty``."""
+    text = " ".join(f"{SHORT[k]}{counts[k]}" for k in KINDS if counts.get(k))
+    return text or "empty"
+
+
+def _people(items: Sequence[dict[str, Any]]) -> str:
+    return ", ".join(f"a {p['kind'].replace('_', ' ')} of cottage {p['cottage']}" for p in items)
+
+
+def _family(match: Village, family: int) -> str:
+    if not match.players:
+        return f"family {family}"
+    return f"family {family} ({fmt.seat(match, match.party_owner(family))})"
+
+
+def _spells(names: Sequence[str]) -> str:
+    return ", ".join(n.replace("_", " ") for n in names) or "none"
+
+
+def summarise(match: Village, name: str, view: dict[str, Any]) -> str | None:
+    """One line saying what a (referee-view) event did, or None for the fallback."""
+    stamp = fmt.stamp(view.get("stamp"))
+    default = " (deadline default)" if view.get("by_default") else ""
+    v = view
+    text: str
+    if name == "Created":
+        options = v["options"]
+        variations = [
+            n
+            for n in ("village", "spells_a", "spells_b", "feast_a", "feast_b", "totem_a", "totem_b")
+            if options.get(n)
+        ]
+        text = (
+            f"Village for up to {options['max_players']} players, variations "
+            f"{', '.join(variations) or 'none'}"
+        )
+        if options.get("prearranged"):
+            text += ", prearranged sexes"
+        text += f"; seed commitment {fmt.short(v['seed_commitment'])}"
+    elif name == "Founded":
+        text = f"{v['families']} families founded, each {members(v['members'])}, {v['birds']} birds"
+    elif name == "RoundBegan":
+        text = f"round {v['round']} begins, start family {v['start_family']}"
+        if v["restarts"]:
+            text += f"; restarting {', '.join(map(str, v['restarts']))}"
+    elif name == "PhaseBegan":
+        text = f"phase {v['phase']}: {PHASE_NAMES[v['phase']]}"
+    elif name == "DecisionAwaited":
+        d = v["decision"]
+        owed = ", ".join(_family(match, f) for f in d["parties"])
+        text = f"awaiting {d['kind'].replace('_', ' ')} ({d['rule']}) from {owed}"
+    elif name == "WipedOut":
+        text = f"{_family(match, v['family'])} is wiped out (VI-3.1)"
+    elif name == "Dismantled":
+        text = f"{_family(match, v['family'])} has no elder: its pole falls to {v['pole']} (VI-3.2)"
+    elif name == "Arranged":
+        cottages = " | ".join(members(c) for c in v["cottages"])
+        text = f"{_family(match, v['family'])} arranges {cottages}"
+        if any(v["discarded"].values()):
+            text += f", discarding {members(v['discarded'])}"
+    elif name == "SpellsChosen":
+        text = f"{_family(match, v['family'])} chooses {v['count']} spells"
+        if "spells" in v:
+            text += f" ({_spells(v['spells'])})"
+        if v["birds"]:
+            text += f", sacrificing {v['birds']} birds"
+        text += f"; commitment {fmt.short(v['commitment'])}"
+    elif name == "SpellPlaced":
+        spell = v["spell"].replace("_", " ") if "spell" in v else "a spell"
+        text = (
+            f"{_family(match, v['family'])} places {spell} face down on cottage {v['cottage']} "
+            f"of family {v['target_family']} (position {v['position']})"
+        )
+    elif name == "SpellsPassed":
+        text = f"{_family(match, v['family'])} passes, losing {v['lost']} spells"
+    elif name == "PlacementsSubmitted":
+        text = f"{_family(match, v['family'])} submits {v['count']} placements"
+    elif name == "PlacementsRevealed":
+        text = f"{len(v['placements'])} spells go on the board face down"
+    elif name == "SpellsRevealed":
+        shown = ", ".join(
+            f"{r['spell'].replace('_', ' ')} at {r['position']}" for r in v["reveals"]
+        )
+        text = f"{_family(match, v['family'])} reveals {shown or 'nothing'}"
+    elif name == "Born":
+        parts = [
+            f"family {c['family']} cottage {c['cottage']}: {c['girls']} girls, {c['boys']} boys"
+            for c in v["children"]
+        ]
+        text = "births: " + ("; ".join(parts) or "none")
+        if v["draws"]:
+            text += f" ({len(v['draws'])} drawn, {v['prearranged']} prearranged)"
+    elif name == "CatchShared":
+        parts = [f"family {c['family']} {c['got']} of {c['claim']}" for c in v["claims"]]
+        text = f"the catch of {v['catch']} birds: " + ", ".join(parts)
+    elif name == "Feasted":
+        parts = [
+            f"family {m['family']} eats {m['eaten']} of {m['need']}"
+            + (f", {m['deaths']} die" if m["deaths"] else "")
+            for m in v["meals"]
+        ]
+        text = "the feast: " + "; ".join(parts)
+    elif name == "VictimsChosen":
+        text = (
+            f"{_family(match, v['family'])} chooses the victims of family {v['starving']}: "
+            f"{_people(v['victims'])}"
+        )
+    elif name == "VictimsNamed":
+        text = f"{_family(match, v['family'])} names {v['count']} victims of family {v['starving']}"
+    elif name == "VictimsRevealed":
+        text = f"the names are revealed: family {v['starving']} loses {_people(v['deaths'])}"
+    elif name == "IllnessStruck":
+        parts = [
+            f"family {d['family']} cottage {d['cottage']} loses {members(d['killed'])}"
+            for d in v["deaths"]
+        ]
+        text = "illness: " + "; ".join(parts)
+    elif name == "YouthChosen":
+        text = f"{_family(match, v['family'])} spares {_people(v['spared']) or 'nobody'}"
+    elif name == "Aged":
+        text = "a generation passes: everyone ages, elders die"
+    elif name == "CensusTaken":
+        text = f"census {v['sizes']}: pieces for {v['pieces'] or 'nobody'}"
+        if v["birds"]:
+            text += f", a bird for {v['birds']}"
+    elif name == "RoundEnded":
+        text = f"round {v['round']} ends; every chit published"
+    elif name == "TotemCompleted":
+        if v["winner"] is None:
+            text = f"totems complete; families {v['tied']} tie: no winner"
+        else:
+            text = f"totems complete; {_family(match, v['winner'])} wins"
+    else:
+        return None
+    return f"{text}{default} {stamp}".rstrip()
+
+
+def state_lines(match: Village, view: dict[str, Any]) -> list[str]:
+    """A state view (any viewer's) as text: each family with its cottages and their
+    members, the spells on each cottage (``?`` face down and unknown to the viewer,
+    ``spell?`` face down, ``spell!`` revealed), its pen and its pole; then the pending
+    decision and what the viewer owes."""
+    lines = [
+        f"Village, status {match.status.value}, round {view['round']}, phase {view['phase']}"
+        + (f" ({view['phase_name']})" if view["phase_name"] else "")
+        + f", start family {view['start_family']}"
+    ]
+    for f in view["families"]:
+        head = (
+            f"Family {f['family']} ({f['name']}, seat {f['seat']}): {f['members']} members, "
+            f"pen {f['birds']} birds, pole {'#' * f['pole']}{'.' * (6 - f['pole'])} {f['pole']}/6"
+        )
+        if f["wiped_out"]:
+            head += ", wiped out"
+        if f["elderless"]:
+            head += ", no elder this round"
+        if f["chosen"]:
+            head += f"; chose {f['spell_count']} spells"
+            if "spells" in f:
+                head += f" ({_spells(f['spells'])})"
+        lines.append(head)
+        for c, cottage in enumerate(f["cottages"]):
+            spots = [b for b in view["board"] if b["family"] == f["family"] and b["cottage"] == c]
+            marks = []
+            for b in spots:
+                spell = b.get("spell")
+                mark = "?" if spell is None else spell + ("!" if b["revealed"] else "?")
+                marks.append(f"{mark}@{b['position']} by {b['owner']}")
+            spells = f"  spells: {', '.join(marks)}" if marks else ""
+            lines.append(f"  cottage {c}: {members(cottage)}{spells}")
+        if any(f["unhoused"].values()):
+            lines.append(f"  not housed yet: {members(f['unhoused'])}")
+    decision = view.get("decision")
+    if decision is not None:
+        due = datetime.fromtimestamp(decision["deadline_ms"] / 1000, UTC)
+        owed = ", ".join(map(str, decision["parties"]))
+        lines.append(
+            f"Pending: {decision['kind'].replace('_', ' ')} ({decision['rule']}) from families "
+            f"{owed}, deadline {fmt.when(due)} UTC"
+        )
+    for d in view.get("legal", {}).get("decisions", []):
+        lines.append(f"You owe: {d['kind'].replace('_', ' ')} for family {d['family']}")
+    outcome = view.get("outcome")
+    if outcome is not None:
+        who = "no winner" if outcome["winner"] is None else f"family {outcome['winner']} wins"
+        lines.append(f"Outcome: {who}; winning seats {outcome['seats']}")
+    lines.append(f"Seed commitment: {view['seed_commitment']}")
+    if view.get("seed"):
+        lines.append(f"Seed: {view['seed']}")
+    return lines
+
+
+def check_draws(
+    events: Sequence[tuple[int, str, dict[str, Any]]],
+) -> tuple[list[tuple[int, str]], list[str]]:
+    """Re-derive every child's sex (VI-2.4) and check every revealed spell, and every
+    round's chits, against the family's commitment (VI-2.2).
+
+    ``events`` are ``(version, name, fields)`` of one whole match, in order, as
+    recorded. Returns the problems found, each at a version, and notes.
+    """
+    problems: list[tuple[int, str]] = []
+    notes: list[str] = []
+    found, note = _check_commitments(events)
+    problems += found
+    notes.append(note)
+    found, births_note = _check_births(events)
+    problems += found
+    notes.append(births_note)
+    return problems, notes
+
+
+def _check_commitments(
+    events: Sequence[tuple[int, str, dict[str, Any]]],
+) -> tuple[list[tuple[int, str]], str]:
+    problems: list[tuple[int, str]] = []
+    round_number = 0
+    committed: dict[int, str] = {}
+    chits: dict[int, tuple[int, str]] = {}  # position -> (owner, chit)
+    reveals = rounds = 0
+    for version, name, data in events:
+        if name == "RoundBegan":
+            round_number = data["round"]
+            committed, chits = {}, {}
+        elif name == "SpellsChosen":
+            committed[data["family"]] = data["commitment"]
+        elif name == "SpellPlaced":
+            chits[data["position"]] = (data["family"], data["chit"])
+        elif name == "PlacementsRevealed":
+            for p in data["placements"]:
+                chits[p["position"]] = (p["family"], p["chit"])
+        elif name == "SpellsRevealed":
+            for r in data["reveals"]:
+                reveals += 1
+                owner, chit = chits.get(r["position"], (data["family"], ""))
+                again = cm.chit(round_number, data["family"], r["spell"], r["salt"])
+                if owner != data["family"] or again != chit:
+                    problems.append(
+                        (
+                            version,
+                            f"the {r['spell']} revealed at position {r['position']} in round "
+                            f"{round_number} does not match the chit family {data['family']} "
+                            "placed: the reveal breaks its commitment (VI-2.2)",
+                        )
+                    )
+        elif name == "RoundEnded":
+            rounds += 1
+            for entry in data["chits"]:
+                family = entry["family"]
+                if family in committed and cm.commitment(entry["chits"]) != committed[family]:
+                    problems.append(
+                        (
+                            version,
+                            f"family {family}'s chits of round {data['round']} do not hash to "
+                            "its commitment (VI-2.2)",
+                        )
+                    )
+                placed = [c for p, (o, c) in sorted(chits.items()) if o == family]
+                if entry["chits"][: len(placed)] != placed:
+                    problems.append(
+                        (
+                            version,
+                            f"family {family}'s published chits of round {data['round']} are "
+                            "not those it placed (VI-2.2)",
+                        )
+                    )
+    note = f"{reveals} spell reveals and {rounds} rounds of chits checked against the commitments"
+    return problems, note
+
+
+def _check_births(
+    events: Sequence[tuple[int, str, dict[str, Any]]],
+) -> tuple[list[tuple[int, str]], str]:
+    options = Options.from_dict(dict(events[0][2]["options"]))
+    given = options.prearranged_sexes or []
+    births = []
+    round_number = 0
+    for version, name, data in events:
+        if name == "RoundBegan":
+            round_number = data["round"]
+        elif name == "Born":
+            births.append((version, round_number, data))
+    if not births:
+        return [], "no births yet: no random draw to check"
+    problems: list[tuple[int, str]] = []
+    seed = _seed(events)
+    used = 0
+    drawn = 0
+    for version, number, data in births:
+        draws = list(data["draws"])
+        random_children = [c for c in data["children"] if c["forced"] is None]
+        girls = sum(c["girls"] for c in random_children)
+        boys = sum(c["boys"] for c in random_children)
+        if girls + boys != len(draws) or girls != draws.count("girl"):
+            problems.append((version, f"round {number}'s children do not add up to its draws"))
+            continue
+        for c in data["children"]:
+            if (c["forced"] == "girl" and c["boys"]) or (c["forced"] == "boy" and c["girls"]):
+                problems.append(
+                    (version, f"round {number}: a forced {c['forced']} birth has the other sex")
+                )
+        expected_pre = min(len(draws), max(0, len(given) - used))
+        if data["prearranged"] != expected_pre:
+            problems.append(
+                (
+                    version,
+                    f"round {number} used {data['prearranged']} prearranged sexes, "
+                    f"not {expected_pre} (VI-2.4)",
+                )
+            )
+            continue
+        expected = list(given[used : used + expected_pre])
+        used += expected_pre
+        rest = len(draws) - expected_pre
+        if rest and seed is not None:
+            rng = birth_stream(seed, number)
+            expected += [sex_of(rng.randbelow(2)) for _ in range(rest)]
+            drawn += rest
+        elif rest:
+            expected += draws[expected_pre:]
+        if draws != expected:
+            problems.append(
+                (
+                    version,
+                    f"round {number}'s births are not the prearranged sexes and the draws "
+                    "re-derived from the seed (VI-2.4)",
+                )
+            )
+    if seed is None and any(len(d["draws"]) > d["prearranged"] for _, _, d in births):
+        return problems, "seed not revealed yet: the drawn sexes cannot be re-derived until the end"
+    return problems, (
+        f"births of {len(births)} rounds checked: {used} prearranged sexes, "
+        f"{drawn} re-derived from the revealed seed"
+    )
+
+
+def _seed(events: Sequence[tuple[int, str, dict[str, Any]]]) -> bytes | None:
+    ended = next((d for _, n, d in events if n == "MatchEnded"), None)
+    if ended is None:
+        return None
+    created = events[0][2]
+    joined = [d for _, n, d in events if n == "PlayerJoined"]
+    entropies = [bytes.fromhex(created["entropy"])]
+    entropies += [bytes.fromhex(d["entropy"]) for d in joined]
+    return effective_seed(bytes.fromhex(ended["seed"]), entropies)
