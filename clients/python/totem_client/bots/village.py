@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import random
 import secrets
 import time
@@ -37,24 +36,19 @@ import grpc
 
 from totem.v1 import common_pb2
 from totem.v1 import village_pb2 as pb
+from totem_client.bots.base import StreamBot
 from totem_client.bots.table import OnSeated, TableResult, bot_names, run_bots
 from totem_client.client import (
     RESUMABLE_CODES,
     Client,
-    EventStream,
     MatchEvent,
     MatchState,
-    MatchSummary,
     Session,
     VillageCommand,
 )
 from totem_client.errors import TotemError
 
-log = logging.getLogger(__name__)
-
 DEFAULT_THINK_MS = (1.0, 5.0)
-MAX_TRANSIENT_FAILURES = 10
-TRANSIENT_PAUSE = 0.2
 
 KIND_FIELDS = ("girl", "boy", "young_woman", "young_man", "mature_woman", "mature_man", "elder")
 #: Arrangement order (see the module's text).
@@ -196,7 +190,7 @@ class VillageBotStats:
     refusals: list[tuple[int, str, str]] = field(default_factory=list)
 
 
-class VillageBot:
+class VillageBot(StreamBot):
     """Plays one seat (one or two families) of a Village match through a player
     :class:`Session`."""
 
@@ -207,58 +201,14 @@ class VillageBot:
         think_ms: tuple[float, float] = DEFAULT_THINK_MS,
         rng: random.Random | None = None,
     ) -> None:
-        if session.seat is None:
-            raise ValueError("a bot needs a player session with a seat")
+        super().__init__(session)
         low, high = think_ms
         if not 0 <= low <= high:
             raise ValueError("delays must satisfy 0 <= low <= high")
-        self.session = session
-        self.seat: int = session.seat
         self.think_ms = think_ms
         self.rng = rng or random.Random()
         self.stats = VillageBotStats()
-        self.summary: MatchSummary | None = None
-        self._changed = asyncio.Event()
         self._blocked_at: int | None = None
-        self._transient = 0
-
-    @property
-    def name(self) -> str:
-        return self.session.name
-
-    async def run(self) -> MatchSummary:
-        """Play until the match ends; return its final summary."""
-        stream = self.session.watch(after_version=max(self.session.seen_version - 1, 0))
-        follower = asyncio.create_task(self._follow(stream), name=f"bot {self.name} watch")
-        follower.add_done_callback(lambda _: self._changed.set())
-        try:
-            while True:
-                self._changed.clear()
-                state = self.session.state
-                if state is not None and state.summary.status == common_pb2.MATCH_STATUS_ENDED:
-                    with contextlib.suppress(TotemError):
-                        await follower
-                    self.summary = state.summary
-                    return state.summary
-                if follower.done():
-                    follower.result()
-                    raise TotemError(
-                        grpc.StatusCode.DATA_LOSS, "the stream ended before the match did"
-                    )
-                if state is None:
-                    await self._changed.wait()
-                else:
-                    await self._step(state)
-        finally:
-            follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError, TotemError):
-                await follower
-            await stream.aclose()
-
-    async def _follow(self, stream: EventStream) -> None:
-        async for event in stream:
-            self._count(event)
-            self._changed.set()
 
     async def _step(self, state: MatchState) -> None:
         version = state.summary.version
@@ -278,32 +228,25 @@ class VillageBot:
         now = self.session.state
         if now is not None and now.summary.version != version:
             return  # look again: a deadline or another family moved the match on
-        await self._send(version, decision, decide(state.village, self.seat, decision))
+        await self._decide(version, decision, decide(state.village, self.seat, decision))
 
-    async def _send(
+    async def _decide(
         self, version: int, owed: pb.VillageOwedDecision, command: VillageCommand
     ) -> None:
         kind = pb.VillageDecisionKind.Name(owed.kind)
         try:
-            await self.session.act(command)
-            self.stats.decisions += 1
-        except TotemError as error:
-            if error.code in RESUMABLE_CODES:
-                self._transient += 1
-                if self._transient > MAX_TRANSIENT_FAILURES:
-                    raise
-                await asyncio.sleep(TRANSIENT_PAUSE)
-                return
-            if error.code not in (
-                grpc.StatusCode.FAILED_PRECONDITION,
-                grpc.StatusCode.INVALID_ARGUMENT,
-            ):
+            error = await self._send(kind, version, lambda: self.session.act(command))
+        except TotemError as invalid:
+            # A decision can change under a command built for it (a deadline passed):
+            # the command may then no longer fit. Decide again from the newer state.
+            if invalid.code != grpc.StatusCode.INVALID_ARGUMENT:
                 raise
-            log.debug("bot %s: %s refused at version %d: %s", self.name, kind, version, error)
+            error = invalid
+        if error is None:
+            self.stats.decisions += 1
+        elif error.code not in RESUMABLE_CODES:
             self.stats.refusals.append((version, kind, error.rule))
             self._blocked_at = version
-            return
-        self._transient = 0
 
     def _count(self, event: MatchEvent) -> None:
         if not event.HasField("village"):
