@@ -128,6 +128,14 @@ async def test_a_new_match_against_a_bot_a_move_from_the_mat_and_a_lift(
         await shows(pilot, app, "#table", "lifted: your 5 from space 4, waiting to be placed")
         await until_shown(pilot, app, "#moves", "holding your 5 lifted: may go to")
         await shows(pilot, app, "#board", "○ lifted from")
+        # Back on its own space: refused, and the rule named once (TR-2.2a).
+        await pilot.press("enter")
+        refusal = (
+            "place your 5 on space 4 refused at v8 (FAILED_PRECONDITION, TR-2.2a): "
+            "a lifted totem cannot be put back on its own space"
+        )
+        await shows(pilot, app, "#notice", refusal)
+        assert "TR-2.2a: a lifted" not in text_of(app, "#notice")
         await pilot.press("tab")  # the first space offered
         screen = screen_of(app)
         target = screen.cursor
@@ -140,6 +148,7 @@ async def test_a_new_match_against_a_bot_a_move_from_the_mat_and_a_lift(
         await until(
             pilot, lambda: "lifted:" not in text_of(app, "#table"), "the lifted totem placed"
         )
+        await until(pilot, lambda: text_of(app, "#notice") == "", "the refusal cleared")
 
 
 async def test_a_move_out_of_turn_shows_the_rule_and_the_reason(server: RunningServer) -> None:
