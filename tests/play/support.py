@@ -26,13 +26,13 @@ NEVER_MS = (600_000.0, 600_000.0)
 AT_ONCE_MS = (0.0, 0.0)
 
 
-def player(server: RunningServer, opening: Opening) -> PlayApp:
-    """The Jungle Speed player of ``opening`` on the test's server."""
-    return player_at(f"127.0.0.1:{server.port}", opening)
+def player(server: RunningServer, opening: Opening, game: str = "jungle-speed") -> PlayApp:
+    """The player of ``game`` (its command name) for ``opening`` on the test's server."""
+    return player_at(f"127.0.0.1:{server.port}", opening, game)
 
 
-def player_at(address: str, opening: Opening) -> PlayApp:
-    return PlayApp(GAMES["jungle-speed"], opening, address)
+def player_at(address: str, opening: Opening, game: str = "jungle-speed") -> PlayApp:
+    return PlayApp(GAMES[game], opening, address)
 
 
 def shown(widget: Widget) -> str:

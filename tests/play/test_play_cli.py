@@ -22,7 +22,7 @@ def test_totem_lists_the_play_group_and_its_games() -> None:
     code, output = run("--help")
     assert code == 0 and "play" in output and "bots" in output
     code, output = run("play", "--help")
-    assert code == 0 and "jungle-speed" in output
+    assert code == 0 and "jungle-speed" in output and "tribes" in output
 
 
 def test_the_help_names_every_option_and_key() -> None:
@@ -45,6 +45,47 @@ def test_the_help_names_every_option_and_key() -> None:
         assert option in output
     for key in ("space reveal", "g grab", "a grab for the arrows", "s start", "q quit"):
         assert key in " ".join(output.split())
+
+
+def test_the_tribes_help_names_every_option_and_key() -> None:
+    code, output = run("play", "tribes", "--help")
+    assert code == 0
+    for option in (
+        "--address",
+        "--name",
+        "--join MATCH",
+        "--seat",
+        "--spectate MATCH",
+        "--players INTEGER RANGE",
+        "--extended",
+        "--board-size",
+        "--turn-timeout-ms",
+        "--bot-think-ms LOW HIGH",
+        "--connect-timeout",
+    ):
+        assert option in output
+    words = " ".join(output.split())
+    for key in ("h j k l", "tab", "1-5", "x the special", "enter or space", "esc", "b chooses"):
+        assert key in words
+
+
+@pytest.mark.parametrize(
+    ("args", "complaint"),
+    [
+        (["--join", "m1", "--extended"], "--extended is for a new match"),
+        (["--spectate", "m1", "--players", "3"], "--players is for a new match"),
+        (["--join", "m1", "--bot-think-ms", "1", "2"], "--bot-think-ms is for a new match"),
+        (["--players", "5"], "5 is not in the range 2<=x<=4"),
+        (["--board-size", "6"], "6 is not in the range 3<=x<=5"),
+        (["--bot-think-ms", "5", "1"], "give LOW HIGH with 0 <= LOW <= HIGH"),
+    ],
+)
+def test_tribes_options_that_cannot_go_together_are_refused(
+    args: list[str], complaint: str
+) -> None:
+    code, output = run("play", "tribes", *args)
+    assert code == 2
+    assert complaint in " ".join(output.split())
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,9 @@
 
 The generic part (:mod:`totem_client.play.app`) connects, opens a match, follows its
 Watch stream and sends commands; it names no game. Each game brings a screen module,
-listed here by the name its command has (``totem play jungle-speed``). A new game is one
-entry below and one module that defines ``SCREEN`` (a ``GameScreen`` subclass).
+listed here by the name its command has (``totem play jungle-speed``, ``totem play
+tribes``). A new game is one entry below and one module that defines ``SCREEN`` (a
+``GameScreen`` subclass).
 
 This module imports neither Textual nor any screen, so that ``totem serve`` and
 ``totem --help`` do not pay for them: a screen module is imported when it is played.
@@ -45,6 +46,12 @@ GAMES: dict[str, GameEntry] = {
             title="Jungle Speed",
             game=common_pb2.GAME_JUNGLE_SPEED,
             module="totem_client.play.jungle_speed",
+        ),
+        GameEntry(
+            key="tribes",
+            title="Tribes",
+            game=common_pb2.GAME_TRIBES,
+            module="totem_client.play.tribes",
         ),
     )
 }

@@ -16,6 +16,8 @@ import click
 from totem_client.play import GAMES, GameEntry
 from totem_client.play.jungle_speed_bots import BOT_REACTION_MS, BOT_REVEAL_DELAY_MS, NewMatch
 from totem_client.play.openings import JoinMatch, Opening, SpectateMatch
+from totem_client.play.tribes_bots import BOT_THINK_MS as TRIBES_BOT_THINK_MS
+from totem_client.play.tribes_bots import NewTribesMatch
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -206,3 +208,80 @@ def jungle_speed(
         bot_reveal_delay_ms=bot_reveal_delay_ms,
     )
     run_player(GAMES["jungle-speed"], opening, address, connect_timeout)
+
+
+@play.command("tribes")
+@match_options
+@click.option(
+    "--players",
+    type=click.IntRange(2, 4),
+    default=2,
+    show_default=True,
+    help="New match: seats in all; you take seat 0 and bots the others.",
+)
+@click.option(
+    "--extended",
+    is_flag=True,
+    help="New match: the extended game (TR-5): the Dice of Fate, the Great Totem of Doom, "
+    "the Mini-Totem of Chaos, the Salvation Spaces.",
+)
+@click.option(
+    "--board-size",
+    type=click.IntRange(3, 5),
+    default=None,
+    help="New match: the side of the board (TR-1.2); by default 3 for two players, 4 for "
+    "three or four.",
+)
+@click.option(
+    "--turn-timeout-ms",
+    type=click.IntRange(min=0),
+    default=None,
+    help="New match: the turn timer; the server's default (60000) if not given, 0 turns it off.",
+)
+@click.option(
+    "--bot-think-ms",
+    nargs=2,
+    type=float,
+    default=TRIBES_BOT_THINK_MS,
+    show_default=True,
+    callback=_delays,
+    metavar="LOW HIGH",
+    help="New match: random delay before each of a bot's commands.",
+)
+@click.pass_context
+def tribes(
+    ctx: click.Context,
+    address: str,
+    name: str,
+    join: str | None,
+    seat: int | None,
+    spectate: str | None,
+    connect_timeout: float,
+    players: int,
+    extended: bool,
+    board_size: int | None,
+    turn_timeout_ms: int | None,
+    bot_think_ms: tuple[float, float],
+) -> None:
+    """Play Tribes full screen.
+
+    By default, create a match, take seat 0 and fill the other seats with bots (the
+    Cards of Truth decide who moves first). With --join MATCH, take a seat in an existing
+    match; with --spectate MATCH, watch one.
+
+    Keys: arrows or h j k l move the cursor over the board, tab jumps to the next space
+    offered; 1-5 pick the totem of that size from your mat, x the special totem (extended
+    game); enter or space places the picked or lifted totem on the cursor's space, or
+    with nothing picked lifts the cursor's top; esc lets go of the pick; b chooses the
+    badge a winning move names; s starts a waiting match with the seats taken; q quits.
+    When you quit, the match id is printed.
+    """
+    opening = existing_match(ctx, join, seat, spectate, name) or NewTribesMatch(
+        name=name,
+        players=players,
+        extended=extended,
+        board_size=board_size,
+        turn_timeout_ms=turn_timeout_ms,
+        bot_think_ms=bot_think_ms,
+    )
+    run_player(GAMES["tribes"], opening, address, connect_timeout)

@@ -16,13 +16,13 @@ the match waits.
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal
 from textual.content import Content
-from textual.widgets import Log, Static
+from textual.widgets import Static
 
 from totem.v1 import common_pb2, jungle_speed_pb2
 from totem_client.client import MatchEvent, MatchState, Session
@@ -35,6 +35,7 @@ from totem_client.play.jungle_speed_text import (
     race_lines,
     result_lines,
 )
+from totem_client.play.widgets import EventLog, Panel
 
 Seat = jungle_speed_pb2.JungleSpeedSeat
 
@@ -184,41 +185,6 @@ class MovesView(Static):
         game = state.jungle_speed
         whose = f"{names(game.turn)} reveals next" if game.HasField("turn") else "wait"
         return Content(f"your moves: none now ({whose}; no grab would win a race)")
-
-
-class Panel(Static):
-    """A bordered panel with a title; hidden while it has nothing to say."""
-
-    DEFAULT_CSS = """
-    Panel { height: auto; border: round $foreground 40%; padding: 0 1; }
-    Panel.-hidden { display: none; }
-    """
-
-    def __init__(self, title: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.border_title = title
-
-    def show_content(self, content: Content | None) -> None:
-        self.set_class(content is None, "-hidden")
-        self.update(content or "")
-
-
-class EventLog(Log):
-    """The match's events in words, newest last."""
-
-    DEFAULT_CSS = """
-    EventLog { height: 1fr; min-height: 3; border: round $foreground 40%; }
-    """
-
-    can_focus = False
-
-    def on_mount(self) -> None:
-        self.border_title = "events"
-
-    def on_resize(self) -> None:
-        """Keep the newest event in view when a panel above appears (the result)."""
-        if self.auto_scroll:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
 
 
 # ---- the screen ----------------------------------------------------------------------------

@@ -7,13 +7,13 @@ named from the messages the server sent (``totem.v1.jungle_speed``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from textual.content import Content
 
 from totem.v1 import common_pb2, jungle_speed_pb2
-from totem_client.client import MatchEvent, MatchSummary
+from totem_client.client import MatchEvent
+from totem_client.play.words import Names, describe_common, end_reason, result_lines
 
 Card = jungle_speed_pb2.Card
 Stamp = common_pb2.ReceiveStamp
@@ -73,41 +73,11 @@ def card_face(card: Card) -> Content:
     )
 
 
-class Names:
-    """Seat names from the newest summary: "alice (seat 0)" reads better than a number."""
-
-    def __init__(self) -> None:
-        self.by_seat: dict[int, str] = {}
-
-    def update(self, summary: MatchSummary) -> None:
-        for player in summary.players:
-            self.by_seat[player.seat] = player.name
-
-    def __call__(self, seat: int) -> str:
-        return self.by_seat.get(seat, f"seat {seat}")
-
-    def full(self, seat: int) -> str:
-        return f"{self(seat)} (seat {seat})"
-
-    def listed(self, seats: Iterable[int]) -> str:
-        return ", ".join(self(s) for s in seats) or "nobody"
-
-
-def end_reason(summary: MatchSummary) -> str:
-    return common_pb2.EndReason.Name(summary.end_reason).removeprefix("END_REASON_").lower()
-
-
 def describe(event: MatchEvent, names: Names) -> str:
     """One line of the event log: what happened, in words, with its version."""
     kind = event.WhichOneof("event")
-    text = f"event {kind}"
-    if kind == "player_joined":
-        text = f"{names.full(event.player_joined.seat)} joined"
-    elif kind == "token_reissued":
-        text = f"{names.full(event.token_reissued.seat)} was given a new token"
-    elif kind == "match_ended":
-        text = "the match ended"
-    elif kind == "jungle_speed":
+    text = describe_common(event, names) or f"event {kind}"
+    if kind == "jungle_speed":
         text = _describe_game(event.jungle_speed, names)
     return f"v{event.version}  {text}"
 
@@ -257,14 +227,13 @@ def race_lines(race: Race, names: Names) -> Content:
     return Content.assemble(*parts)
 
 
-def result_lines(summary: MatchSummary, names: Names) -> Content:
-    """The result of an ended match: placements with names, best first."""
-    places = sorted(summary.result, key=lambda p: (p.place, p.seat))
-    parts: list[str | tuple[str, str] | Content] = [
-        (f"Match ended ({end_reason(summary)})", "bold")
-    ]
-    for placement in places:
-        parts.append(f"\n{placement.place:>3}. {names.full(placement.seat)}")
-    if not places:
-        parts.append("\nno placements")
-    return Content.assemble(*parts)
+__all__ = [
+    "Names",
+    "Races",
+    "card_face",
+    "card_words",
+    "describe",
+    "end_reason",
+    "race_lines",
+    "result_lines",
+]
