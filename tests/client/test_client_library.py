@@ -196,3 +196,19 @@ async def test_a_ru_grab_cannot_choose_its_target(client: Client) -> None:
         await asyncio.wait_for(alice.grab(target="arrows"), BOUND)
     assert refused.value.code == grpc.StatusCode.INVALID_ARGUMENT
     assert refused.value.rule == "JS-6.1"
+
+
+def test_a_rule_id_with_a_letter_is_read_from_the_message() -> None:
+    # TR-2.2a: rule ids may end in a letter; the sentence then drops its prefix.
+    error = TotemError.from_rpc_error(
+        grpc.aio.AioRpcError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            grpc.aio.Metadata(),
+            grpc.aio.Metadata(("totem-rule", "TR-2.2a")),
+            details="TR-2.2a: a lifted totem cannot go back to its own space",
+        )
+    )
+    assert (error.rule, error.message) == (
+        "TR-2.2a",
+        "a lifted totem cannot go back to its own space",
+    )

@@ -10,7 +10,7 @@ import grpc
 #: Trailing metadata key in which the server names the rule behind a refusal.
 RULE_METADATA_KEY = "totem-rule"
 
-_RULE_PREFIX = re.compile(r"^([A-Z]+-\d+(?:\.\d+)*): ")
+_RULE_PREFIX = re.compile(r"^([A-Z]+-\d+(?:\.\d+)*[a-z]?): ")
 
 
 class TotemError(Exception):

@@ -106,13 +106,11 @@ class Notice(Static):
         notice stays until the next command, so it says how old it is), the status code,
         the rule id and the server's sentence."""
         where = f"{error.code.name}, {error.rule}" if error.rule else error.code.name
-        # The rule is named once: a sentence that still starts with it loses the prefix.
-        sentence = error.message.removeprefix(f"{error.rule}: ") if error.rule else error.message
         self.say(
             Content.assemble(
                 (f"{label} refused", "bold"),
                 f" at v{seen_version} ({where}): ",
-                sentence,
+                error.message,
             )
         )
 
