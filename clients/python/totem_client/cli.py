@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import click
@@ -16,12 +16,13 @@ from totem_client.bots.jungle_speed import (
     TableResult,
     play_table,
 )
+from totem_client.bots.table import OnSeated
 from totem_client.bots.tribes import DEFAULT_THINK_MS, TribesBot
 from totem_client.bots.tribes import play_table as play_tribes_table
 from totem_client.bots.village import DEFAULT_THINK_MS as VILLAGE_THINK_MS
 from totem_client.bots.village import VillageBot
 from totem_client.bots.village import play_table as play_village_table
-from totem_client.client import VILLAGE_VARIATIONS, connect
+from totem_client.client import VILLAGE_VARIATIONS, Client, connect
 from totem_client.errors import TotemError
 
 MAX_ENTROPY_BYTES = 64
@@ -141,31 +142,41 @@ def jungle_speed(
     `totem-replay show MATCH`.
     """
 
-    async def play() -> TableResult[JungleSpeedBot]:
-        async with connect(address) as client:
-            await client.wait_ready(connect_timeout)
-            return await play_table(
-                client,
-                players,
-                variant=variant.upper(),
-                turn_timeout_ms=turn_timeout_ms,
-                entropy=seed_entropy,
-                reaction_ms=reaction_ms,
-                reveal_delay_ms=reveal_delay_ms,
-                on_seated=seated,
-            )
+    def table(client: Client, seated: OnSeated) -> Awaitable[TableResult[JungleSpeedBot]]:
+        return play_table(
+            client,
+            players,
+            variant=variant.upper(),
+            turn_timeout_ms=turn_timeout_ms,
+            entropy=seed_entropy,
+            reaction_ms=reaction_ms,
+            reveal_delay_ms=reveal_delay_ms,
+            on_seated=seated,
+        )
+
+    result = _play_table(address, connect_timeout, players, table)
+    _print_result(result, variant.upper(), stats)
+
+
+def _play_table(
+    address: str,
+    connect_timeout: float,
+    players: int,
+    table: Callable[[Client, OnSeated], Awaitable[R]],
+) -> R:
+    """Connect and run a table of bots to the end of its match; the match id goes to
+    standard error once the bots are seated; a failure is one clear line."""
 
     def seated(match_id: str) -> None:
         click.echo(f"match {match_id}: {players} bots seated, playing", err=True)
 
-    result = _run(play(), address)
-    _print_result(result, variant.upper(), stats)
+    async def play() -> R:
+        async with connect(address) as client:
+            await client.wait_ready(connect_timeout)
+            return await table(client, seated)
 
-
-def _run(play: Coroutine[Any, Any, R], address: str) -> R:
-    """Run a table of bots; a failure is one clear line."""
     try:
-        return asyncio.run(play)
+        return asyncio.run(play())
     except TotemError as error:
         if error.code == grpc.StatusCode.UNAVAILABLE:
             raise click.ClickException(
@@ -249,24 +260,19 @@ def tribes(
     `totem-replay show MATCH`.
     """
 
-    async def play() -> TableResult[TribesBot]:
-        async with connect(address) as client:
-            await client.wait_ready(connect_timeout)
-            return await play_tribes_table(
-                client,
-                players,
-                extended=extended,
-                board_size=board_size,
-                turn_timeout_ms=turn_timeout_ms,
-                entropy=seed_entropy,
-                think_ms=think_ms,
-                on_seated=seated,
-            )
+    def table(client: Client, seated: OnSeated) -> Awaitable[TableResult[TribesBot]]:
+        return play_tribes_table(
+            client,
+            players,
+            extended=extended,
+            board_size=board_size,
+            turn_timeout_ms=turn_timeout_ms,
+            entropy=seed_entropy,
+            think_ms=think_ms,
+            on_seated=seated,
+        )
 
-    def seated(match_id: str) -> None:
-        click.echo(f"match {match_id}: {players} bots seated, playing", err=True)
-
-    result = _run(play(), address)
+    result = _play_table(address, connect_timeout, players, table)
     summary = result.summary
     game = "extended" if extended else "base"
     click.echo(
@@ -357,23 +363,18 @@ def village(
     `totem-replay show MATCH`.
     """
 
-    async def play() -> TableResult[VillageBot]:
-        async with connect(address) as client:
-            await client.wait_ready(connect_timeout)
-            return await play_village_table(
-                client,
-                players,
-                variations=variations,
-                deadline_ms=deadline_ms,
-                entropy=seed_entropy,
-                think_ms=think_ms,
-                on_seated=seated,
-            )
+    def table(client: Client, seated: OnSeated) -> Awaitable[TableResult[VillageBot]]:
+        return play_village_table(
+            client,
+            players,
+            variations=variations,
+            deadline_ms=deadline_ms,
+            entropy=seed_entropy,
+            think_ms=think_ms,
+            on_seated=seated,
+        )
 
-    def seated(match_id: str) -> None:
-        click.echo(f"match {match_id}: {players} bots seated, playing", err=True)
-
-    result = _run(play(), address)
+    result = _play_table(address, connect_timeout, players, table)
     summary = result.summary
     click.echo(
         f"Village {summary.variant or 'base'}, {len(summary.players)} bots: match ended "
