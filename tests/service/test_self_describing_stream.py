@@ -22,6 +22,7 @@ from tests.service.helpers import (
     act,
     bearer,
     create_and_join,
+    deal_for,
     grab,
     play_reveals,
     reveal,
@@ -87,7 +88,10 @@ async def test_omit_state_sends_events_alone(server: RunningServer) -> None:
 async def test_an_act_answer_carries_the_callers_state_after_it(server: RunningServer) -> None:
     channel, client = stub(server.port)
     async with channel:
-        match_id, _, tokens = await create_and_join(client, 2, turn_timeout_ms=0)
+        # Seat 0 reveals a symbol card: one event (an outward-arrows card would add more).
+        match_id, _, tokens = await create_and_join(
+            client, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {0: [0], 1: [5]})
+        )
         answer = await act(client, match_id, tokens[0], reveal())
         view = await client.GetMatch(
             ms.GetMatchRequest(match_id=match_id), metadata=bearer(tokens[0])
