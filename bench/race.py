@@ -512,7 +512,7 @@ def process_ticks(pids: Sequence[int]) -> int:
 class Server:
     """``totem serve`` in a process of its own, on a fresh store."""
 
-    def __init__(self, store: str, dsn: str, workdir: Path) -> None:
+    def __init__(self, store: str, dsn: str, workdir: Path, root: Path = ROOT) -> None:
         self.store = store
         self.dsn = dsn
         self.schema: str | None = None
@@ -535,6 +535,10 @@ class Server:
             )
         else:
             env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+        if root != ROOT:
+            # Another source tree's server: its packages come before the installed ones.
+            paths = [root, root / "protos", root / "clients" / "python"]
+            env["PYTHONPATH"] = os.pathsep.join(str(p) for p in paths)
         self.log_path = workdir / "server.log"
         self.log = self.log_path.open("w+b")
         self.process = subprocess.Popen(
@@ -542,7 +546,7 @@ class Server:
                 *(sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0"),
                 *("--db", str(workdir / "race.db"), "--log-level", "WARNING"),
             ],
-            cwd=ROOT,
+            cwd=root,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -680,7 +684,8 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
     races: list[Race] = []
     rotation: dict[float, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        server = Server(args.store, args.dsn, Path(tmp))
+        root = ROOT if args.server_root is None else args.server_root.resolve()
+        server = Server(args.store, args.dsn, Path(tmp), root)
         children: Children | None = None
         channel = None
         try:
@@ -772,6 +777,7 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
         "margin_ms": args.margin_ms,
         "spin_us": args.spin_us,
         "seed": args.seed,
+        "server_root": None if args.server_root is None else str(args.server_root),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "machine": platform.machine(),
@@ -1012,6 +1018,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--margin-ms", type=float, default=15.0, help="start signal lead time")
     parser.add_argument("--spin-us", type=int, default=200, help="busy-wait before a send")
     parser.add_argument("--seed", type=int, default=12, help="seed of the schedule and ranks")
+    parser.add_argument(
+        "--server-root",
+        type=Path,
+        metavar="DIR",
+        help="run the server from another source tree, e.g. a commit exported with "
+        "'git archive COMMIT | tar -x -C DIR' (the clients stay this tree's; default: "
+        "this tree)",
+    )
     parser.add_argument("--json", metavar="FILE", help="write every race and the summary here")
     parser.add_argument("--progress", action="store_true", help="a line per 100 races")
     args = parser.parse_args(argv)
