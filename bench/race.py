@@ -20,7 +20,9 @@ every seat may grab and the first grab received wins (JS-6.1), the others being 
 (JS-5.3). Once every stream has shown the reveal, the coordinator sends each contender a
 common start time (``time.monotonic_ns()`` plus ``--margin-ms``) and its own offset; the
 contender sleeps until just before its send time, busy-waits the last ``--spin-us``, notes
-``time.monotonic_ns()`` and sends its grab. Its answer holds its grab's receive stamp.
+``time.monotonic_ns()`` (its send time) and sends its grab; after one turn of its event
+loop, by which time gRPC's core has the request, it notes the time again (handed). Its
+answer holds its grab's receive stamp.
 
 Seats rotate: in the k-th race at an offset, contender c sits in seat (c + k) mod N, so
 every contender holds every seat equally often and a bias of seats can be told from a
@@ -38,7 +40,12 @@ clock. Per race:
   of their send times (the whole order, all N);
 - first sender won: the earliest sender's grab won (had the smallest ``sequence``);
 - pairs in send order: of the N(N-1)/2 pairs of grabs, the share stamped in send order;
-  the same pairs are also grouped by how far apart they were sent.
+  the same pairs are also grouped by how far apart they were sent;
+- send windows apart: a pair whose first grab was handed to gRPC before the second was
+  sent. Between its send time and handing over, a contender can lose its CPU to another
+  (more processes than cores), so a pair whose windows overlap may reach the server in
+  either order whatever the server does; pairs with windows apart are those whose order
+  on the client side is beyond doubt.
 
 At offset 0 the wins per seat and per contender (connection) are tested against equal
 shares with Pearson's chi-square test (N-1 degrees of freedom; the p-value from the
@@ -180,6 +187,7 @@ class Grab:
     rank: int
     target_ns: int
     sent_ns: int
+    handed_ns: int
     answered_ns: int
     sequence: int
     stamp_ns: int
@@ -235,12 +243,14 @@ class Race:
     def winner(self) -> Grab:
         return next(g for g in self.grabs if g.won)
 
-    def pairs(self) -> Iterator[tuple[int, bool]]:
-        """Each pair of grabs: how far apart they were sent (ns), and whether they were
-        stamped in send order."""
+    def pairs(self) -> Iterator[tuple[int, bool, bool]]:
+        """Each pair of grabs: how far apart they were sent (ns), whether they were
+        stamped in send order, and whether their send windows are apart (the first was
+        handed to gRPC before the second was sent)."""
         for a, b in itertools.combinations(self.grabs, 2):
             first, second = (a, b) if a.sent_ns <= b.sent_ns else (b, a)
-            yield second.sent_ns - first.sent_ns, first.sequence < second.sequence
+            apart = first.handed_ns < second.sent_ns
+            yield second.sent_ns - first.sent_ns, first.sequence < second.sequence, apart
 
 
 # ---- child processes ----------------------------------------------------------------------
@@ -371,7 +381,12 @@ async def _contender(
                     while time.monotonic_ns() < target:
                         pass
                     sent = time.monotonic_ns()
-                    answer = await stub.Act(request, metadata=metadata, timeout=STEP_TIMEOUT)
+                    call = stub.Act(request, metadata=metadata, timeout=STEP_TIMEOUT)
+                    # One turn of the loop: the call's task hands the request to gRPC's
+                    # core (which writes it or queues it for writing), then we run again.
+                    await asyncio.sleep(0)
+                    handed = time.monotonic_ns()
+                    answer = await call
                     answered = time.monotonic_ns()
                     gc.enable()
                     mine = _own_event(answer, seat)
@@ -391,6 +406,7 @@ async def _contender(
                                     rank=rank,
                                     target_ns=target,
                                     sent_ns=sent,
+                                    handed_ns=handed,
                                     answered_ns=answered,
                                     sequence=stamp.sequence,
                                     stamp_ns=stamp.monotonic_ns,
@@ -807,7 +823,8 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
     offsets: list[dict[str, Any]] = []
     for offset in sorted(by_offset):
         group = by_offset[offset]
-        pairs = [ok for r in group for _, ok in r.pairs()]
+        pairs = [ok for r in group for _, ok, _ in r.pairs()]
+        apart = [ok for r in group for _, ok, separate in r.pairs() if separate]
         offsets.append(
             {
                 "offset_ms": offset,
@@ -818,6 +835,9 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
                 "order_matches": sum(r.order_matches for r in group) / len(group),
                 "first_sender_won": sum(r.first_sender_won for r in group) / len(group),
                 "pairs_in_send_order": sum(pairs) / len(pairs),
+                "pairs_apart": len(apart),
+                "pairs_apart_in_send_order": sum(apart) / len(apart) if apart else math.nan,
+                "handing_ms": ms_stats([g.handed_ns - g.sent_ns for r in group for g in r.grabs]),
                 "started_late": sum(g.started_late for r in group for g in r.grabs),
             }
         )
@@ -826,7 +846,8 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
     edges = [e * 1000 for e in GAP_EDGES_US] + [math.inf]
     all_pairs = [p for r in races for p in r.pairs()]
     for low, high in itertools.pairwise(edges):
-        inside = [ok for gap, ok in all_pairs if low <= gap < high]
+        inside = [ok for gap, ok, _ in all_pairs if low <= gap < high]
+        apart = [ok for gap, ok, separate in all_pairs if low <= gap < high and separate]
         if inside:
             gaps.append(
                 {
@@ -834,6 +855,8 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
                     "to_us": None if high == math.inf else high / 1000,
                     "pairs": len(inside),
                     "in_send_order": sum(inside) / len(inside),
+                    "pairs_apart": len(apart),
+                    "apart_in_send_order": sum(apart) / len(apart) if apart else math.nan,
                 }
             )
 
@@ -904,23 +927,36 @@ def report(summary: dict[str, Any]) -> str:
         f"(1 min) {c['load_average_before'][0]:.2f} before, {c['load_average_after'][0]:.2f} "
         f"after; other processes used {c['other_processes_cores']:.2f} cores meanwhile",
         "",
-        "| offset ms | races | send spread ms, median / p99 | stamp spread ms, median / p99 "
-        "| first stamp after first send ms, median / p99 | stamp order = send order "
-        "| first sender won | pairs in send order |",
-        "|---|---|---|---|---|---|---|---|",
+        "Times in ms, median / p99:",
+        "",
+        "| offset ms | races | send spread | stamp spread | first stamp after first send "
+        "| sent to handed to gRPC |",
+        "|---|---|---|---|---|---|",
+    ]
+
+    def pair(stats: dict[str, float]) -> str:
+        return f"{stats['median']:.2f} / {stats['p99']:.2f}"
+
+    def share(value: float, digits: int = 0) -> str:
+        return "–" if math.isnan(value) else f"{value:.{digits}%}"
+
+    for o in summary["offsets"]:
+        lines.append(
+            f"| {o['offset_ms']:g} | {o['races']} | {pair(o['send_spread_ms'])} "
+            f"| {pair(o['stamp_spread_ms'])} | {pair(o['first_stamp_after_first_send_ms'])} "
+            f"| {pair(o['handing_ms'])} |"
+        )
+    lines += [
+        "",
+        "| offset ms | stamp order = send order | first sender won | pairs in send order "
+        "| pairs with send windows apart: in send order |",
+        "|---|---|---|---|---|",
     ]
     for o in summary["offsets"]:
-        send, stamp, lag = (
-            o["send_spread_ms"],
-            o["stamp_spread_ms"],
-            o["first_stamp_after_first_send_ms"],
-        )
         lines.append(
-            f"| {o['offset_ms']:g} | {o['races']} | {send['median']:.2f} / {send['p99']:.2f} "
-            f"| {stamp['median']:.2f} / {stamp['p99']:.2f} "
-            f"| {lag['median']:.2f} / {lag['p99']:.2f} "
-            f"| {o['order_matches']:.0%} | {o['first_sender_won']:.0%} "
-            f"| {o['pairs_in_send_order']:.0%} |"
+            f"| {o['offset_ms']:g} | {share(o['order_matches'])} "
+            f"| {share(o['first_sender_won'])} | {share(o['pairs_in_send_order'])} "
+            f"| {share(o['pairs_apart_in_send_order'])} of {o['pairs_apart']} |"
         )
     odd = summary["anomalies"]
     if odd["winner_not_first_stamp"]:
@@ -936,14 +972,22 @@ def report(summary: dict[str, Any]) -> str:
     late = sum(o["started_late"] for o in summary["offsets"])
     if late:
         lines.append(f"\n{late} grabs got their start signal after their send time (sent at once).")
-    lines += ["", "| pairs sent apart by | pairs | stamped in send order |", "|---|---|---|"]
+    lines += [
+        "",
+        "| pairs sent apart by | pairs | stamped in send order | with send windows apart "
+        "| of which in send order |",
+        "|---|---|---|---|---|",
+    ]
     for g in summary["gaps"]:
         span = (
             f"{g['from_us']:g} µs or more"
             if g["to_us"] is None
             else f"{g['from_us']:g}–{g['to_us']:g} µs"
         )
-        lines.append(f"| {span} | {g['pairs']} | {g['in_send_order']:.1%} |")
+        lines.append(
+            f"| {span} | {g['pairs']} | {share(g['in_send_order'], 1)} | {g['pairs_apart']} "
+            f"| {share(g['apart_in_send_order'], 1)} |"
+        )
     f = summary["fairness"]
     total = f["races"]
     lines += [
