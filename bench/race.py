@@ -24,6 +24,15 @@ contender sleeps until just before its send time, busy-waits the last ``--spin-u
 loop, by which time gRPC's core has the request, it notes the time again (handed). Its
 answer holds its grab's receive stamp.
 
+Where the run may open a packet socket (Linux, CAP_NET_RAW; ``--wire``), the coordinator
+also records when each grab's request was written to the loopback interface: the kernel
+timestamps every TCP segment sent to the server's port (see bench/wire.py), and a grab's
+wire time is the first segment of its connection, between its send time and its answer,
+large enough to hold a request. That is the order in which the requests reached the
+server's machine, free of the contenders' own scheduling: on two cores a contender can
+lose its CPU between noting its send time and writing, so send order and arrival order
+differ for sends less than about a millisecond apart.
+
 Seats rotate: in the k-th race at an offset, contender c sits in seat (c + k) mod N, so
 every contender holds every seat equally often and a bias of seats can be told from a
 bias of connections. At a non-zero offset d the contenders send at start + r*d, their
@@ -32,20 +41,18 @@ are interleaved in a random order.
 
 Processes on one machine share CLOCK_MONOTONIC, and the server's stamps carry its
 ``time.monotonic_ns()`` (ReceiveStamp.monotonic_ns), so send times and stamps are on one
-clock. Per race:
+clock; wire times are CLOCK_REALTIME, compared with the stamps' ``received_at``. Per race:
 
-- send spread: last send minus first send; stamp spread: last stamp minus first stamp;
-- first stamp after first send: how long after the first send the first grab was stamped;
+- send spread: last send minus first send; wire spread: the same on the wire; stamp
+  spread: last stamp minus first stamp;
+- first send (wire) to first stamp: how long after the first send (the first request on
+  the wire) the first grab was stamped; send to wire: each grab's own;
 - stamp order = send order: the contenders sorted by stamp ``sequence`` are in the order
-  of their send times (the whole order, all N);
-- first sender won: the earliest sender's grab won (had the smallest ``sequence``);
+  of their send times (the whole order, all N); the same against the wire order;
+- first sender won: the earliest sender's grab won (had the smallest ``sequence``); first
+  on the wire won: the same for the first request on the wire;
 - pairs in send order: of the N(N-1)/2 pairs of grabs, the share stamped in send order;
-  the same pairs are also grouped by how far apart they were sent;
-- send windows apart: a pair whose first grab was handed to gRPC before the second was
-  sent. Between its send time and handing over, a contender can lose its CPU to another
-  (more processes than cores), so a pair whose windows overlap may reach the server in
-  either order whatever the server does; pairs with windows apart are those whose order
-  on the client side is beyond doubt.
+  the same pairs are also grouped by how far apart they were sent, and on the wire.
 
 At offset 0 the wins per seat and per contender (connection) are tested against equal
 shares with Pearson's chi-square test (N-1 degrees of freedom; the p-value from the
@@ -54,6 +61,7 @@ regularized upper incomplete gamma function, computed here).
 Targets: stamp order = send order in at least 95% of the races at every offset
 of 1 ms or more; chi-square p > 0.01 for seats and for connections over at least 600
 races at offset 0; median stamp spread at most twice the median send spread at offset 0.
+The same two figures against the wire are reported beside them, as diagnosis.
 Figures go to docs/performance.md; tests never assert a duration.
 """
 
@@ -84,6 +92,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wire import Segment, WireTap, local_ports
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OFFSETS = "0,0.25,0.5,1,2,5"
 DEFAULT_DSN = os.environ.get(
@@ -94,6 +104,8 @@ STEP_TIMEOUT = 30.0
 #: The deck: 72 symbol cards and one inward-arrows card, id 72 (see jungle_speed.proto).
 INWARD_ARROWS = 72
 DECK_SIZE = 73
+#: The smallest TCP payload taken for a request on the wire.
+MIN_REQUEST_BYTES = 40
 #: Pairs of grabs grouped by how far apart they were sent, in microseconds.
 GAP_EDGES_US = (0, 50, 100, 250, 500, 1000, 2000, 5000)
 
@@ -180,15 +192,20 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 @dataclass
 class Grab:
-    """One contender's grab in one race (times in ns, CLOCK_MONOTONIC of this machine)."""
+    """One contender's grab in one race. ``*_ns`` times are CLOCK_MONOTONIC of this
+    machine, ``*_wall_ns`` and ``received_at_ns``, ``recorded_at_ns``, ``wire_ns`` its
+    CLOCK_REALTIME; ``wire_ns`` is 0 when the request was not seen on the wire."""
 
     contender: int
     seat: int
     rank: int
     target_ns: int
     sent_ns: int
+    sent_wall_ns: int
     handed_ns: int
     answered_ns: int
+    answered_wall_ns: int
+    wire_ns: int
     sequence: int
     stamp_ns: int
     received_at_ns: int
@@ -197,6 +214,15 @@ class Grab:
     event_version: int
     recorded_at_ns: int
     started_late: bool
+
+
+#: How a race's grabs are ordered before the server: by send time, or by the time the
+#: request was written to the loopback interface.
+SEND, WIRE = "send", "wire"
+
+
+def _when(grab: Grab, view: str) -> int:
+    return grab.sent_ns if view == SEND else grab.wire_ns
 
 
 @dataclass
@@ -208,49 +234,54 @@ class Race:
     start_ns: int
     grabs: list[Grab] = field(default_factory=list)
 
-    def by_send(self) -> list[Grab]:
-        return sorted(self.grabs, key=lambda g: g.sent_ns)
+    @property
+    def seen_on_wire(self) -> bool:
+        return all(g.wire_ns for g in self.grabs)
+
+    def by(self, view: str) -> list[Grab]:
+        return sorted(self.grabs, key=lambda g: _when(g, view))
 
     def by_stamp(self) -> list[Grab]:
         return sorted(self.grabs, key=lambda g: g.sequence)
 
-    @property
-    def send_spread_ns(self) -> int:
-        return max(g.sent_ns for g in self.grabs) - min(g.sent_ns for g in self.grabs)
+    def spread_ns(self, view: str) -> int:
+        times = [_when(g, view) for g in self.grabs]
+        return max(times) - min(times)
 
     @property
     def stamp_spread_ns(self) -> int:
         return max(g.stamp_ns for g in self.grabs) - min(g.stamp_ns for g in self.grabs)
 
     @property
-    def first_stamp_lag_ns(self) -> int:
+    def first_stamp_after_first_send_ns(self) -> int:
         return min(g.stamp_ns for g in self.grabs) - min(g.sent_ns for g in self.grabs)
 
     @property
-    def order_matches(self) -> bool:
-        return [g.contender for g in self.by_send()] == [g.contender for g in self.by_stamp()]
+    def first_stamp_after_first_wire_ns(self) -> int:
+        return min(g.received_at_ns for g in self.grabs) - min(g.wire_ns for g in self.grabs)
+
+    def order_matches(self, view: str) -> bool:
+        """The whole stamp order is the order of the grabs in ``view``."""
+        return [g.contender for g in self.by(view)] == [g.contender for g in self.by_stamp()]
+
+    def first_won(self, view: str) -> bool:
+        return self.by(view)[0].won
+
+    @property
+    def winner(self) -> Grab:
+        return next(g for g in self.grabs if g.won)
 
     @property
     def winner_stamped_first(self) -> bool:
         """The winning grab has the smallest receive ``sequence`` (JS-4.2)."""
         return self.winner.sequence == min(g.sequence for g in self.grabs)
 
-    @property
-    def first_sender_won(self) -> bool:
-        return self.by_send()[0].won
-
-    @property
-    def winner(self) -> Grab:
-        return next(g for g in self.grabs if g.won)
-
-    def pairs(self) -> Iterator[tuple[int, bool, bool]]:
-        """Each pair of grabs: how far apart they were sent (ns), whether they were
-        stamped in send order, and whether their send windows are apart (the first was
-        handed to gRPC before the second was sent)."""
+    def pairs(self, view: str) -> Iterator[tuple[int, bool]]:
+        """Each pair of grabs: how far apart they were in ``view`` (ns), and whether they
+        were stamped in that order."""
         for a, b in itertools.combinations(self.grabs, 2):
-            first, second = (a, b) if a.sent_ns <= b.sent_ns else (b, a)
-            apart = first.handed_ns < second.sent_ns
-            yield second.sent_ns - first.sent_ns, first.sequence < second.sequence, apart
+            first, second = (a, b) if _when(a, view) <= _when(b, view) else (b, a)
+            yield _when(second, view) - _when(first, view), first.sequence < second.sequence
 
 
 # ---- child processes ----------------------------------------------------------------------
@@ -332,7 +363,11 @@ async def _contender(
     channel = grpc.aio.insecure_channel(address)
     await asyncio.wait_for(channel.channel_ready(), STEP_TIMEOUT)
     stub = match_service_pb2_grpc.MatchServiceStub(channel)
-    conn.send(("ready", index))
+    try:
+        ports = local_ports(int(address.rsplit(":", 1)[1]))
+    except OSError:
+        ports = []
+    conn.send(("ready", index, ports))
     match_id, seat, token = "", 0, ""
     follower: Follower | None = None
     grab = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
@@ -381,6 +416,7 @@ async def _contender(
                     while time.monotonic_ns() < target:
                         pass
                     sent = time.monotonic_ns()
+                    sent_wall = time.time_ns()
                     call = stub.Act(request, metadata=metadata, timeout=STEP_TIMEOUT)
                     # One turn of the loop: the call's task hands the request to gRPC's
                     # core (which writes it or queues it for writing), then we run again.
@@ -388,6 +424,7 @@ async def _contender(
                     handed = time.monotonic_ns()
                     answer = await call
                     answered = time.monotonic_ns()
+                    answered_wall = time.time_ns()
                     gc.enable()
                     mine = _own_event(answer, seat)
                     await follower.reach(last_version)
@@ -406,8 +443,11 @@ async def _contender(
                                     rank=rank,
                                     target_ns=target,
                                     sent_ns=sent,
+                                    sent_wall_ns=sent_wall,
                                     handed_ns=handed,
                                     answered_ns=answered,
+                                    answered_wall_ns=answered_wall,
+                                    wire_ns=0,
                                     sequence=stamp.sequence,
                                     stamp_ns=stamp.monotonic_ns,
                                     received_at_ns=stamp.received_at.ToNanoseconds(),
@@ -613,6 +653,8 @@ class Children:
         context = multiprocessing.get_context("spawn")  # no gRPC state inherited by fork
         self.pipes: dict[int, multiprocessing.connection.Connection] = {}
         self.processes: list[Any] = []
+        #: Each contender's local ports towards the server: its connection.
+        self.ports: dict[int, list[int]] = {}
         for index in range(contenders):
             ours, theirs = context.Pipe()
             process = context.Process(
@@ -625,7 +667,7 @@ class Children:
             # Started and connected one after the other: contender c connects c-th.
             self.pipes[index] = ours
             self.processes.append(process)
-            self.gather([index])
+            self.ports.update(self.gather([index]))
         if watchers:
             ours, theirs = context.Pipe()
             process = context.Process(
@@ -669,6 +711,24 @@ class Children:
                 process.join(5)
 
 
+def find_on_wire(grabs: list[Grab], ports: dict[int, list[int]], segments: list[Segment]) -> None:
+    """Set each grab's ``wire_ns``: the first segment its connection sent between its send
+    time and its answer that is large enough to hold a request (HEADERS and DATA frames;
+    HTTP/2 control frames are 9 to 17 bytes)."""
+    for grab in grabs:
+        mine = ports.get(grab.contender, [])
+        grab.wire_ns = min(
+            (
+                s.wall_ns
+                for s in segments
+                if s.source_port in mine
+                and s.payload >= MIN_REQUEST_BYTES
+                and grab.sent_wall_ns - 1000 <= s.wall_ns <= grab.answered_wall_ns
+            ),
+            default=0,
+        )
+
+
 def schedule(
     races: int, per_offset: int, offsets: Sequence[float], rng: random.Random
 ) -> list[float]:
@@ -704,8 +764,19 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
         server = Server(args.store, args.dsn, Path(tmp), root)
         children: Children | None = None
         channel = None
+        tap: WireTap | None = None
+        wire_note = "off"
         try:
             address = f"127.0.0.1:{server.port}"
+            if args.wire != "off":
+                try:
+                    tap = WireTap(server.port)
+                    wire_note = "on"
+                except OSError as error:  # not Linux, or no CAP_NET_RAW
+                    if args.wire == "on":
+                        raise
+                    wire_note = f"unavailable: {error}"
+                    print(f"no wire timestamps ({error})", file=sys.stderr)
             children = Children(address, n, args.watchers, args.spin_us * 1000)
             channel = grpc.insecure_channel(address)
             stub = match_service_pb2_grpc.MatchServiceStub(channel)
@@ -763,6 +834,8 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
                 done = children.gather(everyone)
                 race = Race(index - args.warmup, offset, match_id, version, start_ns)
                 race.grabs = [Grab(**done[c]) for c in range(n)]
+                if tap is not None:
+                    find_on_wire(race.grabs, children.ports, tap.take())
                 if sum(g.won for g in race.grabs) != 1:
                     raise RuntimeError(f"race {index}: not exactly one winner")
                 if index >= args.warmup:
@@ -776,6 +849,8 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
             load_after = os.getloadavg()
             others = (busy_ticks() - process_ticks(ours) - ticks_before) / os.sysconf("SC_CLK_TCK")
         finally:
+            if tap is not None:
+                tap.close()
             if channel is not None:
                 channel.close()
             if children is not None:
@@ -794,6 +869,7 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
         "spin_us": args.spin_us,
         "seed": args.seed,
         "server_root": None if args.server_root is None else str(args.server_root),
+        "wire": wire_note,
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "machine": platform.machine(),
@@ -808,57 +884,78 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
 # ---- analysis and report ------------------------------------------------------------------
 
 
+def _ms(values: Sequence[int]) -> dict[str, float]:
+    return {"median": statistics.median(values) / 1e6, "p99": percentile(values, 0.99) / 1e6}
+
+
+def _share(flags: Sequence[bool]) -> float:
+    return sum(flags) / len(flags) if flags else math.nan
+
+
+def _order(group: list[Race], view: str) -> dict[str, Any]:
+    """How the stamps of these races follow the order of the grabs in ``view``."""
+    return {
+        "spread_ms": _ms([r.spread_ns(view) for r in group]),
+        "order_matches": _share([r.order_matches(view) for r in group]),
+        "first_won": _share([r.first_won(view) for r in group]),
+        "pairs_in_order": _share([ok for r in group for _, ok in r.pairs(view)]),
+    }
+
+
+def _gaps(races: list[Race], view: str) -> list[dict[str, Any]]:
+    """Pairs of grabs grouped by how far apart they were in ``view``."""
+    pairs = [p for r in races for p in r.pairs(view)]
+    edges = [e * 1000 for e in GAP_EDGES_US] + [math.inf]
+    rows = []
+    for low, high in itertools.pairwise(edges):
+        inside = [ok for gap, ok in pairs if low <= gap < high]
+        rows.append(
+            {
+                "from_us": low / 1000,
+                "to_us": None if high == math.inf else high / 1000,
+                "pairs": len(inside),
+                "in_order": _share(inside),
+            }
+        )
+    return rows
+
+
 def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
     n = config["clients"]
     by_offset: dict[float, list[Race]] = {}
     for race in races:
         by_offset.setdefault(race.offset_ms, []).append(race)
-
-    def ms_stats(values: list[int]) -> dict[str, float]:
-        return {
-            "median": statistics.median(values) / 1e6,
-            "p99": percentile(values, 0.99) / 1e6,
-        }
+    on_wire = [r for r in races if r.seen_on_wire]
 
     offsets: list[dict[str, Any]] = []
     for offset in sorted(by_offset):
         group = by_offset[offset]
-        pairs = [ok for r in group for _, ok, _ in r.pairs()]
-        apart = [ok for r in group for _, ok, separate in r.pairs() if separate]
+        wired = [r for r in group if r.seen_on_wire]
+        grabs = [g for r in wired for g in r.grabs]
         offsets.append(
             {
                 "offset_ms": offset,
                 "races": len(group),
-                "send_spread_ms": ms_stats([r.send_spread_ns for r in group]),
-                "stamp_spread_ms": ms_stats([r.stamp_spread_ns for r in group]),
-                "first_stamp_after_first_send_ms": ms_stats([r.first_stamp_lag_ns for r in group]),
-                "order_matches": sum(r.order_matches for r in group) / len(group),
-                "first_sender_won": sum(r.first_sender_won for r in group) / len(group),
-                "pairs_in_send_order": sum(pairs) / len(pairs),
-                "pairs_apart": len(apart),
-                "pairs_apart_in_send_order": sum(apart) / len(apart) if apart else math.nan,
-                "handing_ms": ms_stats([g.handed_ns - g.sent_ns for r in group for g in r.grabs]),
+                "stamp_spread_ms": _ms([r.stamp_spread_ns for r in group]),
+                "first_stamp_after_first_send_ms": _ms(
+                    [r.first_stamp_after_first_send_ns for r in group]
+                ),
+                "sent_to_handed_ms": _ms([g.handed_ns - g.sent_ns for r in group for g in r.grabs]),
                 "started_late": sum(g.started_late for r in group for g in r.grabs),
+                SEND: _order(group, SEND),
+                "races_seen_on_wire": len(wired),
+                WIRE: None
+                if not wired
+                else {
+                    **_order(wired, WIRE),
+                    "sent_to_wire_ms": _ms([g.wire_ns - g.sent_wall_ns for g in grabs]),
+                    "first_stamp_after_first_wire_ms": _ms(
+                        [r.first_stamp_after_first_wire_ns for r in wired]
+                    ),
+                    "stamp_spread_ms": _ms([r.stamp_spread_ns for r in wired]),
+                },
             }
         )
-
-    gaps: list[dict[str, Any]] = []
-    edges = [e * 1000 for e in GAP_EDGES_US] + [math.inf]
-    all_pairs = [p for r in races for p in r.pairs()]
-    for low, high in itertools.pairwise(edges):
-        inside = [ok for gap, ok, _ in all_pairs if low <= gap < high]
-        apart = [ok for gap, ok, separate in all_pairs if low <= gap < high and separate]
-        if inside:
-            gaps.append(
-                {
-                    "from_us": low / 1000,
-                    "to_us": None if high == math.inf else high / 1000,
-                    "pairs": len(inside),
-                    "in_send_order": sum(inside) / len(inside),
-                    "pairs_apart": len(apart),
-                    "apart_in_send_order": sum(apart) / len(apart) if apart else math.nan,
-                }
-            )
 
     simultaneous = by_offset.get(0.0, [])
     total = len(simultaneous)
@@ -881,11 +978,23 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
 
     later = [o for o in offsets if o["offset_ms"] >= 1]
     zero = next((o for o in offsets if o["offset_ms"] == 0), None)
+
+    def ratio(view: str) -> float | None:
+        if zero is None or zero[view] is None:
+            return None
+        stamps = zero[view].get("stamp_spread_ms", zero["stamp_spread_ms"])  # same races
+        return float(stamps["median"] / zero[view]["spread_ms"]["median"])
+
+    def agreement(view: str) -> dict[str, Any]:
+        figures = {str(o["offset_ms"]): o[view]["order_matches"] for o in later if o[view]}
+        return {
+            "met": bool(figures) and all(v >= 0.95 for v in figures.values()),
+            "figures": figures,
+        }
+
+    send_ratio, wire_ratio = ratio(SEND), ratio(WIRE)
     targets = {
-        "order_at_1ms_and_more": {
-            "met": bool(later) and all(o["order_matches"] >= 0.95 for o in later),
-            "figures": {str(o["offset_ms"]): o["order_matches"] for o in later},
-        },
+        "order_at_1ms_and_more": agreement(SEND),
         "no_seat_bias": {"met": total >= 600 and seat_p > 0.01, "p": seat_p, "races": total},
         "no_connection_bias": {
             "met": total >= 600 and conn_p > 0.01,
@@ -893,12 +1002,12 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
             "races": total,
         },
         "stamp_spread_within_2x_send_spread": {
-            "met": zero is not None
-            and zero["stamp_spread_ms"]["median"] <= 2 * zero["send_spread_ms"]["median"],
-            "ratio": None
-            if zero is None
-            else zero["stamp_spread_ms"]["median"] / zero["send_spread_ms"]["median"],
+            "met": send_ratio is not None and send_ratio <= 2,
+            "ratio": send_ratio,
         },
+        # The same two, against the order and spread on the wire (not targets: diagnosis).
+        "wire_order_at_1ms_and_more": agreement(WIRE),
+        "stamp_spread_against_wire_spread": {"ratio": wire_ratio},
     }
     anomalies = {
         "winner_not_first_stamp": sum(not r.winner_stamped_first for r in races),
@@ -907,86 +1016,110 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
             != [g.contender for g in sorted(r.grabs, key=lambda g: g.stamp_ns)]
             for r in races
         ),
+        "grabs_not_seen_on_wire": sum(not g.wire_ns for r in races for g in r.grabs)
+        if config["wire"] == "on"
+        else None,
     }
     return {
         "config": config,
         "anomalies": anomalies,
         "offsets": offsets,
-        "gaps": gaps,
+        "gaps": {SEND: _gaps(races, SEND), WIRE: _gaps(on_wire, WIRE) if on_wire else None},
         "fairness": fairness,
         "targets": targets,
     }
 
 
+def _pair(stats: dict[str, float] | None) -> str:
+    return "–" if stats is None else f"{stats['median']:.2f} / {stats['p99']:.2f}"
+
+
+def _pct(value: float | None, digits: int = 0) -> str:
+    return "–" if value is None or math.isnan(value) else f"{value:.{digits}%}"
+
+
 def report(summary: dict[str, Any]) -> str:
     c = summary["config"]
+    wire = c["wire"] == "on"
     lines = [
         f"{c['clients']} contenders (a process and a connection each), store {c['store']}, "
         f"streams per match: {c['seat_streams']} seats + {c['watchers']} spectators; "
         f"{c['cpus']} CPUs, Python {c['python']}; {c['elapsed_s']} s; load average "
         f"(1 min) {c['load_average_before'][0]:.2f} before, {c['load_average_after'][0]:.2f} "
-        f"after; other processes used {c['other_processes_cores']:.2f} cores meanwhile",
+        f"after; other processes used {c['other_processes_cores']:.2f} cores meanwhile; "
+        f"wire timestamps: {c['wire']}",
         "",
         "Times in ms, median / p99:",
         "",
-        "| offset ms | races | send spread | stamp spread | first stamp after first send "
-        "| sent to handed to gRPC |",
-        "|---|---|---|---|---|---|",
+        "| offset ms | races | send spread | wire spread | stamp spread "
+        "| first send to first stamp | first wire to first stamp | send to wire |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-
-    def pair(stats: dict[str, float]) -> str:
-        return f"{stats['median']:.2f} / {stats['p99']:.2f}"
-
-    def share(value: float, digits: int = 0) -> str:
-        return "–" if math.isnan(value) else f"{value:.{digits}%}"
-
     for o in summary["offsets"]:
+        w = o[WIRE] or {}
         lines.append(
-            f"| {o['offset_ms']:g} | {o['races']} | {pair(o['send_spread_ms'])} "
-            f"| {pair(o['stamp_spread_ms'])} | {pair(o['first_stamp_after_first_send_ms'])} "
-            f"| {pair(o['handing_ms'])} |"
+            f"| {o['offset_ms']:g} | {o['races']} | {_pair(o[SEND]['spread_ms'])} "
+            f"| {_pair(w.get('spread_ms'))} | {_pair(o['stamp_spread_ms'])} "
+            f"| {_pair(o['first_stamp_after_first_send_ms'])} "
+            f"| {_pair(w.get('first_stamp_after_first_wire_ms'))} "
+            f"| {_pair(w.get('sent_to_wire_ms'))} |"
         )
     lines += [
         "",
+        "Stamp order against send order, and against the order on the wire:",
+        "",
         "| offset ms | stamp order = send order | first sender won | pairs in send order "
-        "| pairs with send windows apart: in send order |",
-        "|---|---|---|---|---|",
+        "| stamp order = wire order | first on the wire won | pairs in wire order |",
+        "|---|---|---|---|---|---|---|",
     ]
     for o in summary["offsets"]:
+        s, w = o[SEND], o[WIRE] or {}
         lines.append(
-            f"| {o['offset_ms']:g} | {share(o['order_matches'])} "
-            f"| {share(o['first_sender_won'])} | {share(o['pairs_in_send_order'])} "
-            f"| {share(o['pairs_apart_in_send_order'])} of {o['pairs_apart']} |"
+            f"| {o['offset_ms']:g} | {_pct(s['order_matches'])} | {_pct(s['first_won'])} "
+            f"| {_pct(s['pairs_in_order'])} | {_pct(w.get('order_matches'))} "
+            f"| {_pct(w.get('first_won'))} | {_pct(w.get('pairs_in_order'))} |"
         )
     odd = summary["anomalies"]
+    notes = []
     if odd["winner_not_first_stamp"]:
-        lines.append(
-            f"\nIn {odd['winner_not_first_stamp']} races the winner's grab was not the one "
+        notes.append(
+            f"In {odd['winner_not_first_stamp']} races the winner's grab was not the one "
             "with the smallest receive sequence."
         )
     if odd["stamp_time_order_differs_from_sequence"]:
-        lines.append(
-            f"\nIn {odd['stamp_time_order_differs_from_sequence']} races the order of the "
+        notes.append(
+            f"In {odd['stamp_time_order_differs_from_sequence']} races the order of the "
             "stamps' monotonic_ns differs from their sequence order."
+        )
+    if odd["grabs_not_seen_on_wire"]:
+        notes.append(
+            f"{odd['grabs_not_seen_on_wire']} grabs were not found on the wire (their races "
+            "are left out of the wire columns)."
         )
     late = sum(o["started_late"] for o in summary["offsets"])
     if late:
-        lines.append(f"\n{late} grabs got their start signal after their send time (sent at once).")
+        notes.append(f"{late} grabs got their start signal after their send time (sent at once).")
+    if notes:
+        lines += ["", *notes]
+    wire_gaps = summary["gaps"][WIRE] or [None] * len(summary["gaps"][SEND])
     lines += [
         "",
-        "| pairs sent apart by | pairs | stamped in send order | with send windows apart "
-        "| of which in send order |",
+        "Pairs of grabs by how far apart they were sent, and were written to the wire:",
+        "",
+        "| apart by | pairs by send | stamped in send order | pairs on the wire "
+        "| stamped in wire order |",
         "|---|---|---|---|---|",
     ]
-    for g in summary["gaps"]:
+    for g, w in zip(summary["gaps"][SEND], wire_gaps, strict=True):
         span = (
             f"{g['from_us']:g} µs or more"
             if g["to_us"] is None
             else f"{g['from_us']:g}–{g['to_us']:g} µs"
         )
         lines.append(
-            f"| {span} | {g['pairs']} | {share(g['in_send_order'], 1)} | {g['pairs_apart']} "
-            f"| {share(g['apart_in_send_order'], 1)} |"
+            f"| {span} | {g['pairs']} | {_pct(g['in_order'], 1)} "
+            f"| {'–' if w is None else w['pairs']} "
+            f"| {'–' if w is None else _pct(w['in_order'], 1)} |"
         )
     f = summary["fairness"]
     total = f["races"]
@@ -1016,10 +1149,13 @@ def report(summary: dict[str, Any]) -> str:
     def verdict(met: bool) -> str:
         return "met" if met else "NOT met"
 
+    def figures(item: dict[str, Any]) -> str:
+        return ", ".join(f"{k} ms: {_pct(v)}" for k, v in item["figures"].items())
+
     order = t["order_at_1ms_and_more"]
-    figures = ", ".join(f"{k} ms: {v:.0%}" for k, v in order["figures"].items())
     lines.append(
-        f"- stamp order = send order ≥ 95% at offsets ≥ 1 ms: {verdict(order['met'])} ({figures})"
+        f"- stamp order = send order ≥ 95% at offsets ≥ 1 ms: {verdict(order['met'])} "
+        f"({figures(order)})"
     )
     for key, name in (("no_seat_bias", "seat"), ("no_connection_bias", "connection")):
         item = t[key]
@@ -1029,11 +1165,20 @@ def report(summary: dict[str, Any]) -> str:
             outcome = verdict(item["met"])
         lines.append(f"- no {name} bias, p > 0.01: {outcome} (p = {item['p']:.3g})")
     spread = t["stamp_spread_within_2x_send_spread"]
-    ratio = "n/a" if spread["ratio"] is None else f"{spread['ratio']:.1f}x"
+    ratio = "–" if spread["ratio"] is None else f"{spread['ratio']:.1f}x"
     lines.append(
-        f"- median stamp spread ≤ 2x median send spread at offset 0: {verdict(spread['met'])} "
-        f"({ratio})"
+        f"- median stamp spread ≤ 2x median send spread at offset 0: "
+        f"{verdict(spread['met'])} ({ratio})"
     )
+    if wire:
+        by_wire = t["wire_order_at_1ms_and_more"]
+        wire_ratio = t["stamp_spread_against_wire_spread"]["ratio"]
+        lines += [
+            "",
+            "The same against the wire (diagnosis, not targets): stamp order = wire order at "
+            f"offsets ≥ 1 ms: {figures(by_wire)}; median stamp spread / median wire spread "
+            f"at offset 0: {'–' if wire_ratio is None else f'{wire_ratio:.1f}x'}",
+        ]
     return "\n".join(lines)
 
 
@@ -1067,8 +1212,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=Path,
         metavar="DIR",
         help="run the server from another source tree, e.g. a commit exported with "
-        "'git archive COMMIT | tar -x -C DIR' (the clients stay this tree's; default: "
-        "this tree)",
+        "'git archive COMMIT | tar -x -C DIR' (the clients stay this tree's)",
+    )
+    parser.add_argument(
+        "--wire",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="timestamp requests on the loopback interface (Linux, CAP_NET_RAW); auto: "
+        "when possible",
     )
     parser.add_argument("--json", metavar="FILE", help="write every race and the summary here")
     parser.add_argument("--progress", action="store_true", help="a line per 100 races")
