@@ -1,0 +1,1243 @@
+"""Grab races: does the server's receive order follow the order in which grabs were sent?
+
+Run ``python bench/race.py --help`` for the options. Everything runs on this machine, over
+loopback:
+
+- a server in a process of its own (``python -m server serve``), on a fresh store: a
+  temporary SQLite file, or a PostgreSQL schema made for the run and dropped after it;
+- N contenders (2 to 8), each a process of its own with its own ``grpc.aio`` channel
+  (one connection) and event loop; contender ``c`` is started and connected c-th;
+- one spectator process holding ``--watchers`` Watch streams per match without a token,
+  in addition to the stream each seated contender keeps on its own match;
+- this process, the coordinator: it creates the matches, reveals, and gives the start
+  signal; it never grabs.
+
+One race per match. The coordinator creates an N-seat Jungle Speed match whose
+prearranged deal puts an inward-arrows card on top of seat 0's pile, with the turn timer
+off; each contender joins the seat it is given on its own connection and watches the
+match as that player. The coordinator reveals for seat 0: an inward-arrows race, in which
+every seat may grab and the first grab received wins (JS-6.1), the others being late
+(JS-5.3). Once every stream has shown the reveal, the coordinator sends each contender a
+common start time (``time.monotonic_ns()`` plus ``--margin-ms``) and its own offset; the
+contender sleeps until just before its send time, busy-waits the last ``--spin-us``, notes
+``time.monotonic_ns()`` (its send time) and sends its grab; after one turn of its event
+loop, by which time gRPC's core has the request, it notes the time again (handed). Its
+answer holds its grab's receive stamp.
+
+Where the run may open a packet socket (Linux, CAP_NET_RAW; ``--wire``), the coordinator
+also records when each grab's request was written to the loopback interface: the kernel
+timestamps every TCP segment sent to the server's port (see bench/wire.py), and a grab's
+wire time is the first segment of its connection, between its send time and its answer,
+large enough to hold a request. That is the order in which the requests reached the
+server's machine, free of the contenders' own scheduling: on two cores a contender can
+lose its CPU between noting its send time and writing, so send order and arrival order
+differ for sends less than about a millisecond apart.
+
+Seats rotate: in the k-th race at an offset, contender c sits in seat (c + k) mod N, so
+every contender holds every seat equally often and a bias of seats can be told from a
+bias of connections. At a non-zero offset d the contenders send at start + r*d, their
+ranks r a fresh random permutation for each race (``--seed``). The races of all offsets
+are interleaved in a random order.
+
+Processes on one machine share CLOCK_MONOTONIC, and the server's stamps carry its
+``time.monotonic_ns()`` (ReceiveStamp.monotonic_ns), so send times and stamps are on one
+clock; wire times are CLOCK_REALTIME, compared with the stamps' ``received_at``. Per race:
+
+- send spread: last send minus first send; wire spread: the same on the wire; stamp
+  spread: last stamp minus first stamp;
+- first send (wire) to first stamp: how long after the first send (the first request on
+  the wire) the first grab was stamped; send to wire: each grab's own;
+- stamp order = send order: the contenders sorted by stamp ``sequence`` are in the order
+  of their send times (the whole order, all N); the same against the wire order;
+- first sender won: the earliest sender's grab won (had the smallest ``sequence``); first
+  on the wire won: the same for the first request on the wire;
+- pairs in send order: of the N(N-1)/2 pairs of grabs, the share stamped in send order;
+  the same pairs are also grouped by how far apart they were sent, and on the wire.
+
+At offset 0 the wins per seat and per contender (connection) are tested against equal
+shares with Pearson's chi-square test (N-1 degrees of freedom; the p-value from the
+regularized upper incomplete gamma function, computed here).
+
+Targets: stamp order = send order in at least 95% of the races at every offset
+of 1 ms or more; chi-square p > 0.01 for seats and for connections over at least 600
+races at offset 0; median stamp spread at most twice the median send spread at offset 0.
+The same two figures against the wire are reported beside them, as diagnosis.
+Figures go to docs/performance.md; tests never assert a duration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import itertools
+import json
+import math
+import multiprocessing
+import multiprocessing.connection
+import os
+import platform
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wire import Segment, WireTap, local_ports
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OFFSETS = "0,0.25,0.5,1,2,5"
+DEFAULT_DSN = os.environ.get(
+    "TOTEM_TEST_POSTGRES", "host=127.0.0.1 port=5432 user=postgres dbname=test"
+)
+#: Seconds any one step (a call, a reply from a process) may take before the run stops.
+STEP_TIMEOUT = 30.0
+#: The deck: 72 symbol cards and one inward-arrows card, id 72 (see jungle_speed.proto).
+INWARD_ARROWS = 72
+DECK_SIZE = 73
+#: The smallest TCP payload taken for a request on the wire.
+MIN_REQUEST_BYTES = 40
+#: Pairs of grabs grouped by how far apart they were sent, in microseconds.
+GAP_EDGES_US = (0, 50, 100, 250, 500, 1000, 2000, 5000)
+
+
+# ---- statistics -------------------------------------------------------------------------
+
+
+def upper_gamma_regularized(a: float, x: float) -> float:
+    """Q(a, x) = Γ(a, x) / Γ(a): a series below x = a + 1, a continued fraction above
+    (the classic Numerical Recipes pair, ``gser`` and ``gcf``)."""
+    if x <= 0:
+        return 1.0
+    log_prefactor = -x + a * math.log(x) - math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        n = a
+        for _ in range(10_000):
+            n += 1
+            term *= x / n
+            total += term
+            if abs(term) < abs(total) * 1e-16:
+                break
+        return max(0.0, 1.0 - total * math.exp(log_prefactor))
+    tiny = 1e-300
+    b = x + 1 - a
+    c = 1 / tiny
+    d = 1 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-16:
+            break
+    return math.exp(log_prefactor) * h
+
+
+def chi_square_sf(statistic: float, dof: int) -> float:
+    """P(X >= statistic) for a chi-square variable with ``dof`` degrees of freedom."""
+    return upper_gamma_regularized(dof / 2, statistic / 2)
+
+
+def chi_square_uniform(counts: Sequence[int]) -> tuple[float, float]:
+    """Pearson's statistic for ``counts`` against equal shares, and its p-value."""
+    total = sum(counts)
+    if total == 0 or len(counts) < 2:
+        return 0.0, 1.0
+    expected = total / len(counts)
+    statistic = sum((c - expected) ** 2 / expected for c in counts)
+    return statistic, chi_square_sf(statistic, len(counts) - 1)
+
+
+def one_against_rest(count: int, total: int, cells: int) -> float:
+    """p-value of one cell's count against its equal share (chi-square, 1 dof)."""
+    if total == 0:
+        return 1.0
+    share = 1 / cells
+    expected_in, expected_out = total * share, total * (1 - share)
+    statistic = (count - expected_in) ** 2 / expected_in + (
+        (total - count) - expected_out
+    ) ** 2 / expected_out
+    return chi_square_sf(statistic, 1)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-quantile (0..1) by linear interpolation between order statistics."""
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    position = (len(ordered) - 1) * q
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+# ---- what a race records ------------------------------------------------------------------
+
+
+@dataclass
+class Grab:
+    """One contender's grab in one race. ``*_ns`` times are CLOCK_MONOTONIC of this
+    machine, ``*_wall_ns`` and ``received_at_ns``, ``recorded_at_ns``, ``wire_ns`` its
+    CLOCK_REALTIME; ``wire_ns`` is 0 when the request was not seen on the wire."""
+
+    contender: int
+    seat: int
+    rank: int
+    target_ns: int
+    sent_ns: int
+    sent_wall_ns: int
+    handed_ns: int
+    answered_ns: int
+    answered_wall_ns: int
+    wire_ns: int
+    sequence: int
+    stamp_ns: int
+    received_at_ns: int
+    seen_version: int
+    won: bool
+    event_version: int
+    recorded_at_ns: int
+    started_late: bool
+
+
+#: How a race's grabs are ordered before the server: by send time, or by the time the
+#: request was written to the loopback interface.
+SEND, WIRE = "send", "wire"
+
+
+def _when(grab: Grab, view: str) -> int:
+    return grab.sent_ns if view == SEND else grab.wire_ns
+
+
+@dataclass
+class Race:
+    index: int
+    offset_ms: float
+    match_id: str
+    reveal_version: int
+    start_ns: int
+    grabs: list[Grab] = field(default_factory=list)
+
+    @property
+    def seen_on_wire(self) -> bool:
+        return all(g.wire_ns for g in self.grabs)
+
+    def by(self, view: str) -> list[Grab]:
+        return sorted(self.grabs, key=lambda g: _when(g, view))
+
+    def by_stamp(self) -> list[Grab]:
+        return sorted(self.grabs, key=lambda g: g.sequence)
+
+    def spread_ns(self, view: str) -> int:
+        times = [_when(g, view) for g in self.grabs]
+        return max(times) - min(times)
+
+    @property
+    def stamp_spread_ns(self) -> int:
+        return max(g.stamp_ns for g in self.grabs) - min(g.stamp_ns for g in self.grabs)
+
+    @property
+    def first_stamp_after_first_send_ns(self) -> int:
+        return min(g.stamp_ns for g in self.grabs) - min(g.sent_ns for g in self.grabs)
+
+    @property
+    def first_stamp_after_first_wire_ns(self) -> int:
+        return min(g.received_at_ns for g in self.grabs) - min(g.wire_ns for g in self.grabs)
+
+    def order_matches(self, view: str) -> bool:
+        """The whole stamp order is the order of the grabs in ``view``."""
+        return [g.contender for g in self.by(view)] == [g.contender for g in self.by_stamp()]
+
+    def first_won(self, view: str) -> bool:
+        return self.by(view)[0].won
+
+    @property
+    def winner(self) -> Grab:
+        return next(g for g in self.grabs if g.won)
+
+    @property
+    def winner_stamped_first(self) -> bool:
+        """The winning grab has the smallest receive ``sequence`` (JS-4.2)."""
+        return self.winner.sequence == min(g.sequence for g in self.grabs)
+
+    def pairs(self, view: str) -> Iterator[tuple[int, bool]]:
+        """Each pair of grabs: how far apart they were in ``view`` (ns), and whether they
+        were stamped in that order."""
+        for a, b in itertools.combinations(self.grabs, 2):
+            first, second = (a, b) if _when(a, view) <= _when(b, view) else (b, a)
+            yield _when(second, view) - _when(first, view), first.sequence < second.sequence
+
+
+# ---- child processes ----------------------------------------------------------------------
+
+
+async def receive(conn: multiprocessing.connection.Connection, seconds: float) -> Any:
+    """The next message on a pipe, awaited without blocking the event loop."""
+    if not conn.poll():
+        loop = asyncio.get_running_loop()
+        ready = loop.create_future()
+
+        def wake() -> None:
+            if not ready.done():
+                ready.set_result(None)
+
+        loop.add_reader(conn.fileno(), wake)
+        try:
+            await asyncio.wait_for(ready, seconds)
+        finally:
+            loop.remove_reader(conn.fileno())
+    return conn.recv()
+
+
+class Follower:
+    """A Watch stream read to the end in a task, with the highest version seen so far."""
+
+    def __init__(self, call: Any) -> None:
+        self.call = call
+        self.seen = 0
+        self.error: str | None = None
+        self.changed = asyncio.Condition()
+        self.task = asyncio.get_running_loop().create_task(self._follow())
+
+    async def _follow(self) -> None:
+        try:
+            async for event in self.call:
+                async with self.changed:
+                    self.seen = event.version
+                    self.changed.notify_all()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a stream that fails is reported by ``reach``
+            self.error = repr(error)
+            async with self.changed:
+                self.changed.notify_all()
+
+    async def reach(self, version: int) -> None:
+        async with self.changed:
+            await asyncio.wait_for(
+                self.changed.wait_for(lambda: self.seen >= version or self.error is not None),
+                STEP_TIMEOUT,
+            )
+        if self.seen < version:
+            raise RuntimeError(f"stream ended at version {self.seen}: {self.error}")
+
+    async def close(self) -> None:
+        self.call.cancel()
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+
+
+def contender_main(
+    index: int, address: str, conn: multiprocessing.connection.Connection, spin_ns: int
+) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator stops us
+    asyncio.run(_contender(index, address, conn, spin_ns))
+
+
+async def _contender(
+    index: int, address: str, conn: multiprocessing.connection.Connection, spin_ns: int
+) -> None:
+    import grpc
+
+    from totem.v1 import jungle_speed_pb2 as js
+    from totem.v1 import match_service_pb2 as ms
+    from totem.v1 import match_service_pb2_grpc
+
+    channel = grpc.aio.insecure_channel(address)
+    await asyncio.wait_for(channel.channel_ready(), STEP_TIMEOUT)
+    stub = match_service_pb2_grpc.MatchServiceStub(channel)
+    try:
+        ports = local_ports(int(address.rsplit(":", 1)[1]))
+    except OSError:
+        ports = []
+    conn.send(("ready", index, ports))
+    match_id, seat, token = "", 0, ""
+    follower: Follower | None = None
+    grab = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
+    try:
+        while True:
+            message = await receive(conn, STEP_TIMEOUT * 4)
+            kind = message[0]
+            try:
+                if kind == "stop":
+                    return
+                if kind == "join":
+                    _, match_id, seat = message
+                    joined = await stub.JoinMatch(
+                        ms.JoinMatchRequest(
+                            match_id=match_id, name=f"contender {index}", seat=seat
+                        ),
+                        timeout=STEP_TIMEOUT,
+                    )
+                    token = joined.player_token
+                    follower = Follower(
+                        stub.Watch(
+                            ms.WatchRequest(match_id=match_id),
+                            metadata=(("authorization", f"Bearer {token}"),),
+                        )
+                    )
+                    await follower.reach(1)
+                    conn.send(("joined", index, token))
+                elif kind == "arm":
+                    assert follower is not None
+                    await follower.reach(message[1])
+                    conn.send(("armed", index))
+                elif kind == "go":
+                    _, reveal_version, start_ns, offset_ns, rank, last_version = message
+                    assert follower is not None
+                    request = ms.ActRequest(
+                        match_id=match_id, seen_version=reveal_version, jungle_speed=grab
+                    )
+                    metadata = (("authorization", f"Bearer {token}"),)
+                    target = start_ns + offset_ns
+                    gc.disable()
+                    now = time.monotonic_ns()
+                    started_late = now > target
+                    if target - now > spin_ns:
+                        # Blocking on purpose: nothing else may run on this loop now.
+                        time.sleep((target - now - spin_ns) / 1e9)  # noqa: ASYNC251
+                    while time.monotonic_ns() < target:
+                        pass
+                    sent = time.monotonic_ns()
+                    sent_wall = time.time_ns()
+                    call = stub.Act(request, metadata=metadata, timeout=STEP_TIMEOUT)
+                    # One turn of the loop: the call's task hands the request to gRPC's
+                    # core (which writes it or queues it for writing), then we run again.
+                    await asyncio.sleep(0)
+                    handed = time.monotonic_ns()
+                    answer = await call
+                    answered = time.monotonic_ns()
+                    answered_wall = time.time_ns()
+                    gc.enable()
+                    mine = _own_event(answer, seat)
+                    await follower.reach(last_version)
+                    await follower.close()
+                    follower = None
+                    outcome = mine.jungle_speed.WhichOneof("event")
+                    stamp = getattr(mine.jungle_speed, outcome).stamp
+                    conn.send(
+                        (
+                            "done",
+                            index,
+                            asdict(
+                                Grab(
+                                    contender=index,
+                                    seat=seat,
+                                    rank=rank,
+                                    target_ns=target,
+                                    sent_ns=sent,
+                                    sent_wall_ns=sent_wall,
+                                    handed_ns=handed,
+                                    answered_ns=answered,
+                                    answered_wall_ns=answered_wall,
+                                    wire_ns=0,
+                                    sequence=stamp.sequence,
+                                    stamp_ns=stamp.monotonic_ns,
+                                    received_at_ns=stamp.received_at.ToNanoseconds(),
+                                    seen_version=stamp.seen_version,
+                                    won=outcome == "arrows_won",
+                                    event_version=mine.version,
+                                    recorded_at_ns=mine.recorded_at.ToNanoseconds(),
+                                    started_late=started_late,
+                                )
+                            ),
+                        )
+                    )
+                    gc.collect()
+                else:
+                    raise ValueError(f"unknown message {kind!r}")
+            except Exception as error:
+                gc.enable()
+                conn.send(("error", index, f"{kind}: {error!r}"))
+    finally:
+        if follower is not None:
+            await follower.close()
+        await channel.close()
+
+
+def _own_event(answer: Any, seat: int) -> Any:
+    """The event of an ActResponse that records this seat's grab."""
+    for event in answer.events:
+        if event.WhichOneof("event") != "jungle_speed":
+            continue
+        inner = event.jungle_speed
+        kind = inner.WhichOneof("event")
+        if kind == "arrows_won" and inner.arrows_won.winner == seat:
+            return event
+        if kind == "late_grab" and inner.late_grab.seat == seat:
+            return event
+    kinds = [e.jungle_speed.WhichOneof("event") for e in answer.events]
+    raise RuntimeError(f"seat {seat}: no ArrowsWon or LateGrab of its own in {kinds}")
+
+
+def spectators_main(address: str, conn: multiprocessing.connection.Connection, count: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    asyncio.run(_spectators(address, conn, count))
+
+
+async def _spectators(
+    address: str, conn: multiprocessing.connection.Connection, count: int
+) -> None:
+    import grpc
+
+    from totem.v1 import match_service_pb2 as ms
+    from totem.v1 import match_service_pb2_grpc
+
+    channel = grpc.aio.insecure_channel(address)
+    await asyncio.wait_for(channel.channel_ready(), STEP_TIMEOUT)
+    stub = match_service_pb2_grpc.MatchServiceStub(channel)
+    conn.send(("ready", -1))
+    followers: list[Follower] = []
+    try:
+        while True:
+            message = await receive(conn, STEP_TIMEOUT * 4)
+            kind = message[0]
+            try:
+                if kind == "stop":
+                    return
+                if kind == "watch":
+                    request = ms.WatchRequest(match_id=message[1])
+                    followers = [Follower(stub.Watch(request)) for _ in range(count)]
+                    await asyncio.gather(*(f.reach(1) for f in followers))
+                    conn.send(("watching", -1))
+                elif kind == "arm":
+                    await asyncio.gather(*(f.reach(message[1]) for f in followers))
+                    conn.send(("armed", -1))
+                elif kind == "until":
+                    await asyncio.gather(*(f.reach(message[1]) for f in followers))
+                    for follower in followers:
+                        await follower.close()
+                    followers = []
+                    conn.send(("done", -1, None))
+                else:
+                    raise ValueError(f"unknown message {kind!r}")
+            except Exception as error:
+                conn.send(("error", -1, f"{kind}: {error!r}"))
+    finally:
+        for follower in followers:
+            await follower.close()
+        await channel.close()
+
+
+# ---- the machine --------------------------------------------------------------------------
+
+
+def busy_ticks() -> int:
+    """CPU time spent by every process of the machine, in clock ticks (Linux)."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return 0
+    user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields[:7])
+    return user + nice + system + irq + softirq
+
+
+def process_ticks(pids: Sequence[int]) -> int:
+    """CPU time spent by these processes (all their threads), in clock ticks (Linux)."""
+    total = 0
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total
+
+
+# ---- the server -------------------------------------------------------------------------
+
+
+class Server:
+    """``totem serve`` in a process of its own, on a fresh store."""
+
+    def __init__(self, store: str, dsn: str, workdir: Path, root: Path = ROOT) -> None:
+        self.store = store
+        self.dsn = dsn
+        self.schema: str | None = None
+        env = dict(os.environ)
+        for name in list(env):
+            if name.startswith(("POSTGRES_", "SQLITE_")) or name == "PERSISTENCE_MODULE":
+                del env[name]
+        if store == "postgres":
+            self.schema = f"totem_race_{uuid.uuid4().hex[:12]}"
+            self._sql(f'CREATE SCHEMA "{self.schema}"')
+            parts = dict(item.split("=", 1) for item in dsn.split())
+            env.update(
+                PERSISTENCE_MODULE="eventsourcing.postgres",
+                POSTGRES_DBNAME=parts.get("dbname", "test"),
+                POSTGRES_HOST=parts.get("host", "127.0.0.1"),
+                POSTGRES_PORT=parts.get("port", "5432"),
+                POSTGRES_USER=parts.get("user", "postgres"),
+                POSTGRES_PASSWORD=parts.get("password", ""),
+                POSTGRES_SCHEMA=self.schema,
+            )
+        else:
+            env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+        if root != ROOT:
+            # Another source tree's server: its packages come before the installed ones.
+            paths = [root, root / "protos", root / "clients" / "python"]
+            env["PYTHONPATH"] = os.pathsep.join(str(p) for p in paths)
+        self.log_path = workdir / "server.log"
+        self.log = self.log_path.open("w+b")
+        self.process = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0"),
+                *("--db", str(workdir / "race.db"), "--log-level", "WARNING"),
+            ],
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+        )
+        self.port = self._wait_ready()
+
+    def _sql(self, statement: str) -> None:
+        import psycopg
+
+        with psycopg.connect(self.dsn, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(statement)
+
+    def _wait_ready(self) -> int:
+        deadline = time.monotonic() + STEP_TIMEOUT
+        while time.monotonic() < deadline:
+            text = self.log_path.read_text(errors="replace")
+            found = re.search(r"totem serving on [^\s:]+:(\d+)", text)
+            if found:
+                return int(found.group(1))
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"the server did not start:\n{self.log_path.read_text()}")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self.log.close()
+        if self.schema is not None:
+            self._sql(f'DROP SCHEMA "{self.schema}" CASCADE')
+            self.schema = None
+
+
+# ---- the coordinator ----------------------------------------------------------------------
+
+
+class Children:
+    """The contender and spectator processes, each with its end of a pipe."""
+
+    def __init__(self, address: str, contenders: int, watchers: int, spin_ns: int) -> None:
+        context = multiprocessing.get_context("spawn")  # no gRPC state inherited by fork
+        self.pipes: dict[int, multiprocessing.connection.Connection] = {}
+        self.processes: list[Any] = []
+        #: Each contender's local ports towards the server: its connection.
+        self.ports: dict[int, list[int]] = {}
+        for index in range(contenders):
+            ours, theirs = context.Pipe()
+            process = context.Process(
+                target=contender_main,
+                args=(index, address, theirs, spin_ns),
+                name=f"contender {index}",
+                daemon=True,
+            )
+            process.start()
+            # Started and connected one after the other: contender c connects c-th.
+            self.pipes[index] = ours
+            self.processes.append(process)
+            self.ports.update(self.gather([index]))
+        if watchers:
+            ours, theirs = context.Pipe()
+            process = context.Process(
+                target=spectators_main, args=(address, theirs, watchers), daemon=True
+            )
+            process.start()
+            self.pipes[-1] = ours
+            self.processes.append(process)
+            self.gather([-1])
+
+    def send(self, index: int, *message: Any) -> None:
+        self.pipes[index].send(message)
+
+    def gather(self, indexes: Sequence[int]) -> dict[int, Any]:
+        """One reply from each of ``indexes``: index -> the reply's payload."""
+        waiting = {self.pipes[i]: i for i in indexes}
+        replies: dict[int, Any] = {}
+        deadline = time.monotonic() + STEP_TIMEOUT * 2
+        while waiting:
+            ready = multiprocessing.connection.wait(
+                list(waiting), max(0.0, deadline - time.monotonic())
+            )
+            if not ready:
+                raise TimeoutError(f"no reply from {sorted(waiting.values())}")
+            for conn in ready:
+                assert isinstance(conn, multiprocessing.connection.Connection)
+                message = conn.recv()
+                if message[0] == "error":
+                    raise RuntimeError(f"process {message[1]}: {message[2]}")
+                replies[waiting.pop(conn)] = message[2] if len(message) > 2 else None
+        return replies
+
+    def stop(self) -> None:
+        for conn in self.pipes.values():
+            with contextlib.suppress(OSError):
+                conn.send(("stop",))
+        for process in self.processes:
+            process.join(10)
+            if process.is_alive():
+                process.terminate()
+                process.join(5)
+
+
+def find_on_wire(grabs: list[Grab], ports: dict[int, list[int]], segments: list[Segment]) -> None:
+    """Set each grab's ``wire_ns``: the first segment its connection sent between its send
+    time and its answer that is large enough to hold a request (HEADERS and DATA frames;
+    HTTP/2 control frames are 9 to 17 bytes)."""
+    for grab in grabs:
+        mine = ports.get(grab.contender, [])
+        grab.wire_ns = min(
+            (
+                s.wall_ns
+                for s in segments
+                if s.source_port in mine
+                and s.payload >= MIN_REQUEST_BYTES
+                and grab.sent_wall_ns - 1000 <= s.wall_ns <= grab.answered_wall_ns
+            ),
+            default=0,
+        )
+
+
+def schedule(
+    races: int, per_offset: int, offsets: Sequence[float], rng: random.Random
+) -> list[float]:
+    """The offset of each race: ``races`` at 0 and ``per_offset`` at each other offset,
+    interleaved in a random order."""
+    plan = [o for o in offsets for _ in range(races if o == 0 else per_offset)]
+    rng.shuffle(plan)
+    return plan
+
+
+def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
+    import grpc
+
+    from totem.v1 import common_pb2, match_service_pb2_grpc
+    from totem.v1 import jungle_speed_pb2 as js
+    from totem.v1 import match_service_pb2 as ms
+
+    n = args.clients
+    offsets = [float(o) for o in args.offsets.split(",")]
+    rng = random.Random(args.seed)
+    plan = [0.0] * args.warmup + schedule(args.races, args.races_per_offset, offsets, rng)
+    deal = [INWARD_ARROWS, *range(INWARD_ARROWS)]
+    options = js.JungleSpeedOptions(
+        max_players=n,
+        turn_timeout_ms=0,
+        specials=js.JungleSpeedSpecials(inward_arrows=1),
+        prearranged_deal=deal,
+    )
+    races: list[Race] = []
+    rotation: dict[float, int] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = ROOT if args.server_root is None else args.server_root.resolve()
+        server = Server(args.store, args.dsn, Path(tmp), root)
+        children: Children | None = None
+        channel = None
+        tap: WireTap | None = None
+        wire_note = "off"
+        try:
+            address = f"127.0.0.1:{server.port}"
+            if args.wire != "off":
+                try:
+                    tap = WireTap(server.port)
+                    wire_note = "on"
+                except OSError as error:  # not Linux, or no CAP_NET_RAW
+                    if args.wire == "on":
+                        raise
+                    wire_note = f"unavailable: {error}"
+                    print(f"no wire timestamps ({error})", file=sys.stderr)
+            children = Children(address, n, args.watchers, args.spin_us * 1000)
+            channel = grpc.insecure_channel(address)
+            stub = match_service_pb2_grpc.MatchServiceStub(channel)
+            everyone = list(children.pipes)
+            ours = [os.getpid(), server.process.pid, *(p.pid for p in children.processes)]
+            load_before = os.getloadavg()
+            ticks_before = busy_ticks() - process_ticks(ours)
+            began = time.monotonic()
+            for index, offset in enumerate(plan):
+                key = -1.0 if index < args.warmup else offset
+                turn = rotation.get(key, 0)
+                rotation[key] = turn + 1
+                seats = {c: (c + turn) % n for c in range(n)}
+                ranks = list(range(n))
+                rng.shuffle(ranks)
+                created = stub.CreateMatch(
+                    ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED, jungle_speed=options),
+                    timeout=STEP_TIMEOUT,
+                )
+                match_id = created.match_id
+                # Seats are taken in order (JS-1.5): each contender joins in turn.
+                tokens: dict[int, Any] = {}
+                for c in sorted(range(n), key=seats.__getitem__):
+                    children.send(c, "join", match_id, seats[c])
+                    tokens.update(children.gather([c]))
+                if args.watchers:
+                    children.send(-1, "watch", match_id)
+                    children.gather([-1])
+                first = next(c for c in range(n) if seats[c] == 0)
+                revealed = stub.Act(
+                    ms.ActRequest(
+                        match_id=match_id,
+                        jungle_speed=js.JungleSpeedCommand(reveal=js.JungleSpeedReveal()),
+                    ),
+                    metadata=(("authorization", f"Bearer {tokens[first]}"),),
+                    timeout=STEP_TIMEOUT,
+                )
+                card = revealed.events[0].jungle_speed.revealed.card
+                if card.kind != js.CARD_KIND_INWARD_ARROWS:
+                    raise RuntimeError(f"the reveal showed {card}, not inward arrows")
+                version = revealed.version
+                for i in everyone:
+                    children.send(i, "arm", version)
+                children.gather(everyone)
+                # One ArrowsWon and N-1 LateGrabs follow the reveal.
+                last_version = version + n
+                start_ns = time.monotonic_ns() + int(args.margin_ms * 1e6)
+                offset_ns = int(offset * 1e6)
+                for c in range(n):
+                    children.send(
+                        c, "go", version, start_ns, ranks[c] * offset_ns, ranks[c], last_version
+                    )
+                if args.watchers:
+                    children.send(-1, "until", last_version)
+                done = children.gather(everyone)
+                race = Race(index - args.warmup, offset, match_id, version, start_ns)
+                race.grabs = [Grab(**done[c]) for c in range(n)]
+                if tap is not None:
+                    find_on_wire(race.grabs, children.ports, tap.take())
+                if sum(g.won for g in race.grabs) != 1:
+                    raise RuntimeError(f"race {index}: not exactly one winner")
+                if index >= args.warmup:
+                    races.append(race)
+                if args.progress and (index + 1) % 100 == 0:
+                    print(
+                        f"  {index + 1}/{len(plan)} races, {time.monotonic() - began:.0f} s",
+                        file=sys.stderr,
+                    )
+            elapsed = time.monotonic() - began
+            load_after = os.getloadavg()
+            others = (busy_ticks() - process_ticks(ours) - ticks_before) / os.sysconf("SC_CLK_TCK")
+        finally:
+            if tap is not None:
+                tap.close()
+            if channel is not None:
+                channel.close()
+            if children is not None:
+                children.stop()
+            server.stop()
+    config = {
+        "clients": n,
+        "store": args.store,
+        "watchers": args.watchers,
+        "seat_streams": n,
+        "races_at_0": args.races,
+        "races_per_offset": args.races_per_offset,
+        "offsets_ms": offsets,
+        "warmup": args.warmup,
+        "margin_ms": args.margin_ms,
+        "spin_us": args.spin_us,
+        "seed": args.seed,
+        "server_root": None if args.server_root is None else str(args.server_root),
+        "wire": wire_note,
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "elapsed_s": round(elapsed, 1),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in load_after],
+        "other_processes_cores": round(others / elapsed, 2),
+    }
+    return races, config
+
+
+# ---- analysis and report ------------------------------------------------------------------
+
+
+def _ms(values: Sequence[int]) -> dict[str, float]:
+    return {"median": statistics.median(values) / 1e6, "p99": percentile(values, 0.99) / 1e6}
+
+
+def _share(flags: Sequence[bool]) -> float:
+    return sum(flags) / len(flags) if flags else math.nan
+
+
+def _order(group: list[Race], view: str) -> dict[str, Any]:
+    """How the stamps of these races follow the order of the grabs in ``view``."""
+    return {
+        "spread_ms": _ms([r.spread_ns(view) for r in group]),
+        "order_matches": _share([r.order_matches(view) for r in group]),
+        "first_won": _share([r.first_won(view) for r in group]),
+        "pairs_in_order": _share([ok for r in group for _, ok in r.pairs(view)]),
+    }
+
+
+def _gaps(races: list[Race], view: str) -> list[dict[str, Any]]:
+    """Pairs of grabs grouped by how far apart they were in ``view``."""
+    pairs = [p for r in races for p in r.pairs(view)]
+    edges = [e * 1000 for e in GAP_EDGES_US] + [math.inf]
+    rows = []
+    for low, high in itertools.pairwise(edges):
+        inside = [ok for gap, ok in pairs if low <= gap < high]
+        rows.append(
+            {
+                "from_us": low / 1000,
+                "to_us": None if high == math.inf else high / 1000,
+                "pairs": len(inside),
+                "in_order": _share(inside),
+            }
+        )
+    return rows
+
+
+def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
+    n = config["clients"]
+    by_offset: dict[float, list[Race]] = {}
+    for race in races:
+        by_offset.setdefault(race.offset_ms, []).append(race)
+    on_wire = [r for r in races if r.seen_on_wire]
+
+    offsets: list[dict[str, Any]] = []
+    for offset in sorted(by_offset):
+        group = by_offset[offset]
+        wired = [r for r in group if r.seen_on_wire]
+        grabs = [g for r in wired for g in r.grabs]
+        offsets.append(
+            {
+                "offset_ms": offset,
+                "races": len(group),
+                "stamp_spread_ms": _ms([r.stamp_spread_ns for r in group]),
+                "first_stamp_after_first_send_ms": _ms(
+                    [r.first_stamp_after_first_send_ns for r in group]
+                ),
+                "sent_to_handed_ms": _ms([g.handed_ns - g.sent_ns for r in group for g in r.grabs]),
+                "started_late": sum(g.started_late for r in group for g in r.grabs),
+                SEND: _order(group, SEND),
+                "races_seen_on_wire": len(wired),
+                WIRE: None
+                if not wired
+                else {
+                    **_order(wired, WIRE),
+                    "sent_to_wire_ms": _ms([g.wire_ns - g.sent_wall_ns for g in grabs]),
+                    "first_stamp_after_first_wire_ms": _ms(
+                        [r.first_stamp_after_first_wire_ns for r in wired]
+                    ),
+                    "stamp_spread_ms": _ms([r.stamp_spread_ns for r in wired]),
+                },
+            }
+        )
+
+    simultaneous = by_offset.get(0.0, [])
+    total = len(simultaneous)
+    seat_wins = [sum(r.winner.seat == s for r in simultaneous) for s in range(n)]
+    conn_wins = [sum(r.winner.contender == c for r in simultaneous) for c in range(n)]
+    seat_chi, seat_p = chi_square_uniform(seat_wins)
+    conn_chi, conn_p = chi_square_uniform(conn_wins)
+    fairness = {
+        "races": total,
+        "seat_wins": seat_wins,
+        "seat_p_each": [one_against_rest(w, total, n) for w in seat_wins],
+        "seat_chi_square": seat_chi,
+        "seat_p": seat_p,
+        "connection_wins": conn_wins,
+        "connection_p_each": [one_against_rest(w, total, n) for w in conn_wins],
+        "connection_chi_square": conn_chi,
+        "connection_p": conn_p,
+        "dof": n - 1,
+    }
+
+    later = [o for o in offsets if o["offset_ms"] >= 1]
+    zero = next((o for o in offsets if o["offset_ms"] == 0), None)
+
+    def ratio(view: str) -> float | None:
+        if zero is None or zero[view] is None:
+            return None
+        stamps = zero[view].get("stamp_spread_ms", zero["stamp_spread_ms"])  # same races
+        return float(stamps["median"] / zero[view]["spread_ms"]["median"])
+
+    def agreement(view: str) -> dict[str, Any]:
+        figures = {str(o["offset_ms"]): o[view]["order_matches"] for o in later if o[view]}
+        return {
+            "met": bool(figures) and all(v >= 0.95 for v in figures.values()),
+            "figures": figures,
+        }
+
+    send_ratio, wire_ratio = ratio(SEND), ratio(WIRE)
+    targets = {
+        "order_at_1ms_and_more": agreement(SEND),
+        "no_seat_bias": {"met": total >= 600 and seat_p > 0.01, "p": seat_p, "races": total},
+        "no_connection_bias": {
+            "met": total >= 600 and conn_p > 0.01,
+            "p": conn_p,
+            "races": total,
+        },
+        "stamp_spread_within_2x_send_spread": {
+            "met": send_ratio is not None and send_ratio <= 2,
+            "ratio": send_ratio,
+        },
+        # The same two, against the order and spread on the wire (not targets: diagnosis).
+        "wire_order_at_1ms_and_more": agreement(WIRE),
+        "stamp_spread_against_wire_spread": {"ratio": wire_ratio},
+    }
+    anomalies = {
+        "winner_not_first_stamp": sum(not r.winner_stamped_first for r in races),
+        "stamp_time_order_differs_from_sequence": sum(
+            [g.contender for g in r.by_stamp()]
+            != [g.contender for g in sorted(r.grabs, key=lambda g: g.stamp_ns)]
+            for r in races
+        ),
+        "grabs_not_seen_on_wire": sum(not g.wire_ns for r in races for g in r.grabs)
+        if config["wire"] == "on"
+        else None,
+    }
+    return {
+        "config": config,
+        "anomalies": anomalies,
+        "offsets": offsets,
+        "gaps": {SEND: _gaps(races, SEND), WIRE: _gaps(on_wire, WIRE) if on_wire else None},
+        "fairness": fairness,
+        "targets": targets,
+    }
+
+
+def _pair(stats: dict[str, float] | None) -> str:
+    return "–" if stats is None else f"{stats['median']:.2f} / {stats['p99']:.2f}"
+
+
+def _pct(value: float | None, digits: int = 0) -> str:
+    return "–" if value is None or math.isnan(value) else f"{value:.{digits}%}"
+
+
+def report(summary: dict[str, Any]) -> str:
+    c = summary["config"]
+    wire = c["wire"] == "on"
+    lines = [
+        f"{c['clients']} contenders (a process and a connection each), store {c['store']}, "
+        f"streams per match: {c['seat_streams']} seats + {c['watchers']} spectators; "
+        f"{c['cpus']} CPUs, Python {c['python']}; {c['elapsed_s']} s; load average "
+        f"(1 min) {c['load_average_before'][0]:.2f} before, {c['load_average_after'][0]:.2f} "
+        f"after; other processes used {c['other_processes_cores']:.2f} cores meanwhile; "
+        f"wire timestamps: {c['wire']}",
+        "",
+        "Times in ms, median / p99:",
+        "",
+        "| offset ms | races | send spread | wire spread | stamp spread "
+        "| first send to first stamp | first wire to first stamp | send to wire |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for o in summary["offsets"]:
+        w = o[WIRE] or {}
+        lines.append(
+            f"| {o['offset_ms']:g} | {o['races']} | {_pair(o[SEND]['spread_ms'])} "
+            f"| {_pair(w.get('spread_ms'))} | {_pair(o['stamp_spread_ms'])} "
+            f"| {_pair(o['first_stamp_after_first_send_ms'])} "
+            f"| {_pair(w.get('first_stamp_after_first_wire_ms'))} "
+            f"| {_pair(w.get('sent_to_wire_ms'))} |"
+        )
+    lines += [
+        "",
+        "Stamp order against send order, and against the order on the wire:",
+        "",
+        "| offset ms | stamp order = send order | first sender won | pairs in send order "
+        "| stamp order = wire order | first on the wire won | pairs in wire order |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for o in summary["offsets"]:
+        s, w = o[SEND], o[WIRE] or {}
+        lines.append(
+            f"| {o['offset_ms']:g} | {_pct(s['order_matches'])} | {_pct(s['first_won'])} "
+            f"| {_pct(s['pairs_in_order'])} | {_pct(w.get('order_matches'))} "
+            f"| {_pct(w.get('first_won'))} | {_pct(w.get('pairs_in_order'))} |"
+        )
+    odd = summary["anomalies"]
+    notes = []
+    if odd["winner_not_first_stamp"]:
+        notes.append(
+            f"In {odd['winner_not_first_stamp']} races the winner's grab was not the one "
+            "with the smallest receive sequence."
+        )
+    if odd["stamp_time_order_differs_from_sequence"]:
+        notes.append(
+            f"In {odd['stamp_time_order_differs_from_sequence']} races the order of the "
+            "stamps' monotonic_ns differs from their sequence order."
+        )
+    if odd["grabs_not_seen_on_wire"]:
+        notes.append(
+            f"{odd['grabs_not_seen_on_wire']} grabs were not found on the wire (their races "
+            "are left out of the wire columns)."
+        )
+    late = sum(o["started_late"] for o in summary["offsets"])
+    if late:
+        notes.append(f"{late} grabs got their start signal after their send time (sent at once).")
+    if notes:
+        lines += ["", *notes]
+    wire_gaps = summary["gaps"][WIRE] or [None] * len(summary["gaps"][SEND])
+    lines += [
+        "",
+        "Pairs of grabs by how far apart they were sent, and were written to the wire:",
+        "",
+        "| apart by | pairs by send | stamped in send order | pairs on the wire "
+        "| stamped in wire order |",
+        "|---|---|---|---|---|",
+    ]
+    for g, w in zip(summary["gaps"][SEND], wire_gaps, strict=True):
+        span = (
+            f"{g['from_us']:g} µs or more"
+            if g["to_us"] is None
+            else f"{g['from_us']:g}–{g['to_us']:g} µs"
+        )
+        lines.append(
+            f"| {span} | {g['pairs']} | {_pct(g['in_order'], 1)} "
+            f"| {'–' if w is None else w['pairs']} "
+            f"| {'–' if w is None else _pct(w['in_order'], 1)} |"
+        )
+    f = summary["fairness"]
+    total = f["races"]
+    lines += [
+        "",
+        f"Wins at offset 0 ({total} races; p: that one against its equal share, 1 dof):",
+        "",
+        "| # | seat wins | share | p | connection wins | share | p |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for i in range(c["clients"]):
+        sw, cw = f["seat_wins"][i], f["connection_wins"][i]
+        lines.append(
+            f"| {i} | {sw} | {sw / max(total, 1):.1%} | {f['seat_p_each'][i]:.3f} "
+            f"| {cw} | {cw / max(total, 1):.1%} | {f['connection_p_each'][i]:.3f} |"
+        )
+    lines += [
+        "",
+        f"chi-square against equal shares ({f['dof']} dof): seats {f['seat_chi_square']:.2f}, "
+        f"p = {f['seat_p']:.3g}; connections {f['connection_chi_square']:.2f}, "
+        f"p = {f['connection_p']:.3g}",
+        "",
+        "Targets:",
+    ]
+    t = summary["targets"]
+
+    def verdict(met: bool) -> str:
+        return "met" if met else "NOT met"
+
+    def figures(item: dict[str, Any]) -> str:
+        return ", ".join(f"{k} ms: {_pct(v)}" for k, v in item["figures"].items())
+
+    order = t["order_at_1ms_and_more"]
+    lines.append(
+        f"- stamp order = send order ≥ 95% at offsets ≥ 1 ms: {verdict(order['met'])} "
+        f"({figures(order)})"
+    )
+    for key, name in (("no_seat_bias", "seat"), ("no_connection_bias", "connection")):
+        item = t[key]
+        if item["races"] < 600:
+            outcome = f"not tested, {item['races']} races (600 needed)"
+        else:
+            outcome = verdict(item["met"])
+        lines.append(f"- no {name} bias, p > 0.01: {outcome} (p = {item['p']:.3g})")
+    spread = t["stamp_spread_within_2x_send_spread"]
+    ratio = "–" if spread["ratio"] is None else f"{spread['ratio']:.1f}x"
+    lines.append(
+        f"- median stamp spread ≤ 2x median send spread at offset 0: "
+        f"{verdict(spread['met'])} ({ratio})"
+    )
+    if wire:
+        by_wire = t["wire_order_at_1ms_and_more"]
+        wire_ratio = t["stamp_spread_against_wire_spread"]["ratio"]
+        lines += [
+            "",
+            "The same against the wire (diagnosis, not targets): stamp order = wire order at "
+            f"offsets ≥ 1 ms: {figures(by_wire)}; median stamp spread / median wire spread "
+            f"at offset 0: {'–' if wire_ratio is None else f'{wire_ratio:.1f}x'}",
+        ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description="Grab races: receive order against send order, and win shares per seat "
+        "and per connection. The module docstring (bench/race.py) says what is measured.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("-n", "--clients", type=int, default=6, help="contenders, 2 to 8")
+    parser.add_argument("--races", type=int, default=600, help="races at offset 0")
+    parser.add_argument(
+        "--races-per-offset", type=int, default=100, help="races at each non-zero offset"
+    )
+    parser.add_argument(
+        "--offsets", default=DEFAULT_OFFSETS, help="send offsets in ms, comma-separated"
+    )
+    parser.add_argument(
+        "--store", choices=("sqlite", "postgres"), default="sqlite", help="event store"
+    )
+    parser.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL (a schema per run)")
+    parser.add_argument(
+        "--watchers", type=int, default=4, help="spectator streams per match, besides the seats'"
+    )
+    parser.add_argument("--warmup", type=int, default=20, help="races run first and not counted")
+    parser.add_argument("--margin-ms", type=float, default=15.0, help="start signal lead time")
+    parser.add_argument("--spin-us", type=int, default=200, help="busy-wait before a send")
+    parser.add_argument("--seed", type=int, default=12, help="seed of the schedule and ranks")
+    parser.add_argument(
+        "--server-root",
+        type=Path,
+        metavar="DIR",
+        help="run the server from another source tree, e.g. a commit exported with "
+        "'git archive COMMIT | tar -x -C DIR' (the clients stay this tree's)",
+    )
+    parser.add_argument(
+        "--wire",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="timestamp requests on the loopback interface (Linux, CAP_NET_RAW); auto: "
+        "when possible",
+    )
+    parser.add_argument("--json", metavar="FILE", help="write every race and the summary here")
+    parser.add_argument("--progress", action="store_true", help="a line per 100 races")
+    args = parser.parse_args(argv)
+    if not 2 <= args.clients <= 8:
+        parser.error("--clients must be 2 to 8")
+    if args.races < 0 or args.races_per_offset < 0 or args.warmup < 0:
+        parser.error("race counts must not be negative")
+    offsets = [float(o) for o in args.offsets.split(",")]
+    if any(o < 0 for o in offsets) or 0.0 not in offsets:
+        parser.error("--offsets must be non-negative and include 0")
+    races, config = run(args)
+    summary = summarise(races, config)
+    print(report(summary))
+    if args.json:
+        raw = {"summary": summary, "races": [asdict(r) for r in races]}
+        Path(args.json).write_text(json.dumps(raw, indent=1))
+
+
+if __name__ == "__main__":
+    main()
