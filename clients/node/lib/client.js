@@ -57,10 +57,10 @@ export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
  * `MatchEvent`: the same name everywhere), the commands of its `<Game>Command`, and how
  * `createMatch` turns its options into the `<Game>Options` message.
  * @typedef {object} GameInfo
- * @property {string} name 'jungle_speed' or 'tribes'
- * @property {string} title for messages: 'Jungle Speed', 'Tribes'
- * @property {string} enum 'GAME_JUNGLE_SPEED', 'GAME_TRIBES'
- * @property {string} field 'jungle_speed', 'tribes'
+ * @property {string} name 'jungle_speed', 'tribes' or 'village'
+ * @property {string} title for messages: 'Jungle Speed', 'Tribes', 'Village'
+ * @property {string} enum 'GAME_JUNGLE_SPEED', 'GAME_TRIBES', 'GAME_VILLAGE'
+ * @property {string} field 'jungle_speed', 'tribes', 'village'
  * @property {readonly string[]} commands the members of its command's oneof
  * @property {(options: Record<string, any>) => Message} options
  */
@@ -310,7 +310,7 @@ const VILLAGE_OPTIONS = Object.freeze([
  * @property {Buffer} seed_commitment
  *
  * @typedef {object} CreateMatchOptions options left undefined take the server's defaults
- * @property {string} [game] 'jungle_speed' (the default) or 'tribes' (see GAMES)
+ * @property {string} [game] 'jungle_speed' (the default), 'tribes' or 'village' (see GAMES)
  * @property {Buffer | string} [entropy] mixed into the match seed, at most 64 bytes
  * @property {'ES' | 'RU'} [variant] Jungle Speed: default 'ES' (JS-2.1)
  * @property {number} [maxPlayers] Jungle Speed: 2 to 10 (JS-1.5); Tribes: 2 to 4 (TR-1.1)
@@ -433,7 +433,7 @@ export class Client {
   // ---- matches ----------------------------------------------------------------------
 
   /**
-   * Create a match of `game` ('jungle_speed' by default, or 'tribes') with that game's
+   * Create a match of `game` ('jungle_speed' by default, 'tribes' or 'village') with that game's
    * options (see CreateMatchOptions); an option of another game is a TypeError.
    * @param {CreateMatchOptions} [options]
    * @returns {Promise<CreatedMatch>}

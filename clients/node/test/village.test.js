@@ -62,6 +62,12 @@ test('a Village command for a family the seat does not play is refused with its 
   assert.ok(error instanceof TotemError, String(error));
   assert.equal(error.code, 'FAILED_PRECONDITION');
   assert.match(error.rule, /^VI-\d+\.\d+[a-z]?$/);
+  assert.ok(error.isRuleRefusal);
+  assert.deepEqual(error.errorInfo, {
+    reason: error.rule,
+    domain: 'totem.v1',
+    metadata: { rule: error.rule },
+  });
 });
 
 test('two Village bots play a whole match from their streams alone', async (t) => {
