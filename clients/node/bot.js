@@ -16,7 +16,8 @@
 // whose penalty gathers the piles. `breakStalls: false` turns this off.
 //
 // Run a table from the command line: node bot.js --players 4 --address 127.0.0.1:50051
-// (`--game tribes` for a table of Tribes bots, tribes-bot.js).
+// (`--game tribes` for a table of Tribes bots, tribes-bot.js; `--game village` for Village,
+// village-bot.js).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -26,6 +27,7 @@ import { RESUMABLE_CODES, connect, gameInfo } from './lib/client.js';
 import { TotemError } from './lib/errors.js';
 import { newestSummary, seeded, standingsOf } from './lib/table.js';
 import { playTribesTable } from './tribes-bot.js';
+import { playVillageTable } from './village-bot.js';
 
 export { seeded };
 
@@ -381,7 +383,7 @@ async function main() {
   });
   if (values.help) {
     console.log(
-      'usage: node bot.js [--address HOST:PORT] [--game jungle_speed|tribes] [--players N]\n' +
+      'usage: node bot.js [--address HOST:PORT] [--game jungle_speed|tribes|village] [--players N]\n' +
         '  Jungle Speed: [--variant ES|RU]; Tribes: [--extended] [--board-size N]\n' +
         '  [--turn-timeout-ms MS] [--seed N]',
     );
@@ -390,15 +392,32 @@ async function main() {
   const client = connect(values.address);
   try {
     await client.waitReady(5000);
-    const tribes = gameInfo(values.game).name === 'tribes';
-    const players = Number(values.players ?? (tribes ? 2 : 4));
+    const game = gameInfo(values.game).name;
+    const tribes = game === 'tribes';
+    const village = game === 'village';
+    const players = Number(values.players ?? (tribes || village ? 2 : 4));
     const common = {
       turnTimeoutMs: optionalNumber(values['turn-timeout-ms']),
       seed: optionalNumber(values.seed),
       onSeated: (/** @type {string} */ id) => console.error(`match id: ${id}`),
     };
     const variant = /** @type {'ES' | 'RU'} */ (values.variant.toUpperCase());
-    const result = tribes
+    const timeout = common.turnTimeoutMs;
+    const deadlines =
+      timeout === undefined
+        ? {}
+        : Object.fromEntries(
+            ['arrange', 'choose', 'place', 'reveal', 'victims', 'youth'].map((k) => [
+              `${k}TimeoutMs`,
+              timeout,
+            ]),
+          );
+    const result = village
+      ? await playVillageTable(client, players, {
+          matchOptions: deadlines,
+          onSeated: common.onSeated,
+        })
+      : tribes
       ? await playTribesTable(client, players, {
           ...common,
           extended: values.extended,
@@ -406,7 +425,9 @@ async function main() {
         })
       : await playTable(client, players, { ...common, variant });
     const reason = result.summary.end_reason.replace('END_REASON_', '').toLowerCase();
-    const title = tribes
+    const title = village
+      ? 'Village'
+      : tribes
       ? `Tribes${values.extended ? ' (extended)' : ''}`
       : `Jungle Speed ${variant}`;
     console.log(

@@ -11,10 +11,12 @@ export {
   SPECIAL_TOTEMS,
   Session,
   VARIANTS,
+  VILLAGE_SEXES,
   commands,
   connect,
   gameInfo,
   tribesCommands,
+  villageCommands,
 } from './lib/client.js';
 export { TotemError, decodeErrorInfo } from './lib/errors.js';
 export { OBJECT_OPTIONS, PROTOS_DIR, loadContract } from './lib/proto.js';
@@ -27,3 +29,4 @@ export {
   lines,
   playTribesTable,
 } from './tribes-bot.js';
+export { VillageBot, VillageBotStats, playVillageTable } from './village-bot.js';

@@ -57,10 +57,10 @@ export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
  * `MatchEvent`: the same name everywhere), the commands of its `<Game>Command`, and how
  * `createMatch` turns its options into the `<Game>Options` message.
  * @typedef {object} GameInfo
- * @property {string} name 'jungle_speed' or 'tribes'
- * @property {string} title for messages: 'Jungle Speed', 'Tribes'
- * @property {string} enum 'GAME_JUNGLE_SPEED', 'GAME_TRIBES'
- * @property {string} field 'jungle_speed', 'tribes'
+ * @property {string} name 'jungle_speed', 'tribes' or 'village'
+ * @property {string} title for messages: 'Jungle Speed', 'Tribes', 'Village'
+ * @property {string} enum 'GAME_JUNGLE_SPEED', 'GAME_TRIBES', 'GAME_VILLAGE'
+ * @property {string} field 'jungle_speed', 'tribes', 'village'
  * @property {readonly string[]} commands the members of its command's oneof
  * @property {(options: Record<string, any>) => Message} options
  */
@@ -82,6 +82,24 @@ export const GAMES = Object.freeze({
     field: 'tribes',
     commands: Object.freeze(['start', 'lift', 'place', 'penalise']),
     options: tribesOptions,
+  }),
+  village: Object.freeze({
+    name: 'village',
+    title: 'Village',
+    enum: 'GAME_VILLAGE',
+    field: 'village',
+    commands: Object.freeze([
+      'start',
+      'arrange',
+      'choose_spells',
+      'place_spell',
+      'pass_spells',
+      'submit_placements',
+      'reveal_spells',
+      'choose_victims',
+      'spare_from_age',
+    ]),
+    options: villageOptions,
   }),
 });
 
@@ -218,6 +236,60 @@ const TRIBES_OPTIONS = Object.freeze([
 ]);
 
 /**
+ * The `VillageOptions` message of `createMatch`'s options: the variations (booleans
+ * `village`, `spellsA`, `spellsB`, `feastA`, `feastB`, `totemA`, `totemB`), the
+ * deadlines in milliseconds (`arrangeTimeoutMs`, `chooseTimeoutMs`, `placeTimeoutMs`,
+ * `revealTimeoutMs`, `victimsTimeoutMs`, `youthTimeoutMs`), `maxPlayers` and
+ * `prearrangedSexes` ('girl', 'boy' or enum names).
+ * @param {Record<string, any>} options
+ * @returns {Message}
+ */
+function villageOptions(options) {
+  checkKeys(options, VILLAGE_OPTIONS, 'Village');
+  /** @type {Message} */
+  const message = {};
+  for (const key of VILLAGE_OPTIONS) {
+    const value = options[key];
+    if (value === undefined) continue;
+    const field = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (key === 'prearrangedSexes') {
+      message.prearranged_sexes = value.map((/** @type {string} */ sex) =>
+        enumValue(VILLAGE_SEXES, sex, 'a sex'),
+      );
+    } else if (key.endsWith('Ms') || key === 'maxPlayers') {
+      message[field] = value;
+    } else {
+      message[field] = Boolean(value);
+    }
+  }
+  return message;
+}
+
+/** Sexes of Village children by name (VI-2.4), for `prearrangedSexes`. */
+export const VILLAGE_SEXES = Object.freeze({
+  girl: 'VILLAGE_SEX_GIRL',
+  boy: 'VILLAGE_SEX_BOY',
+});
+
+const VILLAGE_OPTIONS = Object.freeze([
+  'maxPlayers',
+  'village',
+  'spellsA',
+  'spellsB',
+  'feastA',
+  'feastB',
+  'totemA',
+  'totemB',
+  'arrangeTimeoutMs',
+  'chooseTimeoutMs',
+  'placeTimeoutMs',
+  'revealTimeoutMs',
+  'victimsTimeoutMs',
+  'youthTimeoutMs',
+  'prearrangedSexes',
+]);
+
+/**
  * Messages are plain objects with the .proto field names (see README.md).
  * @typedef {Record<string, any>} Message
  * @typedef {Message} MatchEvent `totem.v1.MatchEvent`: `version`, `event` (which of
@@ -238,7 +310,7 @@ const TRIBES_OPTIONS = Object.freeze([
  * @property {Buffer} seed_commitment
  *
  * @typedef {object} CreateMatchOptions options left undefined take the server's defaults
- * @property {string} [game] 'jungle_speed' (the default) or 'tribes' (see GAMES)
+ * @property {string} [game] 'jungle_speed' (the default), 'tribes' or 'village' (see GAMES)
  * @property {Buffer | string} [entropy] mixed into the match seed, at most 64 bytes
  * @property {'ES' | 'RU'} [variant] Jungle Speed: default 'ES' (JS-2.1)
  * @property {number} [maxPlayers] Jungle Speed: 2 to 10 (JS-1.5); Tribes: 2 to 4 (TR-1.1)
@@ -361,7 +433,7 @@ export class Client {
   // ---- matches ----------------------------------------------------------------------
 
   /**
-   * Create a match of `game` ('jungle_speed' by default, or 'tribes') with that game's
+   * Create a match of `game` ('jungle_speed' by default, 'tribes' or 'village') with that game's
    * options (see CreateMatchOptions); an option of another game is a TypeError.
    * @param {CreateMatchOptions} [options]
    * @returns {Promise<CreatedMatch>}
@@ -596,6 +668,67 @@ export const tribesCommands = Object.freeze({
    * @param {number} seat
    */
   penalise: (seat) => ({ tribes: { penalise: { seat: spaceNumber(seat, 'seat') } } }),
+});
+
+/**
+ * Commands of Village, each naming its game: `{village: VillageCommand}`. Every command
+ * but `start` names the family it is for (VI-7.1); messages have the .proto field names.
+ */
+export const villageCommands = Object.freeze({
+  /** Start the match early, with at least two seats taken (VI-1.1). */
+  start: () => ({ village: { start: {} } }),
+  /**
+   * Any Village command as its oneof member and message, e.g. the `default` of an owed
+   * decision (`state.village.legal.decisions[i].default`), sent as is.
+   * @param {Message} command a `VillageCommand`
+   */
+  of: (command) => ({ village: command }),
+  /**
+   * @param {number} family
+   * @param {Message[]} cottages three `VillageCounts`
+   */
+  arrange: (family, cottages) => ({ village: { arrange: { family, cottages } } }),
+  /**
+   * @param {number} family
+   * @param {string[]} spells `VillageSpell` enum names
+   * @param {number} [birds]
+   */
+  chooseSpells: (family, spells, birds = 0) => ({
+    village: { choose_spells: { family, spells, birds } },
+  }),
+  /**
+   * @param {number} family
+   * @param {string} spell
+   * @param {number} targetFamily
+   * @param {number} cottage
+   */
+  placeSpell: (family, spell, targetFamily, cottage) => ({
+    village: { place_spell: { family, spell, target_family: targetFamily, cottage } },
+  }),
+  /** @param {number} family */
+  passSpells: (family) => ({ village: { pass_spells: { family } } }),
+  /**
+   * @param {number} family
+   * @param {Message[]} placements `VillagePlacement`s
+   */
+  submitPlacements: (family, placements) => ({
+    village: { submit_placements: { family, placements } },
+  }),
+  /**
+   * @param {number} family
+   * @param {number[]} positions
+   */
+  revealSpells: (family, positions) => ({ village: { reveal_spells: { family, positions } } }),
+  /**
+   * @param {number} family
+   * @param {Message[]} victims `VillagePerson`s
+   */
+  chooseVictims: (family, victims) => ({ village: { choose_victims: { family, victims } } }),
+  /**
+   * @param {number} family
+   * @param {Message[]} spared `VillagePerson`s
+   */
+  spareFromAge: (family, spared) => ({ village: { spare_from_age: { family, spared } } }),
 });
 
 /**
@@ -873,6 +1006,17 @@ export class Session {
    */
   penalise(seat) {
     return this.act(tribesCommands.penalise(seat));
+  }
+
+  // ---- Village ------------------------------------------------------------------------
+
+  /**
+   * Village: send a Village command, a bare `VillageCommand` message (`{arrange: {...}}`,
+   * or an owed decision's `default`) or one of `villageCommands`.
+   * @param {Message} command
+   */
+  village(command) {
+    return this.act(command.village ? command : villageCommands.of(command));
   }
 
   /**
