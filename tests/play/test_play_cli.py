@@ -123,3 +123,16 @@ async def test_an_unreachable_server_is_reported_and_nothing_is_opened() -> None
     assert app.failure is not None
     assert app.failure.startswith("creating a match for 4 players at 127.0.0.1:1: UNAVAILABLE")
     assert app.match_id is None
+
+
+def test_the_village_help_names_every_option_and_key() -> None:
+    code, output = run("play", "village", "--help")
+    assert code == 0
+    for option in ("--join MATCH", "--spectate MATCH", "--players", "--variation"):
+        assert option in output
+    for option in ("--deadline-ms", "--bot-think-ms LOW HIGH"):
+        assert option in output
+    for key in ("d sends the default", "tab selects", "n keeps every spell secret", "q quits"):
+        assert key in " ".join(output.split())
+    code, output = run("play", "village", "--spectate", "m", "--variation", "feast_a")
+    assert code != 0 and "--variation is for a new match" in output

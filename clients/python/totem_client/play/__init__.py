@@ -53,6 +53,12 @@ GAMES: dict[str, GameEntry] = {
             game=common_pb2.GAME_TRIBES,
             module="totem_client.play.tribes",
         ),
+        GameEntry(
+            key="village",
+            title="Village",
+            game=common_pb2.GAME_VILLAGE,
+            module="totem_client.play.village",
+        ),
     )
 }
 

@@ -13,11 +13,14 @@ from typing import Any, TypeVar
 
 import click
 
+from totem_client.client import VILLAGE_DEADLINES, VILLAGE_VARIATIONS
 from totem_client.play import GAMES, GameEntry
 from totem_client.play.jungle_speed_bots import BOT_REACTION_MS, BOT_REVEAL_DELAY_MS, NewMatch
 from totem_client.play.openings import JoinMatch, Opening, SpectateMatch
 from totem_client.play.tribes_bots import BOT_THINK_MS as TRIBES_BOT_THINK_MS
 from totem_client.play.tribes_bots import NewTribesMatch
+from totem_client.play.village_bots import BOT_THINK_MS as VILLAGE_BOT_THINK_MS
+from totem_client.play.village_bots import NewVillageMatch
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -285,3 +288,70 @@ def tribes(
         bot_think_ms=bot_think_ms,
     )
     run_player(GAMES["tribes"], opening, address, connect_timeout)
+
+
+@play.command("village")
+@match_options
+@click.option(
+    "--players",
+    type=click.IntRange(2, 4),
+    default=2,
+    show_default=True,
+    help="New match: seats in all (VI-1.1); you take seat 0 and bots the others.",
+)
+@click.option(
+    "--variation",
+    "variations",
+    multiple=True,
+    type=click.Choice(list(VILLAGE_VARIATIONS)),
+    help="New match: a variation (VI-2.1 … VI-3.2); repeat for several.",
+)
+@click.option(
+    "--deadline-ms",
+    type=click.IntRange(0, 3_600_000),
+    default=None,
+    help="New match: every decision's deadline; by default slowed for a person "
+    "(arrange 180 s, choose 120 s, place 90 s, reveal 60 s, victims 90 s, youth 60 s).",
+)
+@click.option(
+    "--bot-think-ms",
+    nargs=2,
+    type=float,
+    default=VILLAGE_BOT_THINK_MS,
+    show_default=True,
+    callback=_delays,
+    metavar="LOW HIGH",
+    help="New match: random delay before each of a bot's commands.",
+)
+@click.pass_context
+def village(
+    ctx: click.Context,
+    address: str,
+    name: str,
+    join: str | None,
+    seat: int | None,
+    spectate: str | None,
+    connect_timeout: float,
+    players: int,
+    variations: tuple[str, ...],
+    deadline_ms: int | None,
+    bot_think_ms: tuple[float, float],
+) -> None:
+    """Play Village full screen.
+
+    By default, create a match, take seat 0 and fill the other seats with bots. With
+    --join MATCH, take a seat in an existing match; with --spectate MATCH, watch one.
+
+    Keys: d sends the default of the selected decision your families owe, tab selects
+    the next one, n keeps every spell secret at a reveal or chooses no spell, s starts a
+    waiting match with the seats taken, q quits. When you quit, the match id is printed.
+    """
+    timeouts = {kind: deadline_ms for kind in VILLAGE_DEADLINES} if deadline_ms is not None else {}
+    opening = existing_match(ctx, join, seat, spectate, name) or NewVillageMatch(
+        name=name,
+        players=players,
+        variations=variations,
+        timeouts_ms=timeouts,
+        bot_think_ms=bot_think_ms,
+    )
+    run_player(GAMES["village"], opening, address, connect_timeout)
