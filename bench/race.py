@@ -37,7 +37,8 @@ Seats rotate: in the k-th race at an offset, contender c sits in seat (c + k) mo
 every contender holds every seat equally often and a bias of seats can be told from a
 bias of connections. At a non-zero offset d the contenders send at start + r*d, their
 ranks r a fresh random permutation for each race (``--seed``). The races of all offsets
-are interleaved in a random order.
+are interleaved in a random order, and the start signal goes to the contenders in a fresh
+random order each time.
 
 Processes on one machine share CLOCK_MONOTONIC, and the server's stamps carry its
 ``time.monotonic_ns()`` (ReceiveStamp.monotonic_ns), so send times and stamps are on one
@@ -56,7 +57,10 @@ clock; wire times are CLOCK_REALTIME, compared with the stamps' ``received_at``.
 
 At offset 0 the wins per seat and per contender (connection) are tested against equal
 shares with Pearson's chi-square test (N-1 degrees of freedom; the p-value from the
-regularized upper incomplete gamma function, computed here).
+regularized upper incomplete gamma function, computed here). Beside them: how often each
+seat and connection arrived first on the wire, and the winner's place in the arrival
+order (a server that decides by arrival gives the first arrival the win; one that ignores
+arrival gives each place 1/N).
 
 Targets: stamp order = send order in at least 95% of the races at every offset
 of 1 ms or more; chi-square p > 0.01 for seats and for connections over at least 600
@@ -70,6 +74,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ctypes
 import gc
 import itertools
 import json
@@ -206,6 +211,7 @@ class Grab:
     answered_ns: int
     answered_wall_ns: int
     wire_ns: int
+    wire_bytes: int
     sequence: int
     stamp_ns: int
     received_at_ns: int
@@ -448,6 +454,7 @@ async def _contender(
                                     answered_ns=answered,
                                     answered_wall_ns=answered_wall,
                                     wire_ns=0,
+                                    wire_bytes=0,
                                     sequence=stamp.sequence,
                                     stamp_ns=stamp.monotonic_ns,
                                     received_at_ns=stamp.received_at.ToNanoseconds(),
@@ -565,6 +572,14 @@ def process_ticks(pids: Sequence[int]) -> int:
 # ---- the server -------------------------------------------------------------------------
 
 
+def _die_with_parent() -> None:
+    """In the server's process before it runs: SIGTERM when the coordinator dies, however
+    it dies (Linux; elsewhere the server is stopped only by :meth:`Server.stop`)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 class Server:
     """``totem serve`` in a process of its own, on a fresh store."""
 
@@ -607,6 +622,7 @@ class Server:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self.log,
+            preexec_fn=_die_with_parent,
         )
         self.port = self._wait_ready()
 
@@ -717,16 +733,16 @@ def find_on_wire(grabs: list[Grab], ports: dict[int, list[int]], segments: list[
     HTTP/2 control frames are 9 to 17 bytes)."""
     for grab in grabs:
         mine = ports.get(grab.contender, [])
-        grab.wire_ns = min(
-            (
-                s.wall_ns
-                for s in segments
-                if s.source_port in mine
-                and s.payload >= MIN_REQUEST_BYTES
-                and grab.sent_wall_ns - 1000 <= s.wall_ns <= grab.answered_wall_ns
-            ),
-            default=0,
-        )
+        found = [
+            s
+            for s in segments
+            if s.source_port in mine
+            and s.payload >= MIN_REQUEST_BYTES
+            and grab.sent_wall_ns - 1000 <= s.wall_ns <= grab.answered_wall_ns
+        ]
+        if found:
+            first = min(found, key=lambda s: s.wall_ns)
+            grab.wire_ns, grab.wire_bytes = first.wall_ns, first.payload
 
 
 def schedule(
@@ -825,7 +841,8 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
                 last_version = version + n
                 start_ns = time.monotonic_ns() + int(args.margin_ms * 1e6)
                 offset_ns = int(offset * 1e6)
-                for c in range(n):
+                # In a fresh order each time, so that no contender is told first by habit.
+                for c in rng.sample(range(n), n):
                     children.send(
                         c, "go", version, start_ns, ranks[c] * offset_ns, ranks[c], last_version
                     )
@@ -963,8 +980,17 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
     conn_wins = [sum(r.winner.contender == c for r in simultaneous) for c in range(n)]
     seat_chi, seat_p = chi_square_uniform(seat_wins)
     conn_chi, conn_p = chi_square_uniform(conn_wins)
+    wired = [r for r in simultaneous if r.seen_on_wire]
+    first_on_wire = [r.by(WIRE)[0] for r in wired]
     fairness = {
         "races": total,
+        "races_seen_on_wire": len(wired),
+        # Who arrived first (a fair server gives these their wins), and which arrival won.
+        "seat_first_on_wire": [sum(g.seat == s for g in first_on_wire) for s in range(n)],
+        "connection_first_on_wire": [
+            sum(g.contender == c for g in first_on_wire) for c in range(n)
+        ],
+        "wins_by_arrival": [sum(r.by(WIRE)[k].won for r in wired) for k in range(n)],
         "seat_wins": seat_wins,
         "seat_p_each": [one_against_rest(w, total, n) for w in seat_wins],
         "seat_chi_square": seat_chi,
@@ -1123,19 +1149,30 @@ def report(summary: dict[str, Any]) -> str:
         )
     f = summary["fairness"]
     total = f["races"]
+    wired = f["races_seen_on_wire"]
     lines += [
         "",
-        f"Wins at offset 0 ({total} races; p: that one against its equal share, 1 dof):",
+        f"Wins at offset 0 ({total} races; p: that one against its equal share, 1 dof; "
+        "first on wire: how often it arrived first):",
         "",
-        "| # | seat wins | share | p | connection wins | share | p |",
-        "|---|---|---|---|---|---|---|",
+        "| # | seat wins | share | p | first on wire | connection wins | share | p "
+        "| first on wire |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for i in range(c["clients"]):
         sw, cw = f["seat_wins"][i], f["connection_wins"][i]
+        sf = f["seat_first_on_wire"][i] if wired else "–"
+        cf = f["connection_first_on_wire"][i] if wired else "–"
         lines.append(
-            f"| {i} | {sw} | {sw / max(total, 1):.1%} | {f['seat_p_each'][i]:.3f} "
-            f"| {cw} | {cw / max(total, 1):.1%} | {f['connection_p_each'][i]:.3f} |"
+            f"| {i} | {sw} | {sw / max(total, 1):.1%} | {f['seat_p_each'][i]:.3f} | {sf} "
+            f"| {cw} | {cw / max(total, 1):.1%} | {f['connection_p_each'][i]:.3f} | {cf} |"
         )
+    if wired:
+        shares = ", ".join(f"{k + 1}: {w / wired:.0%}" for k, w in enumerate(f["wins_by_arrival"]))
+        lines += [
+            "",
+            f"Winner's place in the arrival order on the wire, offset 0 ({wired} races): {shares}",
+        ]
     lines += [
         "",
         f"chi-square against equal shares ({f['dof']} dof): seats {f['seat_chi_square']:.2f}, "
