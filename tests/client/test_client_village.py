@@ -96,7 +96,24 @@ def test_the_bot_spreads_its_men_women_and_elders_over_the_cottages() -> None:
     assert all(c.young_woman + c.mature_woman == 1 for c in cottages)
 
 
-def test_the_bot_protects_its_elders_and_takes_another_familys() -> None:
+def test_the_bot_houses_every_fertile_woman_with_a_man() -> None:
+    """VI-2.4: births need a fertile man in the cottage; with two men, the four women
+    share their two cottages, and the elder and children fill the third."""
+    members = pb.VillageCounts(young_woman=3, mature_woman=1, young_man=1, mature_man=1, elder=1)
+    owed = _owed(
+        pb.VILLAGE_DECISION_KIND_ARRANGE,
+        arrange=pb.VillageArrangeChoices(members=members, house=7, capacity=6),
+    )
+    cottages = decide(_state(), 0, owed).arrange.cottages
+    men = [c.young_man + c.mature_man for c in cottages]
+    women = [c.young_woman + c.mature_woman for c in cottages]
+    assert men == [1, 1, 0] and women == [2, 2, 0]
+    assert [c.elder for c in cottages] == [0, 0, 1]
+
+
+def test_the_bot_protects_elders_unless_a_rival_is_a_piece_from_winning() -> None:
+    """VI-2.6, VI-3.2: children go first, of any family; a rival one piece from a
+    complete pole (VI-4.1) loses its elders first."""
     candidates = [
         pb.VillageCandidate(cottage=0, kind=K.VILLAGE_KIND_ELDER, count=1),
         pb.VillageCandidate(cottage=1, kind=K.VILLAGE_KIND_GIRL, count=1),
@@ -114,6 +131,10 @@ def test_the_bot_protects_its_elders_and_takes_another_familys() -> None:
         victims=pb.VillageVictimChoices(starving=0, count=1, elders=True, candidates=candidates),
     )
     (victim,) = decide(_state(), 1, other).choose_victims.victims
+    assert victim.kind == K.VILLAGE_KIND_GIRL
+    leading = _state()
+    leading.families[0].pole = 5
+    (victim,) = decide(leading, 1, other).choose_victims.victims
     assert victim.kind == K.VILLAGE_KIND_ELDER
     youth = _owed(
         pb.VILLAGE_DECISION_KIND_YOUTH,

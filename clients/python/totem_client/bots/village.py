@@ -5,16 +5,19 @@ it, with the decisions its families owe (``VillageState.legal.decisions``: the k
 the deadline, the choices it may make and the default the deadline would apply). It
 never re-implements the rules; it chooses among what it is offered:
 
-- arrange (VI-2.1): fertile men, then fertile women, then elders, then children, each
-  into the least crowded cottage, so that every cottage can have children and one
-  illness never takes every elder; beyond 18, children are left out first;
+- arrange (VI-2.1): fertile men, then fertile women, each into the least crowded of as
+  many cottages as there are couples (so that every fertile woman lives with a man and
+  has children, VI-2.4), then elders and children into the least crowded cottage, so
+  that one illness never takes every elder; beyond 18, children are left out first;
 - choose (VI-2.2): as many helpful spells as its pole gives free (never sacrificing a
   bird: they feed the family): abundance, twins, big cure;
 - place: each on its own family, abundance where the hunters are, twins where the
   fertile women live with a man, a cure where the elders are;
 - reveal (VI-2.3): every spell offered (they are all its own helpful ones);
-- victims (VI-2.6): of its own family, children first and never an elder while anyone
-  else may go (the offered candidates); of another family, its elders first;
+- victims (VI-2.6): children first and never an elder while anyone else may go (the
+  offered candidates), of its own family or another's; but of another family one piece
+  from a complete pole, its elders first, so that it loses a piece (VI-3.2). Taking
+  every rival's elders every round keeps all poles low and a match from ending;
 - youth (VI-2.8): spares elders first, then the oldest others.
 
 It answers as soon as it has thought (a short random delay, never more than half the
@@ -53,6 +56,8 @@ DEFAULT_THINK_MS = (1.0, 5.0)
 KIND_FIELDS = ("girl", "boy", "young_woman", "young_man", "mature_woman", "mature_man", "elder")
 #: Arrangement order (see the module's text).
 ARRANGE_ORDER = ("young_man", "mature_man", "young_woman", "mature_woman", "elder", "boy", "girl")
+#: A pole this high wins (VI-4.1).
+POLE_MAX = 6
 HELPFUL = (pb.VILLAGE_SPELL_ABUNDANCE, pb.VILLAGE_SPELL_TWINS, pb.VILLAGE_SPELL_BIG_CURE)
 K = pb.VillageKind
 #: Victims of one's own family: children first, elders never while others may go.
@@ -65,7 +70,7 @@ OWN_VICTIMS = (
     K.VILLAGE_KIND_MATURE_MAN,
     K.VILLAGE_KIND_ELDER,
 )
-#: Victims of another family: its elders first (it then loses totem pieces, VI-3.2).
+#: Victims of another family about to win: its elders first (it then loses a piece, VI-3.2).
 OTHER_VICTIMS = (
     K.VILLAGE_KIND_ELDER,
     K.VILLAGE_KIND_MATURE_MAN,
@@ -81,15 +86,27 @@ SPARE_ORDER = OTHER_VICTIMS
 
 def arrange(owed: pb.VillageOwedDecision) -> pb.VillageArrange:
     choices = owed.arrange
+    members = choices.members
+    men = members.young_man + members.mature_man
+    women = members.young_woman + members.mature_woman
+    # Births need a woman and a man under one roof (VI-2.4): the fertile share as many
+    # cottages as there are couples, and nobody fertile lives alone with their own sex.
+    couples = max(1, min(3, men, women))
     left = choices.house
     cottages = [dict.fromkeys(KIND_FIELDS, 0) for _ in range(3)]
+
+    def size(i: int) -> int:
+        return sum(cottages[i].values())
+
     for kind in ARRANGE_ORDER:
-        for _ in range(getattr(choices.members, kind)):
+        fertile = kind.startswith(("young", "mature"))
+        for _ in range(getattr(members, kind)):
             if left == 0:
                 break
-            room = [c for c in cottages if sum(c.values()) < choices.capacity]
-            target = min(room, key=lambda c: sum(c.values()))
-            target[kind] += 1
+            room = [i for i in range(3) if size(i) < choices.capacity]
+            shared = [i for i in room if i < couples] if fertile else room
+            target = min(shared or room, key=size)
+            cottages[target][kind] += 1
             left -= 1
     return pb.VillageArrange(family=owed.family, cottages=[pb.VillageCounts(**c) for c in cottages])
 
@@ -164,8 +181,11 @@ def decide(state: pb.VillageState, seat: int, owed: pb.VillageOwedDecision) -> V
         )
     if which in (pb.VILLAGE_DECISION_KIND_VICTIMS, pb.VILLAGE_DECISION_KIND_NAME_VICTIMS):
         choices = owed.victims
-        own = state.families[choices.starving].seat == seat
-        victims = _people(choices.candidates, OWN_VICTIMS if own else OTHER_VICTIMS, choices.count)
+        starving = state.families[choices.starving]
+        threat = starving.seat != seat and starving.pole >= POLE_MAX - 1
+        victims = _people(
+            choices.candidates, OTHER_VICTIMS if threat else OWN_VICTIMS, choices.count
+        )
         return VillageCommand(
             choose_victims=pb.VillageChooseVictims(family=family, victims=victims)
         )
