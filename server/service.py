@@ -17,7 +17,7 @@ import grpc
 from domain.games import GAMES
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.match import MatchAggregate, MatchStatus
-from domain.kernel.views import Viewer
+from domain.kernel.views import Viewer, ViewerRole
 from server import auth, codec
 from server.actors import Actors
 from server.application import Arena
@@ -262,7 +262,10 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                     f"seen_version {stamp.seen_version} is beyond the match's version "
                     f"{match.version}: it must be a version the client has seen",
                 )
-            command.run(match, viewer.seat, stamp)
+            sent = stamp
+            if viewer.seat is not None and stamp.seen_version:
+                sent = self.stamper.with_sent_time(stamp, match_id, viewer.seat)
+            command.run(match, viewer.seat, sent)
             # Answered from inside the actor: the version and state are this command's own.
             return match_service_pb2.ActResponse(
                 version=match.version,
@@ -298,6 +301,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 return viewer, sub, match.version, match.status is MatchStatus.ENDED
 
             viewer, sub, version, ended = (await self.actors.run(match_id, subscribe)).value
+            seat = viewer.seat if viewer.role is ViewerRole.PLAYER else None
             last = request.after_version
             if last < version:
                 for data in await self.actors.threads.call(
@@ -305,6 +309,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 ):
                     yield data
                 last = version
+                if seat is not None:
+                    self.stamper.written(match_id, seat, last)
             if ended:
                 return
             while True:
@@ -317,7 +323,10 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 if frame.version > last:
                     yield frame.data
                     last = frame.version
+                    if seat is not None:
+                        self.stamper.written(match_id, seat, last)
                     if frame.final:
+                        self.stamper.forget(match_id)
                         return
         except Exception as error:
             await refuse(context, error)

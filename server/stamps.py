@@ -1,18 +1,29 @@
-"""Receive stamps: taken the moment a request handler starts, before any await (JS-5.1)."""
+"""Receive stamps: taken the moment a request handler starts, before any await (JS-5.1),
+and the times events were written to each player's stream, from which a grab's reaction
+time is read (``ReceiveStamp.seen_sent_monotonic_ns``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
+from collections import OrderedDict
+from uuid import UUID
 
 from domain.kernel.stamps import ReceiveStamp
 
+#: Versions remembered per seat: a grab names an event it has just seen, so a short
+#: window is enough and memory stays bounded whatever the match's length.
+SENT_WINDOW = 256
+
 
 class Stamper:
-    """Hands out receive stamps in receive order for one server process."""
+    """Hands out receive stamps in receive order for one server process, and remembers
+    when recent events were first written to each seat's Watch stream."""
 
     def __init__(self) -> None:
         self._sequence = itertools.count(1)
+        self._sent: dict[tuple[UUID, int], OrderedDict[int, int]] = {}
 
     def stamp(self, seen_version: int = 0) -> ReceiveStamp:
         return ReceiveStamp(
@@ -21,3 +32,24 @@ class Stamper:
             wall_ns=time.time_ns(),
             seen_version=seen_version,
         )
+
+    def written(self, match_id: UUID, seat: int, version: int) -> None:
+        """The event at ``version`` was just written to a stream of ``seat``; the first
+        stream to get it counts (a player with two streams reacts to the earlier)."""
+        sent = self._sent.setdefault((match_id, seat), OrderedDict())
+        if version not in sent:
+            sent[version] = time.monotonic_ns()
+            if len(sent) > SENT_WINDOW:
+                sent.popitem(last=False)
+
+    def with_sent_time(self, stamp: ReceiveStamp, match_id: UUID, seat: int) -> ReceiveStamp:
+        """``stamp`` with the time its ``seen_version`` reached ``seat``'s stream, if it
+        did on this process within the window."""
+        times = self._sent.get((match_id, seat))
+        sent = times.get(stamp.seen_version, 0) if times is not None else 0
+        return dataclasses.replace(stamp, seen_sent_monotonic_ns=sent) if sent else stamp
+
+    def forget(self, match_id: UUID) -> None:
+        """The match ended: no grab will ask about its streams again."""
+        for key in [k for k in self._sent if k[0] == match_id]:
+            del self._sent[key]

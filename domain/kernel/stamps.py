@@ -20,6 +20,9 @@ class ReceiveStamp:
     monotonic_ns: int
     wall_ns: int
     seen_version: int = 0
+    #: When the event at ``seen_version`` was written to this player's stream, on the
+    #: ``monotonic_ns`` clock; 0 when unknown. Evidence of reaction time, never of order.
+    seen_sent_monotonic_ns: int = 0
 
     @property
     def wall_ms(self) -> int:

@@ -341,6 +341,7 @@ def test_js_5_1_every_grab_records_its_receive_stamp() -> None:
         "monotonic_ns": grab.monotonic_ns,
         "wall_ns": grab.wall_ns,
         "seen_version": seen,
+        "seen_sent_monotonic_ns": 0,
     }
     assert type(late_evt).__name__ == "LateGrab"
     assert late_evt.stamp == late.to_dict()

@@ -206,14 +206,18 @@ def test_js_1_5_start_needs_two_seated_players_and_a_seated_requester() -> None:
 
 
 def test_js_5_1_receive_stamp_round_trips_through_its_stored_form() -> None:
-    stamp = ReceiveStamp(7, 123, 4_567_000_000, seen_version=3)
+    stamp = ReceiveStamp(7, 123, 4_567_000_000, seen_version=3, seen_sent_monotonic_ns=100)
     assert stamp.to_dict() == {
         "sequence": 7,
         "monotonic_ns": 123,
         "wall_ns": 4_567_000_000,
         "seen_version": 3,
+        "seen_sent_monotonic_ns": 100,
     }
     assert ReceiveStamp.from_dict(stamp.to_dict()) == stamp
+    # Events stored before the sent time was recorded read back with none.
+    older = {"sequence": 7, "monotonic_ns": 123, "wall_ns": 4_567_000_000, "seen_version": 3}
+    assert ReceiveStamp.from_dict(older).seen_sent_monotonic_ns == 0
     assert stamp.wall_ms == 4567
 
 

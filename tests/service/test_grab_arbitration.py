@@ -129,3 +129,42 @@ async def test_grab_from_a_spectator_is_refused(server: RunningServer) -> None:
             assert error.code() is grpc.StatusCode.UNAUTHENTICATED
         else:
             raise AssertionError("a grab without a token was accepted")
+
+
+async def test_a_grab_records_when_the_event_it_reacted_to_reached_the_grabbers_stream(
+    server: RunningServer,
+) -> None:
+    """JS-5.1: the stamp of a grab that names the version it saw carries when the server
+    wrote that event to the grabber's own stream, the evidence of its reaction time; a
+    grab naming a version its seat was never sent carries none."""
+    channel, client = stub(server.port)
+    async with channel:
+        deck = deal_for(2, {0: [INWARD]})
+        match_id, referee, tokens = await create_and_join(
+            client, 2, prearranged_deal=deck, turn_timeout_ms=0
+        )
+        revealed = await client.Act(
+            ms.ActRequest(match_id=match_id, jungle_speed=reveal()), metadata=bearer(tokens[0])
+        )
+        # Seat 1 watches from the start and so is sent the reveal; seat 0 never watches.
+        seen = await asyncio.wait_for(
+            watch_until(client, match_id, revealed.version, tokens[1]), 30
+        )
+        assert seen[-1].version == revealed.version
+        answers = [
+            await client.Act(
+                ms.ActRequest(
+                    match_id=match_id, jungle_speed=grab(), seen_version=revealed.version
+                ),
+                metadata=bearer(token),
+            )
+            for token in (tokens[1], tokens[0])
+        ]
+        events = await asyncio.wait_for(
+            watch_until(client, match_id, max(a.version for a in answers), referee), 30
+        )
+    won = next(e for e in events if js_event(e) == "arrows_won").jungle_speed.arrows_won
+    late = next(e for e in events if js_event(e) == "late_grab").jungle_speed.late_grab
+    assert won.winner == 1 and late.seat == 0
+    assert 0 < won.stamp.seen_sent_monotonic_ns < won.stamp.monotonic_ns
+    assert late.stamp.seen_version == revealed.version and late.stamp.seen_sent_monotonic_ns == 0

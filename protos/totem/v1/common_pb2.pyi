@@ -179,6 +179,7 @@ class ReceiveStamp(_message.Message):
     MONOTONIC_NS_FIELD_NUMBER: _builtins.int
     RECEIVED_AT_FIELD_NUMBER: _builtins.int
     SEEN_VERSION_FIELD_NUMBER: _builtins.int
+    SEEN_SENT_MONOTONIC_NS_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Receive order on the server process that took the request: 1, 2, 3... from its start
     (a restarted server counts from 1 again). Among commands of one match it is the order
@@ -192,6 +193,11 @@ class ReceiveStamp(_message.Message):
     """The last event version the client said it had seen (ActRequest.seen_version); 0 for
     JoinMatch and for timer firings.
     """
+    seen_sent_monotonic_ns: _builtins.int
+    """When this server process wrote the event at seen_version to the acting player's Watch
+    stream, on the clock of monotonic_ns; monotonic_ns minus this is the player's reaction
+    time. 0 when it did not (no such stream, another server process, or seen_version 0).
+    """
     @_builtins.property
     def received_at(self) -> _timestamp_pb2.Timestamp:
         """Wall clock of the server at receipt (nanosecond precision)."""
@@ -203,10 +209,11 @@ class ReceiveStamp(_message.Message):
         monotonic_ns: _builtins.int = ...,
         received_at: _timestamp_pb2.Timestamp | None = ...,
         seen_version: _builtins.int = ...,
+        seen_sent_monotonic_ns: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["received_at", b"received_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["monotonic_ns", b"monotonic_ns", "received_at", b"received_at", "seen_version", b"seen_version", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["monotonic_ns", b"monotonic_ns", "received_at", b"received_at", "seen_sent_monotonic_ns", b"seen_sent_monotonic_ns", "seen_version", b"seen_version", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
