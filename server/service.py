@@ -309,10 +309,10 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 ):
                     yield data
                 last = version
-                if seat is not None:
-                    self.stamper.written(match_id, seat, last)
             if ended:
                 return
+            if seat is not None and last:
+                self.stamper.written(match_id, seat, last)
             while True:
                 if sub.overflowed:
                     raise ServiceError(
@@ -323,11 +323,11 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 if frame.version > last:
                     yield frame.data
                     last = frame.version
+                    if frame.final:
+                        self.stamper.forget(match_id)  # no grab will name a version again
+                        return
                     if seat is not None:
                         self.stamper.written(match_id, seat, last)
-                    if frame.final:
-                        self.stamper.forget(match_id)
-                        return
         except Exception as error:
             await refuse(context, error)
         finally:

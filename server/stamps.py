@@ -23,7 +23,7 @@ class Stamper:
 
     def __init__(self) -> None:
         self._sequence = itertools.count(1)
-        self._sent: dict[tuple[UUID, int], OrderedDict[int, int]] = {}
+        self._sent: dict[UUID, dict[int, OrderedDict[int, int]]] = {}
 
     def stamp(self, seen_version: int = 0) -> ReceiveStamp:
         return ReceiveStamp(
@@ -36,7 +36,7 @@ class Stamper:
     def written(self, match_id: UUID, seat: int, version: int) -> None:
         """The event at ``version`` was just written to a stream of ``seat``; the first
         stream to get it counts (a player with two streams reacts to the earlier)."""
-        sent = self._sent.setdefault((match_id, seat), OrderedDict())
+        sent = self._sent.setdefault(match_id, {}).setdefault(seat, OrderedDict())
         if version not in sent:
             sent[version] = time.monotonic_ns()
             if len(sent) > SENT_WINDOW:
@@ -45,11 +45,10 @@ class Stamper:
     def with_sent_time(self, stamp: ReceiveStamp, match_id: UUID, seat: int) -> ReceiveStamp:
         """``stamp`` with the time its ``seen_version`` reached ``seat``'s stream, if it
         did on this process within the window."""
-        times = self._sent.get((match_id, seat))
+        times = self._sent.get(match_id, {}).get(seat)
         sent = times.get(stamp.seen_version, 0) if times is not None else 0
         return dataclasses.replace(stamp, seen_sent_monotonic_ns=sent) if sent else stamp
 
     def forget(self, match_id: UUID) -> None:
         """The match ended: no grab will ask about its streams again."""
-        for key in [k for k in self._sent if k[0] == match_id]:
-            del self._sent[key]
+        self._sent.pop(match_id, None)
