@@ -303,7 +303,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             viewer, sub, version, ended = (await self.actors.run(match_id, subscribe)).value
             seat = viewer.seat if viewer.role is ViewerRole.PLAYER else None
             last = request.after_version
-            if last < version:
+            sent_stored = last < version
+            if sent_stored:
                 for data in await self.actors.threads.call(
                     self._stored, match_id, last, version, (viewer, with_state)
                 ):
@@ -311,7 +312,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 last = version
             if ended:
                 return
-            if seat is not None and last:
+            if seat is not None and sent_stored:
                 self.stamper.written(match_id, seat, last)
             while True:
                 if sub.overflowed:
