@@ -17,7 +17,7 @@ import grpc
 from domain.games import GAMES
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.match import MatchAggregate, MatchStatus
-from domain.kernel.views import Viewer, ViewerRole
+from domain.kernel.views import Viewer
 from server import auth, codec
 from server.actors import Actors
 from server.application import Arena
@@ -262,10 +262,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                     f"seen_version {stamp.seen_version} is beyond the match's version "
                     f"{match.version}: it must be a version the client has seen",
                 )
-            sent = stamp
-            if viewer.seat is not None and stamp.seen_version:
-                sent = self.stamper.with_sent_time(stamp, match_id, viewer.seat)
-            command.run(match, viewer.seat, sent)
+            reacted = self.stamper.with_sent_time(stamp, match_id, viewer.seat)
+            command.run(match, viewer.seat, reacted)
             # Answered from inside the actor: the version and state are this command's own.
             return match_service_pb2.ActResponse(
                 version=match.version,
@@ -301,7 +299,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 return viewer, sub, match.version, match.status is MatchStatus.ENDED
 
             viewer, sub, version, ended = (await self.actors.run(match_id, subscribe)).value
-            seat = viewer.seat if viewer.role is ViewerRole.PLAYER else None
+            seat = viewer.seat  # a player's; spectators and the referee have none
             last = request.after_version
             sent_stored = last < version
             if sent_stored:

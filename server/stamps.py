@@ -42,10 +42,10 @@ class Stamper:
             if len(sent) > SENT_WINDOW:
                 sent.popitem(last=False)
 
-    def with_sent_time(self, stamp: ReceiveStamp, match_id: UUID, seat: int) -> ReceiveStamp:
+    def with_sent_time(self, stamp: ReceiveStamp, match_id: UUID, seat: int | None) -> ReceiveStamp:
         """``stamp`` with the time its ``seen_version`` reached ``seat``'s stream, if it
-        did on this process within the window."""
-        times = self._sent.get(match_id, {}).get(seat)
+        did on this process within the window (a referee command has no seat)."""
+        times = self._sent.get(match_id, {}).get(seat) if seat is not None else None
         sent = times.get(stamp.seen_version, 0) if times is not None else 0
         return dataclasses.replace(stamp, seen_sent_monotonic_ns=sent) if sent else stamp
 
