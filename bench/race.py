@@ -583,11 +583,18 @@ def _die_with_parent() -> None:
 class Server:
     """``totem serve`` in a process of its own, on a fresh store."""
 
-    def __init__(self, store: str, dsn: str, workdir: Path, root: Path = ROOT) -> None:
+    def __init__(
+        self,
+        store: str,
+        dsn: str,
+        workdir: Path,
+        root: Path = ROOT,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
         self.store = store
         self.dsn = dsn
         self.schema: str | None = None
-        env = dict(os.environ)
+        env = dict(os.environ) | (extra_env or {})
         for name in list(env):
             if name.startswith(("POSTGRES_", "SQLITE_")) or name == "PERSISTENCE_MODULE":
                 del env[name]
@@ -777,7 +784,8 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
     rotation: dict[float, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = ROOT if args.server_root is None else args.server_root.resolve()
-        server = Server(args.store, args.dsn, Path(tmp), root)
+        server_env = dict(item.split("=", 1) for item in args.server_env)
+        server = Server(args.store, args.dsn, Path(tmp), root, server_env)
         children: Children | None = None
         channel = None
         tap: WireTap | None = None
@@ -886,6 +894,7 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
         "spin_us": args.spin_us,
         "seed": args.seed,
         "server_root": None if args.server_root is None else str(args.server_root),
+        "server_env": args.server_env,
         "wire": wire_note,
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
@@ -1250,6 +1259,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="DIR",
         help="run the server from another source tree, e.g. a commit exported with "
         "'git archive COMMIT | tar -x -C DIR' (the clients stay this tree's)",
+    )
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an environment variable for the server process only (repeatable), "
+        "e.g. GRPC_EXPERIMENTS=... to compare gRPC core settings",
     )
     parser.add_argument(
         "--wire",
