@@ -21,7 +21,7 @@ from server.actors import Actors
 from server.application import Arena, store_env
 from server.hub import EventHub
 from server.service import MatchService
-from server.stamps import Stamper
+from server.stamps import ArrivalStamps, Stamper
 from totem.v1 import match_service_pb2, match_service_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -140,7 +140,10 @@ async def start(
     stamper = Stamper()
     actors = Actors(app, hub, stamper)
     await actors.recover()
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    raced = frozenset(f"/{SERVICE_NAME}/{name}" for name in MatchService.RACED)
+    server = grpc.aio.server(
+        interceptors=[ArrivalStamps(stamper, raced)], options=[("grpc.so_reuseport", 0)]
+    )
     add_match_service(MatchService(app, actors, hub, stamper), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

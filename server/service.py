@@ -1,8 +1,9 @@
 """The gRPC MatchService: create, join, look at, act in and watch matches.
 
 Handlers stay thin: parse and check fields, then hand the work to the match's actor.
-Handlers that decide races (JoinMatch, Act) take their receive stamp on their first
-line, before any await, and submit their work before awaiting anything.
+Calls that decide races (JoinMatch, Act) are stamped when they arrive, before their
+message is read (:class:`server.stamps.ArrivalStamps`); their handlers pick the stamp
+up on their first line and submit their work before awaiting anything.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ def viewer_of(match: MatchAggregate, token: str | None) -> Viewer:
 
 
 class MatchService(match_service_pb2_grpc.MatchServiceServicer):
+    #: Handlers whose calls are stamped on arrival (:class:`server.stamps.ArrivalStamps`):
+    #: their receive order decides races and seat order.
+    RACED = ("Act", "JoinMatch")
+
     def __init__(self, app: Arena, actors: Actors, hub: EventHub, stamper: Stamper) -> None:
         self.app = app
         self.actors = actors
@@ -109,7 +114,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
     async def JoinMatch(
         self, request: match_service_pb2.JoinMatchRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.JoinMatchResponse:
-        stamp = self.stamper.stamp()
+        stamp = self.stamper.on_arrival(0)
         match_id = parse_match_id(request.match_id)
         place = request.WhichOneof("place")
         if place is None:
@@ -214,7 +219,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
     async def Act(
         self, request: match_service_pb2.ActRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.ActResponse:
-        stamp = self.stamper.stamp(request.seen_version)
+        stamp = self.stamper.on_arrival(request.seen_version)
         match_id = parse_match_id(request.match_id)
         token = auth.bearer_token(context.invocation_metadata())
         if not token:

@@ -1,6 +1,6 @@
-"""Receive stamps: taken the moment a request handler starts, before any await (JS-5.1),
-and the times events were written to each player's stream, from which a grab's reaction
-time is read (``ReceiveStamp.seen_sent_monotonic_ns``)."""
+"""Receive stamps: taken the moment gRPC hands a race-deciding call to the event loop,
+before its message is read (JS-5.1), and the times events were written to each player's
+stream, from which a grab's reaction time is read (``ReceiveStamp.seen_sent_monotonic_ns``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ import dataclasses
 import itertools
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from uuid import UUID
+
+import grpc
 
 from domain.kernel.stamps import ReceiveStamp
 
@@ -33,6 +37,16 @@ class Stamper:
             seen_version=seen_version,
         )
 
+    def on_arrival(self, seen_version: int) -> ReceiveStamp:
+        """The stamp :class:`ArrivalStamps` took when this call arrived, completed with the
+        version its message says the client had seen; a fresh one for a call that came in
+        without the interceptor (a servicer called directly)."""
+        arrived = _ARRIVAL.get()
+        if arrived is None:
+            return self.stamp(seen_version)
+        _ARRIVAL.set(None)
+        return dataclasses.replace(arrived, seen_version=seen_version)
+
     def written(self, match_id: UUID, seat: int, version: int) -> None:
         """The event at ``version`` was just written to a stream of ``seat``; the first
         stream to get it counts (a player with two streams reacts to the earlier)."""
@@ -52,3 +66,29 @@ class Stamper:
     def forget(self, match_id: UUID) -> None:
         """The match ended: no grab will ask about its streams again."""
         self._sent.pop(match_id, None)
+
+
+_ARRIVAL: ContextVar[ReceiveStamp | None] = ContextVar("arrival_stamp", default=None)
+
+
+class ArrivalStamps(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Stamps race-deciding calls the moment gRPC hands them to the event loop.
+
+    An interceptor runs when the call's headers have arrived, in the call's own task and
+    before its message is read; the handler runs only after another turn of the loop has
+    read the message. Stamping here keeps that turn, and whatever the loop did during it,
+    out of the receive order. The handler picks the stamp up with :meth:`Stamper.on_arrival`.
+    """
+
+    def __init__(self, stamper: Stamper, methods: frozenset[str]) -> None:
+        self._stamper = stamper
+        self._methods = methods
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        if handler_call_details.method in self._methods:
+            _ARRIVAL.set(self._stamper.stamp())
+        return await continuation(handler_call_details)

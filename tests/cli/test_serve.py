@@ -82,3 +82,31 @@ def test_serve_help_names_its_settings() -> None:
     assert result.exit_code == 0
     for text in ("--address", "TOTEM_ADDRESS", "--db", "TOTEM_DB", "127.0.0.1:50051", "totem.db"):
         assert text in result.output
+
+
+def _experiments_seen_by_grpc(env: dict[str, str]) -> str:
+    """GRPC_EXPERIMENTS as it stands when the server's first module imports ``grpc``, in
+    a fresh interpreter started the way ``totem serve`` starts."""
+    probe = (
+        "import os, sys\n"
+        "import server\n"
+        "assert 'grpc' not in sys.modules, 'grpc was imported before the setting'\n"
+        "import server.cli\n"
+        "print(os.environ.get('GRPC_EXPERIMENTS', '<unset>'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_the_server_turns_off_the_listener_that_reorders_simultaneous_grabs() -> None:
+    """JS-6.1: receive order decides a grab race, so the listener that hands requests to
+    the loop out of arrival order is turned off before gRPC first reads its settings."""
+    env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
+    assert _experiments_seen_by_grpc(env) == "-event_engine_listener"
+
+
+def test_an_operators_grpc_experiments_are_kept_as_given() -> None:
+    env = dict(os.environ, GRPC_EXPERIMENTS="event_engine_listener")
+    assert _experiments_seen_by_grpc(env) == "event_engine_listener"

@@ -1,8 +1,9 @@
 """Receive order follows arrival order: nothing slow runs between a request's arrival and
 its stamp (JS-4.2, JS-5.1).
 
-Structural, not timed: the handlers that decide races take their stamp before any await
-and queue their work before awaiting anything; a command's watchers are served after its
+Structural, not timed: calls that decide races are stamped by an interceptor when they
+arrive, before their message is read; their handlers pick the stamp up first and queue
+their work before awaiting anything; a command's watchers are served after its
 caller is answered, and their encoding runs off the event loop that stamps requests.
 """
 
@@ -20,6 +21,7 @@ from domain.jungle_speed import JungleSpeed
 from server.actors import Actors
 from server.serve import RunningServer
 from server.service import MatchService
+from server.stamps import ArrivalStamps
 from tests.service.helpers import create_and_join, stub
 from totem.v1 import match_service_pb2 as ms
 
@@ -47,11 +49,55 @@ def _awaits(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Await) for n in ast.walk(node))
 
 
-def test_race_handlers_stamp_first_and_queue_before_awaiting() -> None:
+def test_race_calls_are_stamped_on_arrival_before_their_message_is_read() -> None:
+    """The interceptor takes the stamp before it awaits anything (the rest of the call,
+    its message included, comes after), for exactly the handlers that decide races."""
+    body = _body(ArrivalStamps.intercept_service)
+    stamping, rest = body[0], body[1:]
+    assert isinstance(stamping, ast.If) and _calls(stamping, "stamp")
+    assert not _awaits(stamping)
+    assert any(_awaits(statement) for statement in rest)
+    assert set(MatchService.RACED) == {"Act", "JoinMatch"}
+
+
+async def test_the_server_stamps_acts_and_joins_on_arrival(server: RunningServer) -> None:
+    """On the running server a join's stamp is issued by the interceptor, never made by
+    the handler itself (which is what happens to a call that skipped the interceptor)."""
+    stamper = server.actors.stamper
+    on_arrival, stamp = stamper.on_arrival, stamper.stamp
+    in_handler = False
+    used: list[int] = []
+    made_in_handler: list[int] = []
+
+    def taking(seen_version: int) -> Any:
+        nonlocal in_handler
+        in_handler = True
+        try:
+            taken = on_arrival(seen_version)
+        finally:
+            in_handler = False
+        used.append(taken.sequence)
+        return taken
+
+    def stamping(seen_version: int = 0) -> Any:
+        made = stamp(seen_version)
+        if in_handler:
+            made_in_handler.append(made.sequence)
+        return made
+
+    stamper.on_arrival = taking  # type: ignore[method-assign]
+    stamper.stamp = stamping  # type: ignore[method-assign]
+    channel, client = stub(server.port)
+    async with channel:
+        await create_and_join(client, 2)
+    assert len(used) == 2 and made_in_handler == []
+
+
+def test_race_handlers_take_their_arrival_stamp_first_and_queue_before_awaiting() -> None:
     for handler in (MatchService.Act, MatchService.JoinMatch):
         body = _body(handler)
         first = body[0]
-        assert isinstance(first, ast.Assign) and _calls(first, "stamp"), handler.__name__
+        assert isinstance(first, ast.Assign) and _calls(first, "on_arrival"), handler.__name__
         # Nothing is awaited until the work is handed to the match's actor.
         for statement in body:
             if _calls(statement, "run"):
