@@ -26,6 +26,10 @@ DEFAULT_DB = "totem.db"
 LOG_ATTEMPTS = 20
 
 
+#: The log of every match created: stored beside the matches, never one of them.
+MATCH_LOG_ID = uuid5(NAMESPACE_URL, "/totem/matches")
+
+
 class MatchNotFound(LookupError):
     def __init__(self, match_id: UUID | str) -> None:
         super().__init__(f"no match {match_id}")
@@ -74,7 +78,7 @@ class Arena(Application[UUID]):
         super().__init__(env)
         self.seed_source = seed_source or (lambda: secrets.token_bytes(32))
         self.match_log: EventSourcedLog[MatchLogged] = EventSourcedLog(
-            self.events, uuid5(NAMESPACE_URL, "/totem/matches"), MatchLogged
+            self.events, MATCH_LOG_ID, MatchLogged
         )
 
     @property
@@ -101,19 +105,19 @@ class Arena(Application[UUID]):
         raise AssertionError("unreachable")
 
     def load(self, match_id: UUID) -> MatchAggregate:
-        try:
-            match: object = self.repository.get(match_id)
-        except AggregateNotFoundError:
-            raise MatchNotFound(match_id) from None
-        assert isinstance(match, MatchAggregate)
-        return match
+        return self.load_at(match_id, None)
 
-    def load_at(self, match_id: UUID, version: int) -> MatchAggregate:
+    def load_at(self, match_id: UUID, version: int | None) -> MatchAggregate:
+        """The match as it was at ``version`` (``None``: now). The match log's id is no
+        match's, and is refused before its whole history is read."""
+        if match_id == MATCH_LOG_ID:
+            raise MatchNotFound(match_id)
         try:
             match: object = self.repository.get(match_id, version=version)
         except AggregateNotFoundError:
             raise MatchNotFound(match_id) from None
-        assert isinstance(match, MatchAggregate)
+        if not isinstance(match, MatchAggregate):
+            raise MatchNotFound(match_id)
         return match
 
     def events_after(self, match_id: UUID, after_version: int = 0) -> list[Any]:

@@ -20,7 +20,7 @@ from server import codec
 from server.actors import Actors
 from server.application import Arena, store_env
 from server.hub import EventHub
-from server.service import MatchService
+from server.service import MatchService, tolerant
 from server.stamps import ArrivalStamps, Stamper
 from totem.v1 import match_service_pb2, match_service_pb2_grpc
 
@@ -76,10 +76,14 @@ def _raw(data: bytes) -> bytes:
 
 def add_match_service(servicer: MatchService, server: grpc.aio.Server) -> None:
     """Register the MatchService as generated, except that Watch yields bytes already
-    encoded (once per kind of viewer, see :mod:`server.hub`), sent as they are."""
+    encoded (once per kind of viewer, see :mod:`server.hub`), sent as they are, and
+    that request bytes that do not decode reach the handler as :class:`Undecodable`."""
     collected = _Registrations()
     match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, collected)
-    handlers = dict(collected.handlers)
+    handlers = {
+        name: handler._replace(request_deserializer=tolerant(handler.request_deserializer, name))
+        for name, handler in collected.handlers.items()
+    }
     handlers["Watch"] = handlers["Watch"]._replace(response_serializer=_raw)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
     server.add_registered_method_handlers(SERVICE_NAME, handlers)

@@ -9,11 +9,15 @@ up on their first line and submit their work before awaiting anything.
 from __future__ import annotations
 
 import functools
+import logging
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 from uuid import UUID
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from domain.games import GAMES
 from domain.kernel.errors import InvalidArgument
@@ -27,19 +31,67 @@ from server.hub import EventHub, Subscription
 from server.stamps import Stamper
 from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 
+log = logging.getLogger(__name__)
+
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
+#: Page tokens are log positions this server wrote: at most 18 ASCII digits.
+MAX_PAGE_TOKEN_LENGTH = 18
+#: How much of a client's own value an error message repeats.
+ECHO_LIMIT = 40
 
 R = TypeVar("R")
 Handler = Callable[..., Awaitable[R]]
 
 
+@dataclass(frozen=True)
+class Undecodable:
+    """What a handler receives for request bytes that are not its message: gRPC would
+    otherwise answer UNKNOWN with the decoder's own words, before any handler runs."""
+
+    method: str
+
+    def refusal(self) -> ServiceError:
+        return ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"the request is not a valid {self.method} request message",
+        )
+
+
+def tolerant(decode: Callable[[bytes], Any], method: str) -> Callable[[bytes], Any]:
+    """``decode``, answering :class:`Undecodable` instead of raising."""
+
+    def decoding(data: bytes) -> Any:
+        try:
+            return decode(data)
+        except DecodeError:
+            return Undecodable(method)
+
+    return decoding
+
+
+def echo(value: str) -> str:
+    """A client's value as an error message may repeat it: quoted, and cut short."""
+    if len(value) <= ECHO_LIMIT:
+        return repr(value)
+    return repr(value[:ECHO_LIMIT]) + f"... ({len(value)} characters)"
+
+
+def incident(error: Exception) -> ServiceError:
+    """An error nobody foresaw: INTERNAL with an id that finds it in the server's log,
+    never the exception's own text (it may hold anything, stored data included)."""
+    number = uuid.uuid4().hex[:12]
+    log.error("incident %s: %s", number, type(error).__name__, exc_info=error)
+    return ServiceError(
+        grpc.StatusCode.INTERNAL,
+        f"internal error, incident {number}: the server's log has the details",
+    )
+
+
 async def refuse(context: grpc.aio.ServicerContext, error: Exception) -> NoReturn:
-    """End the call with the status, rule id and sentence of a known refusal; re-raise
-    anything else (gRPC reports it as an internal error)."""
-    refusal = to_service_error(error)
-    if refusal is None:
-        raise error
+    """End the call with the status, rule id and sentence of a known refusal, or as an
+    incident (:func:`incident`) for anything else."""
+    refusal = to_service_error(error) or incident(error)
     await context.abort(refusal.code, status_text(refusal), trailing_metadata(refusal))
     raise AssertionError("ServicerContext.abort always raises")
 
@@ -50,6 +102,8 @@ def refusals(handler: Handler[R]) -> Handler[R]:
     @functools.wraps(handler)
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
         try:
+            if isinstance(request, Undecodable):
+                raise request.refusal()
             return await handler(self, request, context)
         except Exception as error:
             await refuse(context, error)
@@ -62,8 +116,19 @@ def parse_match_id(text: str) -> UUID:
         return UUID(text)
     except ValueError:
         raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT, f"match_id {text!r} is not a match id"
+            grpc.StatusCode.INVALID_ARGUMENT, f"match_id {echo(text)} is not a match id"
         ) from None
+
+
+def page_position(token: str) -> int:
+    """The log position a page token stands for; only tokens this server gives pass."""
+    if not token:
+        return 0
+    if len(token) > MAX_PAGE_TOKEN_LENGTH or not (token.isascii() and token.isdigit()):
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT, "page_token is not one this server gave"
+        )
+    return int(token)
 
 
 def viewer_of(match: MatchAggregate, token: str | None) -> Viewer:
@@ -185,15 +250,14 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 grpc.StatusCode.INVALID_ARGUMENT, f"page_size is at most {MAX_PAGE_SIZE}"
             )
         size = request.page_size or DEFAULT_PAGE_SIZE
-        try:
-            after = int(request.page_token or "0")
-        except ValueError:
-            raise ServiceError(
-                grpc.StatusCode.INVALID_ARGUMENT, "page_token is not one this server gave"
-            ) from None
+        after = page_position(request.page_token)
         game = codec.GAME_NAMES.get(request.game) if request.game else None
         if request.game and game is None:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "unknown game filter")
+        if request.status not in common_pb2.MatchStatus.values():
+            raise ServiceError(
+                grpc.StatusCode.INVALID_ARGUMENT, f"unknown status filter {request.status}"
+            )
         return await self.actors.threads.call(self._list, after, size, game, request.status)
 
     def _list(
@@ -286,6 +350,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         :func:`server.serve.add_match_service`)."""
         sub: Subscription | None = None
         try:
+            if isinstance(request, Undecodable):
+                raise request.refusal()
             match_id = parse_match_id(request.match_id)
             token = auth.bearer_token(context.invocation_metadata())
             with_state = not request.omit_state
