@@ -12,6 +12,7 @@ Every event carries the audit chain (:mod:`domain.kernel.chain`): the kernel add
 from __future__ import annotations
 
 import enum
+import unicodedata
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 from uuid import UUID
@@ -170,6 +171,7 @@ class MatchAggregate(Aggregate):
             raise InvalidArgument(
                 self.PLAYERS_RULE, f"a player name must have 1 to {MAX_NAME_LENGTH} characters"
             )
+        check_name(self.PLAYERS_RULE, name)
         check_entropy(self.PLAYERS_RULE, entropy)
         self._require_not_ended()
         if self.status is not MatchStatus.WAITING:
@@ -329,6 +331,23 @@ METADATA_FIELDS = frozenset(
 def payload(evt: object) -> dict[str, Any]:
     """An event's own fields, without the metadata every event carries."""
     return {k: v for k, v in vars(evt).items() if k not in METADATA_FIELDS}
+
+
+#: Unicode categories a name may not hold: control (Cc), format (Cf: bidi overrides,
+#: zero-width characters), surrogates, private use, unassigned, line and paragraph
+#: separators. They reorder, hide or forge what a judge's terminal and every other
+#: player's screen show.
+UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def check_name(rule: str, name: str) -> None:
+    for position, character in enumerate(name, start=1):
+        if unicodedata.category(character) in UNPRINTABLE:
+            raise InvalidArgument(
+                rule,
+                f"a player name may hold only printable characters; character {position} "
+                f"is U+{ord(character):04X} ({unicodedata.name(character, 'unnamed')})",
+            )
 
 
 def event_name(evt: object) -> str:

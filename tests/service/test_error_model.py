@@ -17,7 +17,8 @@ from server import codec
 from server.application import MATCH_LOG_ID
 from server.serve import SERVICE_NAME, RunningServer
 from tests.service.helpers import bearer, create_and_join, stub
-from tests.service.test_bad_input import refusal, stored
+from tests.service.test_bad_input import refusal, rule_of, stored
+from totem.v1 import common_pb2
 from totem.v1 import match_service_pb2 as ms
 
 UNARY = (
@@ -182,3 +183,36 @@ async def test_fuzzed_requests_never_end_unknown_or_internal(
         assert code in EXPECTED, (method, data, code)
         health = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
         assert health.status == health_pb2.HealthCheckResponse.SERVING
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["\x1b[31mred", "left\u202eright", "two\nlines", "nul\x00", "\u200b", "tab\there", "a\u2028b"],
+)
+async def test_names_with_control_format_or_invisible_characters_are_refused(
+    server: RunningServer, name: str
+) -> None:
+    """JS-1.5: a seat is taken under a name every screen shows as it is."""
+    channel, client = stub(server.port)
+    async with channel:
+        created = await client.CreateMatch(ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED))
+        before = stored(server)
+        error = await refusal(
+            client.JoinMatch(
+                ms.JoinMatchRequest(match_id=created.match_id, name=name, any_seat=True)
+            )
+        )
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert rule_of(error) == "JS-1.5"
+    assert "printable" in (error.details() or "") and name not in (error.details() or "")
+    assert stored(server) == before
+
+
+async def test_names_in_any_script_are_welcome(server: RunningServer) -> None:
+    channel, client = stub(server.port)
+    async with channel:
+        created = await client.CreateMatch(ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED))
+        for name in ("Zoë", "Алёна", "José María", "山田"):
+            await client.JoinMatch(
+                ms.JoinMatchRequest(match_id=created.match_id, name=name, any_seat=True)
+            )
