@@ -30,7 +30,7 @@ from domain.tribes import Tribes
 from domain.village import Options as VillageOptions
 from domain.village import Village
 from replay.cli import main
-from replay.step import Command, Stepper, kind_key, parse_script
+from replay.step import Command, Output, Stepper, interactive, kind_key, parse_script, viewer_of
 from replay.store import ReplayError, read_records
 from server.application import Arena
 
@@ -396,3 +396,19 @@ def test_step_help_documents_the_script_language() -> None:
     shown = CliRunner().invoke(main, ["step", "--help"])
     for word in ("goto V", "next KIND", "--script", "--to", "--seat", "duel", "round-end"):
         assert word in shown.output
+
+
+def test_keys_move_forwards_backwards_and_quit(
+    jungle: Recorded, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The interactive walk: n / → forwards, p / ← backwards, l last, ? kinds, an unknown
+    key ignored, q quits; each move draws the step it arrives at."""
+    stepper = jungle.stepper()
+    out = Output(stepper, viewer_of(None, False), as_json=True)
+    keys = iter(["n", "\x1b[C", "\x1b[D", "l", "p", "?", "x", "q", "n"])
+    interactive(stepper, out, lambda: next(keys))
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line[:1] == "{"]
+    last = jungle.match.version
+    assert [p["version"] for p in printed if "version" in p] == [1, 2, 3, 2, last, last - 1]
+    assert any(p.get("note", "").startswith("kinds: ") for p in printed)
+    assert next(keys) == "n"  # q stopped the walk: the last key was never read
