@@ -96,7 +96,36 @@ def jungle_speed(ctx: Context) -> Explanation | None:
         return _js_race(ctx, ctx.version)
     if name == "WrongGrab":
         return _js_wrong(ctx)
+    if name == "PlayerFinished":
+        return _js_finished(ctx)
+    if name == "MatchEnded":
+        return _js_ended(ctx)
     return None
+
+
+def _js_finished(ctx: Context) -> Explanation:
+    seat, place = ctx.fields["seat"], ctx.fields["place"]
+    title = f"{fmt.seat(ctx.after, seat)} finishes {fmt.ordinal(place)}"
+    facts = [
+        f"{fmt.seat(ctx.after, seat)} has no face-down and no face-up card left",
+        f"{len(getattr(ctx.after, 'finished', []))} finished so far",
+    ]
+    return Explanation(ctx.version, ctx.name, title, ["JS-8.1"], facts)
+
+
+def _js_ended(ctx: Context) -> Explanation:
+    match, reason = ctx.after, ctx.fields["reason"]
+    variant = getattr(match, "variant", "")
+    if reason == "completed":
+        rule = "JS-8.2"
+        if variant == "RU":
+            how = "RU: the first to finish wins; every other player shares second place"
+        else:
+            how = "ES: play goes on until two players remain (one, in a match of two)"
+    else:
+        rule, how = "JS-8.3", f"the match was {reason}"
+    facts = [how, f"result: {fmt.result(match, ctx.fields.get('result', []))}"]
+    return Explanation(ctx.version, ctx.name, f"match {reason}", [rule], facts)
 
 
 def _js_grabs(ctx: Context, start: int) -> list[tuple[int, str, dict[str, Any]]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
-from replay_support import Stamps, json_lines, open_store
+from replay_support import Stamps, json_lines, open_store, store_match
 from test_replay_tribes import store_tribes
 from test_replay_village import ZERO, store_village
 
@@ -172,7 +172,26 @@ def test_an_event_that_decided_nothing_is_one_line_exit_0(tmp_path: Path) -> Non
     assert missing.output.strip().endswith(f"this match has versions 1 to {match.version}")
 
 
-# ---- rule outcomes: Tribes (TR-3) and Village (VI-2.6, VI-2.9) ------------------------
+# ---- rule outcomes: Jungle Speed (JS-8), Tribes (TR-3), Village (VI-2.6, VI-2.9) -------
+
+
+def test_js_8_1_js_8_2_finishing_and_the_end(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    arena = open_store(db)
+    try:
+        match = store_match(arena, players=3, variant="ES")
+    finally:
+        arena.close()
+    assert match.status.value == "ended"
+    finished = _versions(db, match, "PlayerFinished")
+    assert finished
+    for version in finished:
+        data = explained(db, match.id, version)
+        assert data["rules"] == ["JS-8.1"] and "finishes" in data["title"]
+    (ended,) = _versions(db, match, "MatchEnded")
+    data = explained(db, match.id, ended)
+    assert data["rules"] == ["JS-8.2"] and data["title"] == "match completed"
+    assert data["facts"][0].startswith("ES: play goes on until two players remain")
 
 
 def _versions(db: Path, match: MatchAggregate, name: str) -> list[int]:
