@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
 
 import click
 from rich.console import Console
@@ -19,7 +18,7 @@ from domain.kernel.match import event_name, payload
 from replay import format as fmt
 from replay import games
 from replay.explain_rules import HUMAN_LIMIT_MS, Contender, Context, Explanation
-from replay.step import Stepper
+from replay.step import HasStore, Stepper
 from replay.store import Record, ReplayError, open_arena, read_records, resolve_match
 
 
@@ -95,7 +94,7 @@ def print_explanation(explanation: Explanation) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
 @click.pass_obj
 def explain(
-    settings: Any, match_text: str, version: int, human_limit_ms: float, as_json: bool
+    settings: HasStore, match_text: str, version: int, human_limit_ms: float, as_json: bool
 ) -> None:
     """Why the event at VERSION came out as it did.
 

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import click
 from rich.console import Console
@@ -29,6 +29,13 @@ from domain.kernel.views import Viewer
 from replay import format as fmt
 from replay import games
 from replay.store import Record, ReplayError, apply, open_arena, read_records, resolve_match, walk
+
+
+class HasStore(Protocol):
+    """The command group's settings: where the store is."""
+
+    db: str
+
 
 #: Kinds every game has (``next end``): on top of each game's own (``GameReplay.kinds``).
 COMMON_KINDS: dict[str, tuple[str, ...]] = {
@@ -61,8 +68,11 @@ class Stepper:
         self.events: list[Any] = []
         #: version -> an untouched copy of the state right after that version.
         self._kept: dict[int, MatchAggregate] = {}
+        #: How many seats were taken by the end: a seat view needs one of them.
+        self.seats_taken = 0
         for event, match in walk(records):
             self.events.append(event)
+            self.seats_taken = len(match.players)
             version = len(self.events)
             if version == 1 or version % every == 0:
                 self._kept[version] = copy.deepcopy(match)
@@ -166,24 +176,28 @@ def check_seat(seen: Seen, match: MatchAggregate, version: int) -> None:
 
 def frame(stepper: Stepper, seen: Seen) -> dict[str, Any]:
     """What ``seen`` saw at the stepper's version: the event and the state, both through
-    the domain's own redaction (the same views the server sends)."""
+    the domain's own redaction (the same views the server sends). Before a seat is taken
+    its player could only watch as a spectator, so that is what is shown then."""
     match, event = stepper.state, stepper.event
-    check_seat(seen, match, stepper.version)
-    name, event_view = games.event_view(match, event, seen.viewer)
+    shown, who = seen.viewer, seen.who
+    if seen.seat is not None and seen.seat >= len(match.players):
+        shown, who = Viewer.spectator(), f"a spectator (seat {seen.seat} not taken yet)"
+    name, event_view = games.event_view(match, event, shown)
     return {
         "version": stepper.version,
         "last": stepper.last,
+        "seen_by": who,
         "event": name,
         "timestamp": fmt.when(event.timestamp),
         "summary": games.summary(match, name, event_view),
         "event_view": event_view,
-        "state": games.state_view(match, seen.viewer),
+        "state": games.state_view(match, shown),
     }
 
 
-def frame_lines(stepper: Stepper, seen: Seen, data: dict[str, Any]) -> list[Text]:
+def frame_lines(stepper: Stepper, data: dict[str, Any]) -> list[Text]:
     head = Text(f"Version {data['version']} of {data['last']}", style="bold")
-    head.append(f"  seen by {seen.who}", style="")
+    head.append(f"  seen by {data['seen_by']}", style="")
     event = Text(f"{data['event']}", style="bold")
     event.append(f"  {data['timestamp']} UTC  {data['summary']}", style="")
     lines = [head, event]
@@ -242,7 +256,10 @@ def _parse(words: list[str], line: int) -> Command:
     verb = _VERBS.get(words[0].lower())
     rest = words[1:]
     if verb is None:
-        raise ReplayError(f"script line {line}: unknown command {words[0]!r} (see step --help)")
+        raise ReplayError(
+            f"script line {line}: unknown command {words[0]!r} "
+            "(see step --help; a --script FILE must exist)"
+        )
     if verb in ("first", "last", "show", "kinds"):
         if rest:
             raise ReplayError(f"script line {line}: {verb} takes nothing after it")
@@ -302,7 +319,7 @@ class Output:
         if self.as_json:
             click.echo(json.dumps(data, ensure_ascii=False))
             return
-        for line in frame_lines(self.stepper, self.seen, data):
+        for line in frame_lines(self.stepper, data):
             self.console.print(line)
 
     def note(self, text: str) -> None:
@@ -403,7 +420,7 @@ def _key_command(key: str) -> str | None:
 @click.option("--json", "as_json", is_flag=True, help="Print each step as a JSON line.")
 @click.pass_obj
 def step(
-    settings: Any,
+    settings: HasStore,
     match_text: str,
     seat: int | None,
     spectator: bool,
@@ -435,6 +452,10 @@ def step(
     with open_arena(settings.db) as arena:
         records = read_records(arena, resolve_match(arena, match_text))
     stepper = Stepper(records)
+    if seen.seat is not None and seen.seat >= stepper.seats_taken:
+        raise ReplayError(
+            f"seat {seen.seat} is never taken in this match ({stepper.seats_taken} seats taken)"
+        )
     out = Output(stepper, seen, as_json)
     commands = parse_script(read_script(script)) if script is not None else None
     if to_version is not None:

@@ -412,3 +412,15 @@ def test_keys_move_forwards_backwards_and_quit(
     assert [p["version"] for p in printed if "version" in p] == [1, 2, 3, 2, last, last - 1]
     assert any(p.get("note", "").startswith("kinds: ") for p in printed)
     assert next(keys) == "n"  # q stopped the walk: the last key was never read
+
+
+def test_a_seat_before_it_is_taken_sees_what_a_spectator_saw(jungle: Recorded) -> None:
+    """Seat 2 is taken at version 4: before, its player could only watch."""
+    shown = jungle.run("step", jungle.match.id, "--seat", 2, "--script", "show; next 3", "--json")
+    assert shown.exit_code == 0, shown.output
+    first, joined = json_lines(shown.output)
+    assert first["seen_by"] == "a spectator (seat 2 not taken yet)"
+    assert joined["version"] == 4 and joined["seen_by"] == "seat 2"
+    never = jungle.run("step", jungle.match.id, "--seat", 3, "--to", 5)
+    assert never.exit_code == 2
+    assert "seat 3 is never taken in this match (3 seats taken)" in never.output
