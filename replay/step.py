@@ -116,13 +116,15 @@ class Stepper:
         return True
 
     def goto(self, version: int) -> None:
-        """Move to ``version``: forwards by applying events, backwards from a kept state."""
+        """Move to ``version``: from the nearest kept state at or before it when that is
+        closer than the current one (always, going back), then by applying events."""
         if not 1 <= version <= self.last:
             raise ReplayError(
                 f"there is no version {version}: this match has versions 1 to {self.last}"
             )
-        if version < self._version:
-            start = max(v for v in self._kept if v <= version)
+        start = max(v for v in self._kept if v <= version)
+        if version < self._version or start > self._version:
+            # Back, or far ahead: the nearest kept state is the shorter way there.
             self._state = copy.deepcopy(self._kept[start])
             self._version = start
         while self._version < version:
