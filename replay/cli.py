@@ -19,8 +19,9 @@ from rich.text import Text
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer
 from replay import format as fmt
-from replay import games
+from replay import games, step
 from replay.audit import verify_records
+from replay.explain import explain
 from replay.export import event_record
 from replay.store import (
     ReplayError,
@@ -196,27 +197,47 @@ def _options(match: MatchAggregate) -> str:
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per event.")
 @click.option("--from", "first", type=click.IntRange(min=1), help="First version to show.")
 @click.option("--to", "last", type=click.IntRange(min=1), help="Last version to show.")
+@click.option("--seat", type=click.IntRange(min=0), help="Each event as this seat's player saw it.")
+@click.option("--spectator", is_flag=True, help="Each event as a spectator saw it.")
 @click.pass_obj
 def events(
-    settings: Settings, match_text: str, as_json: bool, first: int | None, last: int | None
+    settings: Settings,
+    match_text: str,
+    as_json: bool,
+    first: int | None,
+    last: int | None,
+    seat: int | None,
+    spectator: bool,
 ) -> None:
     """One line per event: version, time (UTC), name and what it did (referee view).
 
     With --json, each line is a JSON object with the event's version, name, timestamp,
     digest, prev_digest, its referee view and the fields it was hashed with: an audit
     export from which every digest can be recomputed.
+
+    --seat N or --spectator shows each event as that viewer saw it, through the server's
+    own redaction; with --json each line then holds only version, name, timestamp and
+    that viewer's view (no hashed fields, which would tell what the viewer could not see).
     """
+    seen = step.viewer_of(seat, spectator)
     out = console()
     with open_arena(settings.db) as arena:
         records = read_records(arena, resolve_match(arena, match_text))
+    if seen.seat is not None:
+        final = list(walk(records))[-1][1]
+        step.check_seat(seen, final, final.version)
     for event, match in walk(records, last):
         version = event.originator_version
         if first is not None and version < first:
             continue
-        if as_json:
+        if as_json and seat is None and not spectator:
             click.echo(json.dumps(event_record(match, event), ensure_ascii=False))
             continue
-        name, view = games.event_view(match, event, Viewer.referee())
+        name, view = games.event_view(match, event, seen.viewer)
+        if as_json:
+            record = {"version": version, "name": name, "timestamp": event.timestamp.isoformat()}
+            click.echo(json.dumps({**record, "view": view}, ensure_ascii=False))
+            continue
         line = Text(f"{version:>5}  {fmt.when(event.timestamp)}  ")
         line.append(f"{name:<15}", style="bold")
         line.append(f" {games.summary(match, name, view)}")
@@ -326,3 +347,7 @@ def verify(ctx: click.Context, match_text: str, commitment: str | None, digest: 
     for note in report.notes:
         out.print(Text(f"  {note}"))
     ctx.exit(1)
+
+
+main.add_command(step.step)
+main.add_command(explain)

@@ -7,15 +7,15 @@ here still replays: its events and states are shown field by field.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from domain.games import game_of
 from domain.kernel.match import MatchAggregate
 from domain.kernel.views import Viewer
+from replay import explain_rules, jungle_speed, tribes, village
 from replay import format as fmt
-from replay import jungle_speed, tribes, village
 
 #: ``(version, event name, fields)`` of every event of a match, in order.
 EventFields = Sequence[tuple[int, str, dict[str, Any]]]
@@ -27,14 +27,34 @@ class GameReplay:
     state_lines: Callable[[Any, dict[str, Any]], list[str]]
     #: ``events -> (problems as (version, reason), notes)``
     check_draws: Callable[[EventFields], tuple[list[tuple[int, str]], list[str]]]
+    #: ``step``'s kinds of event (``next duel``): kind -> event names.
+    kinds: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: ``explain``: a grab race or a rule outcome at one version, or None.
+    explain: Callable[[explain_rules.Context], explain_rules.Explanation | None] | None = None
 
 
 REPLAYS: dict[str, GameReplay] = {
     "jungle_speed": GameReplay(
-        jungle_speed.summarise, jungle_speed.state_lines, jungle_speed.check_draws
+        jungle_speed.summarise,
+        jungle_speed.state_lines,
+        jungle_speed.check_draws,
+        kinds=jungle_speed.STEP_KINDS,
+        explain=explain_rules.jungle_speed,
     ),
-    "tribes": GameReplay(tribes.summarise, tribes.state_lines, tribes.check_draws),
-    "village": GameReplay(village.summarise, village.state_lines, village.check_draws),
+    "tribes": GameReplay(
+        tribes.summarise,
+        tribes.state_lines,
+        tribes.check_draws,
+        kinds=tribes.STEP_KINDS,
+        explain=explain_rules.tribes,
+    ),
+    "village": GameReplay(
+        village.summarise,
+        village.state_lines,
+        village.check_draws,
+        kinds=village.STEP_KINDS,
+        explain=explain_rules.village,
+    ),
 }
 
 

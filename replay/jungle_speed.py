@@ -198,3 +198,16 @@ def _check_deal(
         f"deal re-derived from the revealed seed and {contributions} entropies: "
         "matches the recorded deck"
     ]
+
+
+#: Kinds of event for ``step``'s ``next KIND``.
+STEP_KINDS: dict[str, tuple[str, ...]] = {
+    "reveal": ("Revealed", "OutwardReveal"),
+    "duel": ("DuelWon",),
+    "arrows": ("ArrowsWon",),
+    "grab": ("DuelWon", "ArrowsWon", "WrongGrab", "LateGrab"),
+    "wrong": ("WrongGrab",),
+    "late": ("LateGrab",),
+    "recycle": ("PilesRecycled",),
+    "finish": ("PlayerFinished",),
+}

@@ -296,3 +296,15 @@ def _check_rolls(
     if seed is not None:
         return problems, f"{len(rolls)} die rolls re-derived from the revealed seed"
     return problems, None
+
+
+#: Kinds of event for ``step``'s ``next KIND``.
+STEP_KINDS: dict[str, tuple[str, ...]] = {
+    "round": ("RoundStarted",),
+    "round-end": ("RoundWon", "RoundDrawn"),
+    "roll": ("DieRolled",),
+    "lift": ("Lifted",),
+    "place": ("Placed",),
+    "pass": ("Passed",),
+    "penalty": ("Penalised",),
+}

@@ -373,3 +373,17 @@ def _seed(events: Sequence[tuple[int, str, dict[str, Any]]]) -> bytes | None:
     entropies = [bytes.fromhex(created["entropy"])]
     entropies += [bytes.fromhex(d["entropy"]) for d in joined]
     return effective_seed(bytes.fromhex(ended["seed"]), entropies)
+
+
+#: Kinds of event for ``step``'s ``next KIND``.
+STEP_KINDS: dict[str, tuple[str, ...]] = {
+    "round": ("RoundBegan",),
+    "round-end": ("RoundEnded",),
+    "phase": ("PhaseBegan",),
+    "census": ("CensusTaken",),
+    "feast": ("Feasted",),
+    "birth": ("Born",),
+    "victims": ("VictimsRevealed",),
+    "illness": ("IllnessStruck",),
+    "totem": ("TotemCompleted",),
+}
