@@ -7,6 +7,7 @@ server calls it from its store threads (:mod:`server.threads`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from collections.abc import Callable, Iterator, Mapping
@@ -65,6 +66,19 @@ def store_env(
     return env
 
 
+def _create_private(env: Mapping[str, str]) -> None:
+    """Create a new SQLite store readable by its owner only (0600): it holds every live
+    match's seed and deck. SQLite gives its WAL and shared-memory files the database
+    file's permissions. An existing file is left as the operator made it."""
+    if env.get("PERSISTENCE_MODULE") != "eventsourcing.sqlite":
+        return
+    name = env.get("SQLITE_DBNAME", "")
+    if not name or name.startswith("file:") or ":memory:" in name:
+        return
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+
+
 class Arena(Application[UUID]):
     """All matches of all games, and the log that lists them."""
 
@@ -75,6 +89,7 @@ class Arena(Application[UUID]):
         env: Mapping[str, str] | None = None,
         seed_source: Callable[[], bytes] | None = None,
     ) -> None:
+        _create_private(env or {})
         super().__init__(env)
         self.seed_source = seed_source or (lambda: secrets.token_bytes(32))
         self.match_log: EventSourcedLog[MatchLogged] = EventSourcedLog(

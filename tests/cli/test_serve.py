@@ -110,3 +110,31 @@ def test_the_server_turns_off_the_listener_that_reorders_simultaneous_grabs() ->
 def test_an_operators_grpc_experiments_are_kept_as_given() -> None:
     env = dict(os.environ, GRPC_EXPERIMENTS="event_engine_listener")
     assert _experiments_seen_by_grpc(env) == "event_engine_listener"
+
+
+def _modes(folder: Path, prefix: str) -> dict[str, int]:
+    return {p.name: p.stat().st_mode & 0o777 for p in folder.iterdir() if p.name.startswith(prefix)}
+
+
+async def test_a_new_sqlite_store_and_its_wal_are_readable_by_their_owner_only(
+    tmp_path: Path,
+) -> None:
+    """The store holds every live match's seed and deck: 0600 from the start, never
+    0644 (whatever the umask allows others)."""
+    db = tmp_path / "arena.db"
+    port = free_port()
+    mask = os.umask(0o022)
+    try:
+        process = launch(db, port)
+    finally:
+        os.umask(mask)
+    try:
+        channel, client = stub(port)
+        async with channel:
+            await asyncio.wait_for(create_and_join(client, 2), 30)
+        modes = _modes(tmp_path, "arena.db")
+        assert "arena.db" in modes and "arena.db-wal" in modes
+        assert set(modes.values()) == {0o600}, modes
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
