@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
+from pathlib import Path
 
 import click
 
@@ -34,22 +36,88 @@ def main() -> None:
     help="SQLite file of the event store (env TOTEM_DB). Ignored when PostgreSQL is "
     "selected with PERSISTENCE_MODULE=eventsourcing.postgres or POSTGRES_DBNAME.",
 )
+@click.option(
+    "--tls-cert",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    envvar="TOTEM_TLS_CERT",
+    help="PEM certificate chain of the server: serve TLS only (env TOTEM_TLS_CERT).",
+)
+@click.option(
+    "--tls-key",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    envvar="TOTEM_TLS_KEY",
+    help="PEM private key of --tls-cert (env TOTEM_TLS_KEY).",
+)
+@click.option(
+    "--tls-client-ca",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    envvar="TOTEM_TLS_CLIENT_CA",
+    help="PEM CA certificates: every client must present a certificate they signed "
+    "(mutual TLS; env TOTEM_TLS_CLIENT_CA).",
+)
+@click.option(
+    "--insecure",
+    is_flag=True,
+    help="Serve plaintext on an address other than loopback: tokens then cross the "
+    "network in clear. Without TLS, only loopback addresses are served otherwise.",
+)
 @click.option("--log-level", default="INFO", show_default=True, help="Python logging level.")
-def serve(address: str, db: str, log_level: str) -> None:
+def serve(
+    address: str,
+    db: str,
+    tls_cert: Path | None,
+    tls_key: Path | None,
+    tls_client_ca: Path | None,
+    insecure: bool,
+    log_level: str,
+) -> None:
     """Run the gRPC server until SIGINT or SIGTERM.
 
     Matches, their timers and their streams carry on after a restart on the same store.
+    With --tls-cert and --tls-key it serves TLS only; plaintext is served on loopback
+    addresses, or elsewhere with --insecure.
     """
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     env = store_env(db)
-    from server.serve import serve_forever
+    from server.serve import ServerTls, serve_forever
+
+    if (tls_cert is None) != (tls_key is None):
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    if tls_client_ca is not None and tls_cert is None:
+        raise click.UsageError("--tls-client-ca needs --tls-cert and --tls-key")
+    tls = None
+    if tls_cert is not None and tls_key is not None:
+        ca = tls_client_ca.read_bytes() if tls_client_ca is not None else None
+        tls = ServerTls(tls_cert.read_bytes(), tls_key.read_bytes(), ca)
+    elif not _loopback(address):
+        if not insecure:
+            raise click.UsageError(
+                f"{address} is not a loopback address: serve it with --tls-cert and "
+                "--tls-key, or pass --insecure to send bearer tokens over it in clear"
+            )
+        click.echo(
+            f"warning: serving plaintext on {address}: bearer tokens cross the network in clear",
+            err=True,
+        )
 
     def ready(port: int) -> None:
         store = env.get("SQLITE_DBNAME") or "PostgreSQL"
         host = address.rsplit(":", 1)[0]
-        click.echo(f"totem serving on {host}:{port} (store: {store})", err=True)
+        over = "TLS" if tls is not None else "plaintext"
+        click.echo(f"totem serving on {host}:{port} over {over} (store: {store})", err=True)
 
-    asyncio.run(serve_forever(address, env, ready))
+    asyncio.run(serve_forever(address, env, ready, tls))
+
+
+def _loopback(address: str) -> bool:
+    """Whether ``host:port`` listens on this machine only."""
+    host = address.rsplit(":", 1)[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 main.add_command(bots)

@@ -36,6 +36,23 @@ SWITCH_INTERVAL_S = 0.0002
 REFLECTION_V1_FILE = "grpc/reflection/v1/reflection.proto"
 
 
+@dataclass(frozen=True)
+class ServerTls:
+    """The server's certificate chain and key (PEM); with ``client_ca``, every client
+    must present a certificate that CA signed (mutual TLS)."""
+
+    cert: bytes
+    key: bytes
+    client_ca: bytes | None = None
+
+    def credentials(self) -> grpc.ServerCredentials:
+        return grpc.ssl_server_credentials(
+            [(self.key, self.cert)],
+            root_certificates=self.client_ca,
+            require_client_auth=self.client_ca is not None,
+        )
+
+
 @dataclass
 class RunningServer:
     server: grpc.aio.Server
@@ -136,6 +153,7 @@ async def start(
     address: str = "127.0.0.1:50051",
     env: Mapping[str, str] | None = None,
     seed_source: Callable[[], bytes] | None = None,
+    tls: ServerTls | None = None,
 ) -> RunningServer:
     """Start serving on ``address`` (port 0 picks a free port) and return at once."""
     sys.setswitchinterval(SWITCH_INTERVAL_S)
@@ -152,7 +170,10 @@ async def start(
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     add_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
-    port = server.add_insecure_port(address)
+    if tls is None:
+        port = server.add_insecure_port(address)
+    else:
+        port = server.add_secure_port(address, tls.credentials())
     if port == 0:
         raise OSError(f"cannot listen on {address}")
     await server.start()
@@ -161,9 +182,14 @@ async def start(
     return RunningServer(server, port, app, actors, health_servicer)
 
 
-async def serve_forever(address: str, env: Mapping[str, str], ready: Callable[[int], None]) -> None:
+async def serve_forever(
+    address: str,
+    env: Mapping[str, str],
+    ready: Callable[[int], None],
+    tls: ServerTls | None = None,
+) -> None:
     """Run until SIGINT or SIGTERM, then shut down cleanly."""
-    running = await start(address, env)
+    running = await start(address, env, tls=tls)
     ready(running.port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

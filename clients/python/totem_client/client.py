@@ -273,13 +273,30 @@ class Page:
     next_page_token: str
 
 
+@dataclass(frozen=True)
+class ClientTls:
+    """TLS to the server: the CA certificates that signed its certificate (PEM; None: the
+    system's), and for mutual TLS this client's own certificate chain and key."""
+
+    ca: bytes | None = None
+    cert: bytes | None = None
+    key: bytes | None = None
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        return grpc.ssl_channel_credentials(
+            root_certificates=self.ca, private_key=self.key, certificate_chain=self.cert
+        )
+
+
 def connect(
     address: str,
     *,
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
     options: Sequence[tuple[str, Any]] = (),
+    tls: ClientTls | None = None,
 ) -> Client:
-    """A client of the server at ``address`` (``host:port``), over a plaintext channel.
+    """A client of the server at ``address`` (``host:port``), over TLS when ``tls`` is
+    given, else over a plaintext channel.
 
     Use it as ``async with connect(address) as client: ...`` from inside a running event
     loop; leaving the block closes the channel. Connecting is lazy: the first call (or
@@ -287,7 +304,10 @@ def connect(
     ``call_timeout`` bounds every unary call, in seconds (None: no bound); it does not
     apply to Watch streams.
     """
-    channel = grpc.aio.insecure_channel(address, options=list(options))
+    if tls is None:
+        channel = grpc.aio.insecure_channel(address, options=list(options))
+    else:
+        channel = grpc.aio.secure_channel(address, tls.credentials(), options=list(options))
     return Client(channel, address=address, call_timeout=call_timeout)
 
 

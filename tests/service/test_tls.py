@@ -1,0 +1,166 @@
+"""TLS and mutual TLS, with certificates the test makes; plaintext only on loopback."""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from server.cli import _loopback, main
+from server.serve import RunningServer, ServerTls, start
+from totem_client import ClientTls, TotemError, connect
+
+
+@dataclass(frozen=True)
+class Pem:
+    cert: bytes
+    key: bytes
+
+
+def _issue(
+    name: str, issuer: tuple[x509.Certificate, ec.EllipticCurvePrivateKey] | None, server: bool
+) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.UTC)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer[0].subject if issuer else subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=issuer is None, path_length=None), critical=True)
+    )
+    if server:
+        builder = builder.add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+    cert = builder.sign(issuer[1] if issuer else key, hashes.SHA256())
+    return cert, key
+
+
+def _pem(pair: tuple[x509.Certificate, ec.EllipticCurvePrivateKey]) -> Pem:
+    cert, key = pair
+    return Pem(
+        cert.public_bytes(serialization.Encoding.PEM),
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class Authority:
+    ca: Pem
+    server: Pem
+    client: Pem
+    stranger: Pem  # signed by another CA
+
+
+@pytest.fixture(scope="module")
+def pki() -> Authority:
+    ca = _issue("Totem test CA", None, server=False)
+    other = _issue("Another CA", None, server=False)
+    return Authority(
+        ca=_pem(ca),
+        server=_pem(_issue("localhost", ca, server=True)),
+        client=_pem(_issue("a player", ca, server=False)),
+        stranger=_pem(_issue("a stranger", other, server=False)),
+    )
+
+
+@pytest.fixture
+async def tls_server(store_env: dict[str, str], pki: Authority) -> AsyncIterator[RunningServer]:
+    running = await start("localhost:0", store_env, tls=ServerTls(pki.server.cert, pki.server.key))
+    yield running
+    await running.stop(grace=0)
+
+
+@pytest.fixture
+async def mtls_server(store_env: dict[str, str], pki: Authority) -> AsyncIterator[RunningServer]:
+    running = await start(
+        "localhost:0",
+        store_env,
+        tls=ServerTls(pki.server.cert, pki.server.key, client_ca=pki.ca.cert),
+    )
+    yield running
+    await running.stop(grace=0)
+
+
+async def _lists(port: int, tls: ClientTls | None) -> bool:
+    try:
+        async with connect(f"localhost:{port}", tls=tls, call_timeout=5) as client:
+            async for _ in client.list_matches():
+                break
+    except TotemError:
+        return False
+    return True
+
+
+async def test_a_tls_server_answers_clients_that_trust_its_ca_and_no_plaintext(
+    tls_server: RunningServer, pki: Authority
+) -> None:
+    assert await _lists(tls_server.port, ClientTls(ca=pki.ca.cert))
+    assert not await _lists(tls_server.port, None)
+    assert not await _lists(tls_server.port, ClientTls(ca=pki.stranger.cert))
+
+
+async def test_mutual_tls_admits_only_clients_with_a_certificate_its_ca_signed(
+    mtls_server: RunningServer, pki: Authority
+) -> None:
+    ca = pki.ca.cert
+    assert await _lists(
+        mtls_server.port, ClientTls(ca=ca, cert=pki.client.cert, key=pki.client.key)
+    )
+    assert not await _lists(mtls_server.port, ClientTls(ca=ca))
+    assert not await _lists(
+        mtls_server.port, ClientTls(ca=ca, cert=pki.stranger.cert, key=pki.stranger.key)
+    )
+
+
+def test_plaintext_off_loopback_needs_insecure(tmp_path: Path) -> None:
+    done = CliRunner().invoke(
+        main, ["serve", "--address", "0.0.0.0:0", "--db", str(tmp_path / "t.db")]
+    )
+    assert done.exit_code == 2
+    assert "--insecure" in done.output and "--tls-cert" in done.output
+    assert not (tmp_path / "t.db").exists()
+
+
+def test_tls_options_go_together(tmp_path: Path, pki: Authority) -> None:
+    cert = tmp_path / "cert.pem"
+    cert.write_bytes(pki.server.cert)
+    done = CliRunner().invoke(main, ["serve", "--tls-cert", str(cert)])
+    assert done.exit_code == 2 and "go together" in done.output
+
+
+@pytest.mark.parametrize(
+    ("address", "loopback"),
+    [
+        ("127.0.0.1:50051", True),
+        ("localhost:1", True),
+        ("[::1]:50051", True),
+        ("0.0.0.0:50051", False),
+        ("[::]:50051", False),
+        ("192.168.1.5:50051", False),
+        ("example.org:50051", False),
+    ],
+)
+def test_which_addresses_are_loopback(address: str, loopback: bool) -> None:
+    assert _loopback(address) is loopback
