@@ -1,0 +1,63 @@
+"""``totem-replay export``: a match as an audit bundle or as one self-contained HTML page."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import click
+
+from replay.bundle import bundle_lines
+from replay.html import page
+from replay.source import load
+from replay.store import ReplayError, walk
+
+
+@click.command(short_help="An audit bundle (JSON Lines) or a self-contained HTML replay.")
+@click.argument("match_text", metavar="MATCH")
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write to FILE instead of standard output.",
+)
+@click.option(
+    "--html",
+    "as_html",
+    is_flag=True,
+    help="One HTML file, with no outside resource, to step through the match in a browser.",
+)
+@click.pass_context
+def export(ctx: click.Context, match_text: str, output: Path | None, as_html: bool) -> None:
+    """Export a match so that it can be checked without the store.
+
+    By default an audit bundle: JSON Lines, a header line then one line per event, from
+    which `totem-replay verify BUNDLE` recomputes every digest and every other command
+    taking MATCH replays the match. With --html, one page that draws the match at every
+    version, with controls to step through it.
+    """
+    db: str = getattr(ctx.obj, "db", "")
+    loaded = load(db, match_text)
+    steps = list(walk(loaded.records))
+    if as_html:
+        _write(output, [page(steps)])
+    else:
+        _write(output, (line + "\n" for line in bundle_lines(steps, len(steps))))
+
+
+def _write(output: Path | None, chunks: Any) -> None:
+    if output is None:
+        _emit(sys.stdout, chunks)
+        return
+    try:
+        with output.open("w", encoding="utf-8") as file:
+            _emit(file, chunks)
+    except OSError as exc:
+        raise ReplayError(f"cannot write {output}: {exc.strerror or exc}") from exc
+
+
+def _emit(stream: TextIO, chunks: Any) -> None:
+    for chunk in chunks:
+        stream.write(chunk)
