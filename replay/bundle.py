@@ -52,7 +52,8 @@ def event_line(match: MatchAggregate, event: Any) -> dict[str, Any]:
 
 
 def bundle_lines(steps: Iterable[tuple[Any, MatchAggregate]], events: int) -> Iterable[str]:
-    """The bundle's lines (without newlines) for every ``(event, state after it)``."""
+    """The bundle's lines (without newlines) for every ``(event, state after it)``, read
+    as they come: the state is one aggregate, changed in place by each event."""
     first = True
     for event, match in steps:
         if first:

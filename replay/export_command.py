@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import click
 
@@ -39,15 +40,15 @@ def export(ctx: click.Context, match_text: str, output: Path | None, as_html: bo
     version, with controls to step through it.
     """
     db: str = getattr(ctx.obj, "db", "")
-    loaded = load(db, match_text)
-    steps = list(walk(loaded.records))
+    records = load(db, match_text).records
+    # The aggregate is changed in place as events apply: each step is read as it comes.
     if as_html:
-        _write(output, [page(steps)])
+        _write(output, [page(walk(records))])
     else:
-        _write(output, (line + "\n" for line in bundle_lines(steps, len(steps))))
+        _write(output, (line + "\n" for line in bundle_lines(walk(records), len(records))))
 
 
-def _write(output: Path | None, chunks: Any) -> None:
+def _write(output: Path | None, chunks: Iterable[str]) -> None:
     if output is None:
         _emit(sys.stdout, chunks)
         return
@@ -58,6 +59,6 @@ def _write(output: Path | None, chunks: Any) -> None:
         raise ReplayError(f"cannot write {output}: {exc.strerror or exc}") from exc
 
 
-def _emit(stream: TextIO, chunks: Any) -> None:
+def _emit(stream: TextIO, chunks: Iterable[str]) -> None:
     for chunk in chunks:
         stream.write(chunk)

@@ -11,44 +11,46 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from domain.kernel.match import MatchAggregate
 from domain.kernel.views import Viewer
 from replay import format as fmt
 from replay import games
+from replay.store import ReplayError
 
 
-def frames(steps: Sequence[tuple[Any, MatchAggregate]]) -> list[dict[str, Any]]:
-    """What the page shows at each version: the event that led there and the state."""
-    shown = []
-    for event, match in steps:
-        name, view = games.event_view(match, event, Viewer.referee())
-        state = games.state_view(match, Viewer.referee())
-        shown.append(
-            {
-                "version": event.originator_version,
-                "name": name,
-                "time": fmt.when(event.timestamp),
-                "summary": games.summary(match, name, view),
-                "state": state,
-                "lines": games.state_lines(match, state),
-            }
-        )
-    return shown
-
-
-def page(steps: Sequence[tuple[Any, MatchAggregate]]) -> str:
-    """The whole HTML file for a match's steps (each event with the state it leads to)."""
-    last = steps[-1][1]
-    data = {
-        "match_id": str(last.id),
-        "game": type(last).GAME,
-        "digest": last.digest,
-        "frames": frames(steps),
+def frame(event: Any, match: MatchAggregate) -> dict[str, Any]:
+    """What the page shows at one version: the event that led there and the state."""
+    name, view = games.event_view(match, event, Viewer.referee())
+    state = games.state_view(match, Viewer.referee())
+    return {
+        "version": event.originator_version,
+        "name": name,
+        "time": fmt.when(event.timestamp),
+        "summary": games.summary(match, name, view),
+        "state": state,
+        "lines": games.state_lines(match, state),
     }
-    title = f"Totem Arena replay: {type(last).GAME} match {last.id}"
+
+
+def page(steps: Iterable[tuple[Any, MatchAggregate]]) -> str:
+    """The whole HTML file for a match's steps (each event with the state it leads to).
+    Each step is read as it comes: the aggregate is changed in place by the next event."""
+    shown: list[dict[str, Any]] = []
+    match: MatchAggregate | None = None
+    for event, match in steps:
+        shown.append(frame(event, match))
+    if match is None:
+        raise ReplayError("the match has no events to show")
+    data = {
+        "match_id": str(match.id),
+        "game": type(match).GAME,
+        "digest": match.digest,
+        "frames": shown,
+    }
+    title = f"Totem Arena replay: {type(match).GAME} match {match.id}"
     return (
         TEMPLATE.replace("@TITLE@", html.escape(title))
         .replace("@CSS@", CSS)
@@ -77,11 +79,11 @@ TEMPLATE = """<!DOCTYPE html>
   <p id="digest"></p>
 </header>
 <nav id="controls">
-  <button id="first" type="button" title="First version (Home)">&#x23EE; first</button>
+  <button id="first" type="button" title="First version (Home)">&#x00AB; first</button>
   <button id="prev" type="button" title="Previous version (&#x2190;)">&#x25C0; previous</button>
   <input id="slider" type="range" min="1" value="1" aria-label="version">
   <button id="next" type="button" title="Next version (&#x2192;)">next &#x25B6;</button>
-  <button id="last" type="button" title="Last version (End)">last &#x23ED;</button>
+  <button id="last" type="button" title="Last version (End)">last &#x00BB;</button>
   <label>version <input id="version" type="number" min="1" value="1"></label>
   <span id="current"></span>
 </nav>
@@ -110,7 +112,7 @@ main { display: flex; gap: 1em; flex-wrap: wrap; align-items: flex-start; }
 .panel { background: #fff; border: 1px solid #bbb; border-radius: 6px; padding: .5em; }
 .turn { outline: 3px solid #d08000; } .finished { opacity: .5; }
 .card { display: inline-flex; flex-direction: column; align-items: center; justify-content: center;
-  width: 4.2em; height: 5.6em; border: 3px solid #555; border-radius: 6px; background: #fff;
+  width: 5.6em; height: 6em; border: 3px solid #555; border-radius: 6px; background: #fff;
   font-size: .75em; text-align: center; vertical-align: top; }
 .card .glyph { font-size: 2em; } .card.back { background: repeating-linear-gradient(45deg,
   #345 0 6px, #567 6px 12px); color: #fff; font-weight: bold; }
@@ -315,5 +317,6 @@ document.addEventListener("keydown", (e) => {
   const moves = {ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: FRAMES.length - 1};
   if (e.key in moves) { e.preventDefault(); show(moves[e.key]); }
 });
-show(0);
+const start = /v=(\d+)/.exec(location.hash);
+if (start) goTo(start[1]); else show(0);
 """
