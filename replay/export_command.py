@@ -49,6 +49,9 @@ def export(ctx: click.Context, match_text: str, output: Path | None, as_html: bo
 
 
 def _write(output: Path | None, chunks: Iterable[str]) -> None:
+    """Everything is made before anything is written: a match that cannot be replayed
+    leaves no half-written file or output behind."""
+    chunks = list(chunks)
     if output is None:
         _emit(sys.stdout, chunks)
         return

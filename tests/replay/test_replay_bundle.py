@@ -277,3 +277,17 @@ def test_export_to_an_unwritable_place_is_one_line(run: Run, store: Store, tmp_p
     result = run("export", store.ended.id, "-o", tmp_path / "no" / "such" / "dir" / "b.jsonl")
     assert result.exit_code == 2
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_match_that_cannot_be_replayed_leaves_no_file(
+    run: Run, bundle: Path, tmp_path: Path
+) -> None:
+    lines = lines_of(bundle)
+    write_lines(bundle, [*lines[:10], *lines[11:]])
+    out = tmp_path / "again.jsonl"
+    result = run("export", bundle, "-o", out)
+    assert result.exit_code == 2
+    assert "event version 10 is missing" in result.output
+    assert not out.exists()
+    printed = run("export", bundle, "--html")
+    assert printed.exit_code == 2 and "<html" not in printed.output
