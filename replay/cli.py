@@ -23,12 +23,13 @@ from replay import games, step
 from replay.audit import verify_records
 from replay.explain import explain
 from replay.export import event_record
+from replay.export_command import export
+from replay.source import load
 from replay.store import (
     ReplayError,
     logged_matches,
     open_arena,
     read_records,
-    resolve_match,
     walk,
 )
 from server.application import DEFAULT_DB
@@ -90,7 +91,8 @@ def console() -> Console:
 def main(ctx: click.Context, db: str) -> None:
     """Replay and verify Totem Arena matches from the event store, without a server.
 
-    MATCH is a match id or any unique beginning of it (dashes optional).
+    MATCH is a match id or any unique beginning of it (dashes optional), or an audit
+    bundle file written by `export` (an existing file, or a name ending in .jsonl).
     """
     ctx.obj = Settings(db)
 
@@ -144,10 +146,8 @@ def _status_style(match: MatchAggregate) -> str:
 def show(settings: Settings, match_text: str) -> None:
     """Players, options, status, result, digest and seed of a match."""
     out = console()
-    with open_arena(settings.db) as arena:
-        match_id = resolve_match(arena, match_text)
-        records = read_records(arena, match_id)
-        steps = list(walk(records))
+    loaded = load(settings.db, match_text)
+    match_id, steps = loaded.match_id, list(walk(loaded.records))
     events = [event for event, _ in steps]
     match = steps[-1][1]
     rows: list[tuple[str, str]] = [
@@ -221,8 +221,7 @@ def events(
     """
     seen = step.viewer_of(seat, spectator)
     out = console()
-    with open_arena(settings.db) as arena:
-        records = read_records(arena, resolve_match(arena, match_text))
+    records = load(settings.db, match_text).records
     if seen.seat is not None:
         final = list(walk(records))[-1][1]
         step.check_seat(seen, final, final.version)
@@ -266,9 +265,8 @@ def at(
     """
     if seat is not None and spectator:
         raise click.UsageError("choose --seat or --spectator, not both")
-    with open_arena(settings.db) as arena:
-        match_id = resolve_match(arena, match_text)
-        records = read_records(arena, match_id)
+    loaded = load(settings.db, match_text)
+    match_id, records = loaded.match_id, loaded.records
     steps = list(walk(records, version))
     if steps[-1][1].version < version:
         raise ReplayError(
@@ -322,9 +320,8 @@ def verify(ctx: click.Context, match_text: str, commitment: str | None, digest: 
     """
     settings: Settings = ctx.obj
     out = console()
-    with open_arena(settings.db) as arena:
-        match_id = resolve_match(arena, match_text)
-        records = read_records(arena, match_id)
+    loaded = load(settings.db, match_text)
+    match_id, records = loaded.match_id, loaded.records
     report = verify_records(records, expected_commitment=commitment, expected_digest=digest)
     if report.ok:
         line = Text.assemble(("OK", "bold green"))
@@ -351,3 +348,4 @@ def verify(ctx: click.Context, match_text: str, commitment: str | None, digest: 
 
 main.add_command(step.step)
 main.add_command(explain)
+main.add_command(export)

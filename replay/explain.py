@@ -18,8 +18,9 @@ from domain.kernel.match import event_name, payload
 from replay import format as fmt
 from replay import games
 from replay.explain_rules import HUMAN_LIMIT_MS, Contender, Context, Explanation
+from replay.source import load
 from replay.step import HasStore, Stepper
-from replay.store import Record, ReplayError, open_arena, read_records, resolve_match
+from replay.store import Record, ReplayError
 
 
 def explain_records(
@@ -108,8 +109,7 @@ def explain(
     the rule ids that decided it and the facts they used. Any other event: one line
     saying there is nothing to explain, exit status 0.
     """
-    with open_arena(settings.db) as arena:
-        records = read_records(arena, resolve_match(arena, match_text))
+    records = load(settings.db, match_text).records
     name, explanation = explain_records(records, version, human_limit_ms)
     if explanation is None:
         if as_json:

@@ -28,7 +28,8 @@ from domain.kernel.match import MatchAggregate, event_name
 from domain.kernel.views import Viewer
 from replay import format as fmt
 from replay import games
-from replay.store import Record, ReplayError, apply, open_arena, read_records, resolve_match, walk
+from replay.source import load
+from replay.store import Record, ReplayError, apply, walk
 
 
 class HasStore(Protocol):
@@ -451,8 +452,7 @@ def step(
     else the referee) saw it, through the server's own redaction.
     """
     seen = viewer_of(seat, spectator)
-    with open_arena(settings.db) as arena:
-        records = read_records(arena, resolve_match(arena, match_text))
+    records = load(settings.db, match_text).records
     stepper = Stepper(records)
     if seen.seat is not None and seen.seat >= stepper.seats_taken:
         raise ReplayError(

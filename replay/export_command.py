@@ -1,0 +1,67 @@
+"""``totem-replay export``: a match as an audit bundle or as one self-contained HTML page."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
+
+import click
+
+from replay.bundle import bundle_lines
+from replay.html import page
+from replay.source import load
+from replay.store import ReplayError, walk
+
+
+@click.command(short_help="An audit bundle (JSON Lines) or a self-contained HTML replay.")
+@click.argument("match_text", metavar="MATCH")
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write to FILE instead of standard output.",
+)
+@click.option(
+    "--html",
+    "as_html",
+    is_flag=True,
+    help="One HTML file, with no outside resource, to step through the match in a browser.",
+)
+@click.pass_context
+def export(ctx: click.Context, match_text: str, output: Path | None, as_html: bool) -> None:
+    """Export a match so that it can be checked without the store.
+
+    By default an audit bundle: JSON Lines, a header line then one line per event, from
+    which `totem-replay verify BUNDLE` recomputes every digest and every other command
+    taking MATCH replays the match. With --html, one page that draws the match at every
+    version, with controls to step through it.
+    """
+    db: str = getattr(ctx.obj, "db", "")
+    records = load(db, match_text).records
+    # The aggregate is changed in place as events apply: each step is read as it comes.
+    if as_html:
+        _write(output, [page(walk(records))])
+    else:
+        _write(output, (line + "\n" for line in bundle_lines(walk(records), len(records))))
+
+
+def _write(output: Path | None, chunks: Iterable[str]) -> None:
+    """Everything is made before anything is written: a match that cannot be replayed
+    leaves no half-written file or output behind."""
+    chunks = list(chunks)
+    if output is None:
+        _emit(sys.stdout, chunks)
+        return
+    try:
+        with output.open("w", encoding="utf-8") as file:
+            _emit(file, chunks)
+    except OSError as exc:
+        raise ReplayError(f"cannot write {output}: {exc.strerror or exc}") from exc
+
+
+def _emit(stream: TextIO, chunks: Iterable[str]) -> None:
+    for chunk in chunks:
+        stream.write(chunk)
