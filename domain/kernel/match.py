@@ -297,6 +297,14 @@ class MatchAggregate(Aggregate):
         deadline = self.timer_deadline_ms()
         return deadline is not None and stamp.wall_ms >= deadline
 
+    def restart_clock(self, wall_ms: int) -> None:
+        """Run the match's clock from ``wall_ms`` on: a fork (:mod:`domain.kernel.fork`)
+        resumes a position recorded earlier, and its timers count from the fork's start,
+        not from the origin's last event. Games with deadlines of their own move them too.
+        """
+        if hasattr(self, "clock_ms"):
+            self.clock_ms = wall_ms
+
     def fire_timer(self, stamp: ReceiveStamp) -> None:
         """Act for the table because the timer elapsed; the stamp is when it fired."""
         raise RuleViolation(self.PLAYERS_RULE, "this match has no timer")
