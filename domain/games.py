@@ -55,9 +55,7 @@ GAMES: dict[str, Game] = {
             jungle_speed_views.state_view,
         ),
         Game("tribes", Tribes, with_forks(tribes_views.event_view), tribes_views.state_view),
-        Game(
-            "village", Village, with_forks(village_views.event_view), village_views.state_view
-        ),
+        Game("village", Village, with_forks(village_views.event_view), village_views.state_view),
     )
 }
 

@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 
 from eventsourcing.utils import get_topic, resolve_topic
 
-from domain.kernel.match import MatchAggregate, MatchStatus, event_name, payload
+from domain.kernel.errors import RuleViolation
+from domain.kernel.match import MatchAggregate, MatchStatus, event_name
 from domain.kernel.randomness import commitment
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer
@@ -73,13 +74,20 @@ class Forked(MatchAggregate.Created):
         return match
 
 
-def fork_refusal(origin: MatchAggregate) -> str | None:
+def fork_refusal(origin: MatchAggregate) -> RuleViolation | None:
     """Why the state ``origin`` is in cannot be forked, or None if it can: only a match
-    in play has a position to play again."""
+    in play has a position to play again. Cites the rule that ended it or starts it."""
     if origin.status is MatchStatus.ENDED:
-        return "the match had ended at that version: there is nothing left to play"
+        assert origin.end_reason is not None
+        return RuleViolation(
+            origin.END_RULES[origin.end_reason],
+            f"the match had ended at version {origin.version}: there is nothing to play on",
+        )
     if origin.status is MatchStatus.WAITING:
-        return "the match had not started at that version: create a new match instead"
+        return RuleViolation(
+            origin.START_RULE,
+            f"the match had not started at version {origin.version}: create a new match",
+        )
     return None
 
 

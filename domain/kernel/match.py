@@ -140,6 +140,8 @@ class MatchAggregate(Aggregate):
         self.status = MatchStatus.WAITING
         self.result: list[dict[str, int]] = []
         self.end_reason: EndReason | None = None
+        #: A fork's origin, ``{"match_id", "version", "digest"}`` (domain.kernel.fork).
+        self.origin: dict[str, Any] | None = None
 
     @property
     def max_players(self) -> int:
