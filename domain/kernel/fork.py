@@ -92,10 +92,11 @@ def fork_refusal(origin: MatchAggregate) -> RuleViolation | None:
 
 
 def history_entry(evt: object) -> dict[str, Any]:
-    """One recorded event as the fork carries it. The origin's secret seed is left out:
-    the fork replays recorded draws and never draws from it."""
+    """One recorded event as the fork carries it. The origin's secret seed is left out
+    (and, for a fork of a fork, its origin's): the fork replays recorded draws and never
+    draws from it."""
     fields = {k: v for k, v in vars(evt).items() if k not in REPLACED}
-    if "seed" in fields and event_name(evt) == "Created":
+    if "seed" in fields and event_name(evt) in ("Created", "Forked"):
         fields["seed"] = ""
     return {"topic": get_topic(type(evt)), "fields": fields}
 
