@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 import pytest
+from google.protobuf import json_format
 
 from server.serve import RunningServer
+from tests.service import tribes_helpers as tribes
+from tests.service import village_helpers as village
 from tests.service.helpers import (
     act,
     bearer,
@@ -204,3 +209,57 @@ async def test_a_state_out_of_play_cannot_be_forked(server: RunningServer) -> No
     assert refusals[0][1].startswith("JS-8.2: ")
     assert refusals[1][1].startswith("JS-2.1: ")  # seats still free: not started
     assert [m.match_id for m in listed.matches] == [origin]
+
+
+#: What a fork changes on purpose in any game's state: the seed and the deadlines, which
+#: run from the fork's creation.
+CHANGED = {"seed", "seed_commitment", "turn_deadline_ms", "deadline_ms"}
+
+
+def plain(state: ms.GetMatchResponse) -> Any:
+    """The response's game state as plain data, without what a fork changes."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in CHANGED}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    data = json_format.MessageToDict(state, preserving_proto_field_name=True)
+    data.pop("summary")
+    return strip(data)
+
+
+async def test_a_tribes_fork_starts_from_the_origin_state_and_plays_on(
+    server: RunningServer,
+) -> None:
+    channel, client = stub(server.port)
+    async with channel:
+        origin, referee, tokens = await tribes.create_tribes(client, 3, turn_timeout_ms=60_000)
+        for _ in range(2):
+            moved = await tribes.play_first_legal(client, origin, tokens)
+        forked = await fork(client, origin, moved.version, referee)
+        before = await views(client, origin, [referee, None, *tokens])
+        after = await views(
+            client, forked.match_id, [forked.referee_token, None, *forked.player_tokens]
+        )
+        played = await tribes.play_first_legal(client, forked.match_id, forked.player_tokens)
+    assert [plain(v) for v in after] == [plain(v) for v in before]
+    assert played.version == 2  # TR-2.2: the seat whose turn it is moves on in the fork
+
+
+async def test_a_village_fork_starts_from_the_origin_state(server: RunningServer) -> None:
+    channel, client = stub(server.port)
+    async with channel:
+        origin, referee, tokens = await village.create_village(
+            client, 2, **village.long_deadlines()
+        )
+        current = await client.GetMatch(ms.GetMatchRequest(match_id=origin))
+        forked = await fork(client, origin, current.summary.version, referee)
+        before = await views(client, origin, [referee, None, *tokens])
+        after = await views(
+            client, forked.match_id, [forked.referee_token, None, *forked.player_tokens]
+        )
+    assert [plain(v) for v in after] == [plain(v) for v in before]
+    assert after[2].village.legal.decisions  # a decision is awaited, from the fork's seats
