@@ -8,6 +8,7 @@ matches are saved together (:meth:`server.application.Arena.create_match`).
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -62,9 +63,10 @@ def fork_match(
     history = [e for e in app.events_after(origin_id) if e.originator_version <= version]
     referee_token, referee_hash = auth.new_token()
     tokens = [auth.new_token() for _ in at.players]
+    hashes = [digest for _, digest in tokens]
     created = app.create_match(
         lambda seed: fork(
-            type(at), history, seed, referee_hash, [digest for _, digest in tokens], stamp
+            type(at), history, seed, secrets.token_bytes(32), referee_hash, hashes, stamp
         )
     )
     return NewFork(created, referee_token, [token for token, _ in tokens])

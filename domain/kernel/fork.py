@@ -7,7 +7,7 @@ origin's. Only facts of the recorded history are carried: every random draw made
 is a field of one of those events, so nothing is drawn again.
 
 What must not carry over is replaced: each seat's token and the referee's (a fork is a
-new match with new bearers), and the seed. The origin's seed is revealed when the origin
+new match with new bearers), the seed, and a game's own secret beside it (Village's). The origin's seed is revealed when the origin
 ends, so a fork drawing from it would be predictable; the fork draws every later card,
 die or birth from its own seed, committed in ``Forked`` and revealed in its MatchEnded
 like any match's. The clock restarts at the fork's creation, so that a turn timer runs
@@ -29,6 +29,10 @@ from domain.kernel.views import Viewer
 
 M = TypeVar("M", bound=MatchAggregate)
 
+#: Secrets of a creation the fork replaces, never carries: the seed, and a game's own
+#: secret beside it (Village's, VI-2.2).
+SECRETS = frozenset({"seed", "secret"})
+
 #: Fields of a recorded event the fork sets itself when it replays that event.
 REPLACED = frozenset({"originator_id", "originator_version", "timestamp", "digest", "prev_digest"})
 
@@ -41,6 +45,8 @@ class Forked(MatchAggregate.Created):
     #: The origin's events 1 to ``origin["version"]``: ``{"topic", "fields"}`` each.
     history: list[dict[str, Any]]
     seed: str
+    #: The fork's other secret (hex), for games that hold one beside the seed.
+    secret: str
     referee_token_hash: str
     token_hashes: list[str]
     stamp: dict[str, Any]
@@ -70,6 +76,7 @@ class Forked(MatchAggregate.Created):
         match.entropies = [""]
         match.token_hashes = list(self.token_hashes)
         match.referee_token_hash = self.referee_token_hash
+        match.renew_secret(bytes.fromhex(self.secret))
         match.restart_clock(ReceiveStamp.from_dict(self.stamp).wall_ms)
         return match
 
@@ -96,8 +103,9 @@ def history_entry(evt: object) -> dict[str, Any]:
     (and, for a fork of a fork, its origin's): the fork replays recorded draws and never
     draws from it."""
     fields = {k: v for k, v in vars(evt).items() if k not in REPLACED}
-    if "seed" in fields and event_name(evt) in ("Created", "Forked"):
-        fields["seed"] = ""
+    if event_name(evt) in ("Created", "Forked"):
+        for key in SECRETS & set(fields):
+            fields[key] = ""
     return {"topic": get_topic(type(evt)), "fields": fields}
 
 
@@ -105,12 +113,14 @@ def fork(
     match_class: type[M],
     origin_events: Iterable[object],
     seed: bytes,
+    secret: bytes,
     referee_token_hash: str,
     token_hashes: list[str],
     stamp: ReceiveStamp,
 ) -> M:
     """A new match of ``match_class`` from the origin's events (1 to the forked version,
-    as stored), with a new seed, a new referee token and one new token per seat."""
+    as stored), with a new seed and secret, a new referee token and one new token per
+    seat."""
     events = list(origin_events)
     last: Any = events[-1]
     origin = {
@@ -123,6 +133,7 @@ def fork(
         origin=origin,
         history=[history_entry(e) for e in events],
         seed=seed.hex(),
+        secret=secret.hex(),
         referee_token_hash=referee_token_hash,
         token_hashes=token_hashes,
         stamp=stamp.to_dict(),

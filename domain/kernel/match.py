@@ -307,6 +307,11 @@ class MatchAggregate(Aggregate):
         if hasattr(self, "clock_ms"):
             self.clock_ms = wall_ms
 
+    def renew_secret(self, secret: bytes) -> None:
+        """Take a fresh secret of the server's, beside the seed, for a fork: a game with
+        a secret of its own (Village's salts, VI-2.2) must not reuse the origin's, whose
+        outcomes the origin may have shown. Games without one ignore it."""
+
     def fire_timer(self, stamp: ReceiveStamp) -> None:
         """Act for the table because the timer elapsed; the stamp is when it fired."""
         raise RuleViolation(self.PLAYERS_RULE, "this match has no timer")

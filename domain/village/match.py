@@ -311,6 +311,11 @@ class Village(MatchAggregate):
     def unrevealed(self, owner: int) -> list[dict[str, Any]]:
         return [b for b in self.board if b["owner"] == owner and not b["revealed"]]
 
+    def renew_secret(self, secret: bytes) -> None:
+        """Salts of later rounds derive from the fork's own secret (VI-2.2): the origin
+        may have revealed salts of the same round, family and spell."""
+        self.secret = secret[:SECRET_BYTES].hex()
+
     def restart_clock(self, wall_ms: int) -> None:
         """The awaited decision keeps the time it had left (see the kernel's method)."""
         shift = wall_ms - self.clock_ms

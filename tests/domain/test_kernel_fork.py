@@ -16,10 +16,11 @@ from domain.kernel.fork import Forked, fork, fork_refusal
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.randomness import commitment, effective_seed
 from domain.kernel.views import Viewer
+from domain.village import Village
 
 FORK_SEED = bytes(range(200, 232))
-#: What a fork changes on purpose: the seed, and deadlines that run from its creation.
-CHANGED = {"seed", "seed_commitment", "turn_deadline_ms", "deadline_ms"}
+#: What a fork changes on purpose: the seed and secret, and deadlines that run from its start.
+CHANGED = {"seed", "seed_commitment", "secret", "turn_deadline_ms", "deadline_ms"}
 
 
 def forked(
@@ -28,7 +29,8 @@ def forked(
     """A fork of ``origin`` as it is now, made ``after_ms`` later."""
     history = list(origin.collect_events())
     tokens = [f"new-token-hash-{s}" for s in range(len(origin.players))]
-    return fork(type(origin), history, seed, "new-referee-hash", tokens, stamps(after_ms))
+    secret = bytes(reversed(seed))
+    return fork(type(origin), history, seed, secret, "new-referee-hash", tokens, stamps(after_ms))
 
 
 def without_changes(value: Any) -> Any:
@@ -100,6 +102,10 @@ def test_a_village_fork_keeps_the_time_left_for_the_awaited_decision() -> None:
     new = forked(origin, stamps, after_ms=90_000)
     same_views(origin, new)
     assert new.timer_deadline_ms() == stamps.wall_ms + left
+    # VI-2.2: later salts derive from the fork's own secret, which the origin never had.
+    assert isinstance(new, Village) and isinstance(origin, Village)
+    assert new.secret == bytes(reversed(FORK_SEED)).hex() != origin.secret
+    assert origin.secret not in str(vars(new.pending_events[0]))
 
 
 def test_only_a_match_in_play_can_be_forked() -> None:

@@ -211,9 +211,9 @@ async def test_a_state_out_of_play_cannot_be_forked(server: RunningServer) -> No
     assert [m.match_id for m in listed.matches] == [origin]
 
 
-#: What a fork changes on purpose in any game's state: the seed and the deadlines, which
-#: run from the fork's creation.
-CHANGED = {"seed", "seed_commitment", "turn_deadline_ms", "deadline_ms"}
+#: What a fork changes on purpose in any game's state: the seed, Village's secret and the
+#: deadlines, which run from the fork's creation.
+CHANGED = {"seed", "seed_commitment", "secret", "turn_deadline_ms", "deadline_ms"}
 
 
 def plain(state: ms.GetMatchResponse) -> Any:
