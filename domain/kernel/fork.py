@@ -7,11 +7,12 @@ origin's. Only facts of the recorded history are carried: every random draw made
 is a field of one of those events, so nothing is drawn again.
 
 What must not carry over is replaced: each seat's token and the referee's (a fork is a
-new match with new bearers), the seed, and a game's own secret beside it (Village's). The origin's seed is revealed when the origin
-ends, so a fork drawing from it would be predictable; the fork draws every later card,
-die or birth from its own seed, committed in ``Forked`` and revealed in its MatchEnded
-like any match's. The clock restarts at the fork's creation, so that a turn timer runs
-from the fork's start instead of expiring at once.
+new match with new bearers), the seed, and a game's own secret beside it (Village's).
+The origin's seed is revealed when the origin ends, so a fork drawing from it would be
+predictable; the fork draws every later card, die or birth from its own seed, committed
+in ``Forked`` and revealed in its MatchEnded like any match's. The clock restarts at the
+fork's creation, so that a turn timer runs from the fork's start instead of expiring at
+once.
 """
 
 from __future__ import annotations
