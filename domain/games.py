@@ -11,7 +11,8 @@ from typing import Any
 
 from domain.jungle_speed import JungleSpeed
 from domain.jungle_speed import views as jungle_speed_views
-from domain.kernel.match import MatchAggregate
+from domain.kernel.fork import forked_view
+from domain.kernel.match import MatchAggregate, event_name
 from domain.kernel.views import Viewer
 from domain.tribes import Tribes
 from domain.tribes import views as tribes_views
@@ -29,17 +30,32 @@ class Game:
     state_view: Callable[[Any, Viewer], dict[str, Any]]
 
 
+EventView = Callable[[Any, object, Viewer], tuple[str, dict[str, Any]]]
+
+
+def with_forks(view: EventView) -> EventView:
+    """A game's event view that also shows a fork's first event, the same in every
+    game (:mod:`domain.kernel.fork`), and never the history it carries."""
+
+    def event_view(match: Any, evt: object, viewer: Viewer) -> tuple[str, dict[str, Any]]:
+        if event_name(evt) == "Forked":
+            return forked_view(match, evt, viewer)
+        return view(match, evt, viewer)
+
+    return event_view
+
+
 GAMES: dict[str, Game] = {
     game.name: game
     for game in (
         Game(
             "jungle_speed",
             JungleSpeed,
-            jungle_speed_views.event_view,
+            with_forks(jungle_speed_views.event_view),
             jungle_speed_views.state_view,
         ),
-        Game("tribes", Tribes, tribes_views.event_view, tribes_views.state_view),
-        Game("village", Village, village_views.event_view, village_views.state_view),
+        Game("tribes", Tribes, with_forks(tribes_views.event_view), tribes_views.state_view),
+        Game("village", Village, with_forks(village_views.event_view), village_views.state_view),
     )
 }
 

@@ -135,7 +135,8 @@ def verify_records(
 
         if version == 1:
             aggregate_class = _game_class(data)
-            if aggregate_class is None or name != "Created":
+            # A fork (``totem-replay fork``) begins with Forked instead of Created.
+            if aggregate_class is None or name not in ("Created", "Forked"):
                 problems.append(Problem(version, f"{name} does not create a match of a known game"))
                 readable = False
         elif aggregate_class is not None and not _is_event_of(aggregate_class, type(event)):
@@ -156,12 +157,14 @@ def verify_records(
 
     if readable and aggregate_class is not None:
         # On the recorded fields alone: a draw is checked even if a later event is damaged.
-        if _check_seed(fields_seen, expected_commitment, report):
+        if not _check_seed(fields_seen, expected_commitment, report):
+            report.notes.append("random draws not re-derived: the revealed seed is not valid")
+        elif fields_seen[0][1] == "Forked":
+            report.notes.append("a fork: its random draws are not re-derived by this tool")
+        else:
             found, notes = games.check_draws(aggregate_class.GAME, fields_seen)
             problems.extend(Problem(v, reason) for v, reason in found)
             report.notes.extend(notes)
-        else:
-            report.notes.append("random draws not re-derived: the revealed seed is not valid")
     elif expected_commitment is not None:
         report.notes.append("commitment not compared: the events are not all readable")
 

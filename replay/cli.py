@@ -19,11 +19,12 @@ from rich.text import Text
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer
 from replay import format as fmt
-from replay import games, step
+from replay import games, json_output, step
 from replay.audit import verify_records
 from replay.explain import explain
 from replay.export import event_record
 from replay.export_command import export
+from replay.fork import fork
 from replay.source import load
 from replay.store import (
     ReplayError,
@@ -109,13 +110,18 @@ def _players(match: MatchAggregate) -> str:
 
 
 @main.command("list", short_help="One line per match.")
+@click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per match.")
 @click.pass_obj
-def list_(settings: Settings) -> None:
-    """One line per match: id, game, variant, status, players, events, result."""
+def list_(settings: Settings, as_json: bool) -> None:
+    """One line per match: id, game, variant, status, players, events, result.
+
+    With --json, one JSON object per line and match (keys in docs/replay.md, "JSON
+    output"); nothing at all for a store without matches.
+    """
     out = console()
     with open_arena(settings.db) as arena:
         entries = logged_matches(arena)
-        if not entries:
+        if not entries and not as_json:
             out.print("no matches in this store")
         for entry in entries:
             line = Text.assemble((str(entry.match_id), "bold"))
@@ -124,8 +130,14 @@ def list_(settings: Settings) -> None:
                 records = read_records(arena, entry.match_id)
                 match = list(walk(records))[-1][1]
             except ReplayError as exc:
+                if as_json:
+                    click.echo(json.dumps(json_output.unreadable(entry, str(exc))))
+                    continue
                 line.append(f"  unreadable: {exc}", style="red")
                 out.print(line)
+                continue
+            if as_json:
+                click.echo(json.dumps(json_output.list_record(match), ensure_ascii=False))
                 continue
             line.append(f"  {match.variant or '-'}  ")
             line.append(_status(match), style=_status_style(match))
@@ -142,16 +154,24 @@ def _status_style(match: MatchAggregate) -> str:
 
 @main.command(short_help="Facts of one match: players, result, digest, seed.")
 @click.argument("match_text", metavar="MATCH")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
-def show(settings: Settings, match_text: str) -> None:
-    """Players, options, status, result, digest and seed of a match."""
+def show(settings: Settings, match_text: str, as_json: bool) -> None:
+    """Players, options, status, result, digest and seed of a match.
+
+    With --json, one JSON object (keys in docs/replay.md, "JSON output").
+    """
     out = console()
     loaded = load(settings.db, match_text)
     match_id, steps = loaded.match_id, list(walk(loaded.records))
     events = [event for event, _ in steps]
     match = steps[-1][1]
+    if as_json:
+        click.echo(json.dumps(json_output.show_record(match, events), ensure_ascii=False))
+        return
     rows: list[tuple[str, str]] = [
         ("Match", str(match_id)),
+        *_forked_from(match),
         ("Game", type(match).GAME + (f", variant {match.variant}" if match.variant else "")),
         ("Options", _options(match)),
         ("Status", _status(match)),
@@ -178,6 +198,15 @@ def show(settings: Settings, match_text: str) -> None:
         line = Text.assemble((f"{label + ':':<{width + 2}}", "bold"))
         line.append(value)
         out.print(line)
+
+
+def _forked_from(match: MatchAggregate) -> list[tuple[str, str]]:
+    """A fork's origin (``totem-replay fork``), whose history it continues."""
+    if not match.origin:
+        return []
+    origin = match.origin
+    where = f"{origin['match_id']} at version {origin['version']} (digest {origin['digest']})"
+    return [("Forked from", where)]
 
 
 def _options(match: MatchAggregate) -> str:
@@ -349,3 +378,4 @@ def verify(ctx: click.Context, match_text: str, commitment: str | None, digest: 
 main.add_command(step.step)
 main.add_command(explain)
 main.add_command(export)
+main.add_command(fork)

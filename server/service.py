@@ -27,6 +27,7 @@ from server import auth, codec
 from server.actors import Actors
 from server.application import Arena
 from server.errors import ServiceError, status_text, to_service_error, trailing_metadata
+from server.fork import fork_match
 from server.hub import EventHub, Subscription
 from server.stamps import Stamper
 from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
@@ -218,6 +219,26 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
 
         version = (await self.actors.run(match_id, reissue)).value
         return match_service_pb2.ReissueTokenResponse(player_token=new_token, version=version)
+
+    @refusals
+    async def ForkMatch(
+        self, request: match_service_pb2.ForkMatchRequest, context: grpc.aio.ServicerContext
+    ) -> match_service_pb2.ForkMatchResponse:
+        stamp = self.stamper.stamp()
+        origin_id = parse_match_id(request.match_id)
+        token = auth.bearer_token(context.invocation_metadata())
+        new = await self.actors.threads.call(
+            fork_match, self.app, origin_id, request.version, token, stamp
+        )
+        # In play from its first event: its timer runs as a recovered match's does.
+        self.actors.actor(new.match.id).resume(new.match)
+        return match_service_pb2.ForkMatchResponse(
+            match_id=str(new.match.id),
+            referee_token=new.referee_token,
+            player_tokens=new.player_tokens,
+            seed_commitment=bytes.fromhex(new.match.seed_commitment),
+            version=new.match.version,
+        )
 
     @refusals
     async def GetMatch(

@@ -141,6 +141,8 @@ class MatchAggregate(Aggregate):
         self.status = MatchStatus.WAITING
         self.result: list[dict[str, int]] = []
         self.end_reason: EndReason | None = None
+        #: A fork's origin, ``{"match_id", "version", "digest"}`` (domain.kernel.fork).
+        self.origin: dict[str, Any] | None = None
 
     @property
     def max_players(self) -> int:
@@ -298,6 +300,19 @@ class MatchAggregate(Aggregate):
     def timer_due(self, stamp: ReceiveStamp) -> bool:
         deadline = self.timer_deadline_ms()
         return deadline is not None and stamp.wall_ms >= deadline
+
+    def restart_clock(self, wall_ms: int) -> None:
+        """Run the match's clock from ``wall_ms`` on: a fork (:mod:`domain.kernel.fork`)
+        resumes a position recorded earlier, and its timers count from the fork's start,
+        not from the origin's last event. Games with deadlines of their own move them too.
+        """
+        if hasattr(self, "clock_ms"):
+            self.clock_ms = wall_ms
+
+    def renew_secret(self, secret: bytes) -> None:
+        """Take a fresh secret of the server's, beside the seed, for a fork: a game with
+        a secret of its own (Village's salts, VI-2.2) must not reuse the origin's, whose
+        outcomes the origin may have shown. Games without one ignore it."""
 
     def fire_timer(self, stamp: ReceiveStamp) -> None:
         """Act for the table because the timer elapsed; the stamp is when it fired."""

@@ -311,6 +311,20 @@ class Village(MatchAggregate):
     def unrevealed(self, owner: int) -> list[dict[str, Any]]:
         return [b for b in self.board if b["owner"] == owner and not b["revealed"]]
 
+    def renew_secret(self, secret: bytes) -> None:
+        """Salts of later rounds derive from the fork's own secret (VI-2.2): the origin
+        may have revealed salts of the same round, family and spell."""
+        self.secret = secret[:SECRET_BYTES].hex()
+
+    def restart_clock(self, wall_ms: int) -> None:
+        """The awaited decision keeps the time it had left (see the kernel's method)."""
+        shift = wall_ms - self.clock_ms
+        super().restart_clock(wall_ms)
+        if self.decision_data is not None:
+            self.decision_data = dict(
+                self.decision_data, deadline_ms=self.decision_data["deadline_ms"] + shift
+            )
+
     def timer_deadline_ms(self) -> int | None:
         """The deadline of the decision the match waits for (the server's timer)."""
         if self.status is not MatchStatus.PLAYING or self.decision_data is None:

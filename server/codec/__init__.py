@@ -143,6 +143,8 @@ def match_event(
                 seed=bytes.fromhex(view["seed"]),
             )
         )
+    elif name == "Forked":
+        message.match_forked.CopyFrom(forked_message(view))
     else:
         codec = codec_for(game.name)
         getattr(message, codec.FIELD).CopyFrom(codec.event_message(name, view))
@@ -150,6 +152,18 @@ def match_event(
         message.digest = bytes.fromhex(evt.digest)
         message.prev_digest = bytes.fromhex(evt.prev_digest)
     return message
+
+
+def forked_message(view: dict[str, Any]) -> common_pb2.MatchForked:
+    """A fork's first event, the same in every game (:mod:`domain.kernel.fork`)."""
+    origin = view["origin"]
+    return common_pb2.MatchForked(
+        origin_match_id=origin["match_id"],
+        origin_version=origin["version"],
+        origin_digest=bytes.fromhex(origin["digest"]),
+        seed_commitment=bytes.fromhex(view["seed_commitment"]),
+        seed=bytes.fromhex(view.get("seed", "")),
+    )
 
 
 def encoded_event(match: MatchAggregate, evt: Any, key: tuple[Viewer, bool]) -> bytes:

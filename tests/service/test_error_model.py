@@ -21,13 +21,11 @@ from tests.service.test_bad_input import refusal, rule_of, stored
 from totem.v1 import common_pb2
 from totem.v1 import match_service_pb2 as ms
 
-UNARY = (
-    "CreateMatch",
-    "JoinMatch",
-    "ReissueToken",
-    "GetMatch",
-    "ListMatches",
-    "Act",
+#: Every unary method of the MatchService, as the contract declares them.
+UNARY = tuple(
+    method.name
+    for method in ms.DESCRIPTOR.services_by_name["MatchService"].methods
+    if not method.server_streaming
 )
 #: What a client may see for a request the server cannot use; never UNKNOWN (the
 #: server's own words lost) nor INTERNAL (an error nobody foresaw).

@@ -374,6 +374,51 @@ class PlayerJoined(_message.Message):
 Global___PlayerJoined: _TypeAlias = PlayerJoined  # noqa: Y015
 
 @_typing.final
+class MatchForked(_message.Message):
+    """A match was forked from another (ForkMatch): this is the fork's first event. The fork
+    starts from the origin's state at `origin_version`; each viewer's state after this
+    event (MatchEvent.state, GetMatch) shows that state as the viewer may see it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ORIGIN_MATCH_ID_FIELD_NUMBER: _builtins.int
+    ORIGIN_VERSION_FIELD_NUMBER: _builtins.int
+    ORIGIN_DIGEST_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    origin_match_id: _builtins.str
+    """The id of the match forked from."""
+    origin_version: _builtins.int
+    """The origin's version the fork starts from."""
+    origin_digest: _builtins.bytes
+    """The origin's audit digest at `origin_version` (32 bytes; docs/audit.md): which
+    history the fork continues.
+    """
+    seed_commitment: _builtins.bytes
+    """SHA-256 of the fork's own secret seed (32 bytes): every later draw of the fork comes
+    from it, never from the origin's seed.
+    """
+    seed: _builtins.bytes
+    """Referee only: the fork's secret seed (revealed to everyone in its MatchEnded)."""
+    def __init__(
+        self,
+        *,
+        origin_match_id: _builtins.str = ...,
+        origin_version: _builtins.int = ...,
+        origin_digest: _builtins.bytes = ...,
+        seed_commitment: _builtins.bytes = ...,
+        seed: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["origin_digest", b"origin_digest", "origin_match_id", b"origin_match_id", "origin_version", b"origin_version", "seed", b"seed", "seed_commitment", b"seed_commitment"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchForked: _TypeAlias = MatchForked  # noqa: Y015
+
+@_typing.final
 class TokenReissued(_message.Message):
     """A referee issued a fresh token for a seat (ReissueToken); the previous one no longer
     works. The token itself is never in an event.

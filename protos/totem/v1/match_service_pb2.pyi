@@ -517,6 +517,7 @@ class MatchEvent(_message.Message):
     TOKEN_REISSUED_FIELD_NUMBER: _builtins.int
     TRIBES_FIELD_NUMBER: _builtins.int
     VILLAGE_FIELD_NUMBER: _builtins.int
+    MATCH_FORKED_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
     DIGEST_FIELD_NUMBER: _builtins.int
     PREV_DIGEST_FIELD_NUMBER: _builtins.int
@@ -559,6 +560,10 @@ class MatchEvent(_message.Message):
         """An event of a Village match (its creation included)."""
 
     @_builtins.property
+    def match_forked(self) -> _common_pb2.MatchForked:
+        """The first event of a fork (ForkMatch), in place of the game's creation."""
+
+    @_builtins.property
     def state(self) -> Global___MatchState:
         """The viewer's state of the match just after this event (unset with `omit_state`, and
         in ActResponse.events).
@@ -575,15 +580,16 @@ class MatchEvent(_message.Message):
         token_reissued: _common_pb2.TokenReissued | None = ...,
         tribes: _tribes_pb2.TribesEvent | None = ...,
         village: _village_pb2.VillageEvent | None = ...,
+        match_forked: _common_pb2.MatchForked | None = ...,
         state: Global___MatchState | None = ...,
         digest: _builtins.bytes = ...,
         prev_digest: _builtins.bytes = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "jungle_speed", b"jungle_speed", "match_ended", b"match_ended", "player_joined", b"player_joined", "recorded_at", b"recorded_at", "state", b"state", "token_reissued", b"token_reissued", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "jungle_speed", b"jungle_speed", "match_ended", b"match_ended", "match_forked", b"match_forked", "player_joined", b"player_joined", "recorded_at", b"recorded_at", "state", b"state", "token_reissued", b"token_reissued", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest", "event", b"event", "jungle_speed", b"jungle_speed", "match_ended", b"match_ended", "player_joined", b"player_joined", "prev_digest", b"prev_digest", "recorded_at", b"recorded_at", "state", b"state", "token_reissued", b"token_reissued", "tribes", b"tribes", "version", b"version", "village", b"village"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest", "event", b"event", "jungle_speed", b"jungle_speed", "match_ended", b"match_ended", "match_forked", b"match_forked", "player_joined", b"player_joined", "prev_digest", b"prev_digest", "recorded_at", b"recorded_at", "state", b"state", "token_reissued", b"token_reissued", "tribes", b"tribes", "version", b"version", "village", b"village"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["player_joined", "match_ended", "jungle_speed", "token_reissued", "tribes", "village"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["player_joined", "match_ended", "jungle_speed", "token_reissued", "tribes", "village", "match_forked"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
@@ -642,3 +648,73 @@ class ReissueTokenResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReissueTokenResponse: _TypeAlias = ReissueTokenResponse  # noqa: Y015
+
+@_typing.final
+class ForkMatchRequest(_message.Message):
+    """ForkMatch: which match, at which version."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match to fork (the origin). The caller sends the origin's referee token."""
+    version: _builtins.int
+    """The origin's version to start from: 1 to the origin's version. The origin must be in
+    play at that version.
+    """
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForkMatchRequest: _TypeAlias = ForkMatchRequest  # noqa: Y015
+
+@_typing.final
+class ForkMatchResponse(_message.Message):
+    """ForkMatch's answer: the new match and its tokens."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    REFEREE_TOKEN_FIELD_NUMBER: _builtins.int
+    PLAYER_TOKENS_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The fork's id (a UUID in text form)."""
+    referee_token: _builtins.str
+    """Bearer token for the fork's referee calls and view. Keep it secret, as CreateMatch's."""
+    seed_commitment: _builtins.bytes
+    """SHA-256 of the fork's own secret seed (32 bytes), committed before any draw."""
+    version: _builtins.int
+    """The fork's version after its creation: 1."""
+    @_builtins.property
+    def player_tokens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """One new bearer token per seat, in seat order: seat i's player is `player_tokens[i]`.
+        The origin's tokens do not work on the fork. Hand each to its seat's player.
+        """
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        referee_token: _builtins.str = ...,
+        player_tokens: _abc.Iterable[_builtins.str] | None = ...,
+        seed_commitment: _builtins.bytes = ...,
+        version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "player_tokens", b"player_tokens", "referee_token", b"referee_token", "seed_commitment", b"seed_commitment", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForkMatchResponse: _TypeAlias = ForkMatchResponse  # noqa: Y015

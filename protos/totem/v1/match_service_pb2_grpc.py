@@ -81,6 +81,11 @@ class MatchServiceStub:
                 request_serializer=totem_dot_v1_dot_match__service__pb2.ReissueTokenRequest.SerializeToString,
                 response_deserializer=totem_dot_v1_dot_match__service__pb2.ReissueTokenResponse.FromString,
                 _registered_method=True)
+        self.ForkMatch = channel.unary_unary(
+                '/totem.v1.MatchService/ForkMatch',
+                request_serializer=totem_dot_v1_dot_match__service__pb2.ForkMatchRequest.SerializeToString,
+                response_deserializer=totem_dot_v1_dot_match__service__pb2.ForkMatchResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -160,6 +165,20 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ForkMatch(self, request, context):
+        """Referee of the origin only: a new live match that starts from the exact state of a
+        match at one of its versions, so that a disputed position can be played again. The
+        server reads that state from its own store. The fork has the same seats, a new token
+        for each and for its referee, and a new seed (its commitment is in the answer); its
+        first event is MatchForked, naming the origin. It is listed, watched and played like
+        any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
+        version the origin does not have; FAILED_PRECONDITION for a version at which the
+        origin was not in play (not started, or ended). A refusal writes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -197,6 +216,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.ReissueToken,
                     request_deserializer=totem_dot_v1_dot_match__service__pb2.ReissueTokenRequest.FromString,
                     response_serializer=totem_dot_v1_dot_match__service__pb2.ReissueTokenResponse.SerializeToString,
+            ),
+            'ForkMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForkMatch,
+                    request_deserializer=totem_dot_v1_dot_match__service__pb2.ForkMatchRequest.FromString,
+                    response_serializer=totem_dot_v1_dot_match__service__pb2.ForkMatchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -400,6 +424,33 @@ class MatchService:
             '/totem.v1.MatchService/ReissueToken',
             totem_dot_v1_dot_match__service__pb2.ReissueTokenRequest.SerializeToString,
             totem_dot_v1_dot_match__service__pb2.ReissueTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForkMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/totem.v1.MatchService/ForkMatch',
+            totem_dot_v1_dot_match__service__pb2.ForkMatchRequest.SerializeToString,
+            totem_dot_v1_dot_match__service__pb2.ForkMatchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -77,6 +77,16 @@ class MatchServiceStub:
     TokenReissued event; the seat's previous token stops working. PERMISSION_DENIED for
     any caller but the referee.
     """
+    ForkMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ForkMatchRequest, _match_service_pb2.ForkMatchResponse]
+    """Referee of the origin only: a new live match that starts from the exact state of a
+    match at one of its versions, so that a disputed position can be played again. The
+    server reads that state from its own store. The fork has the same seats, a new token
+    for each and for its referee, and a new seed (its commitment is in the answer); its
+    first event is MatchForked, naming the origin. It is listed, watched and played like
+    any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
+    version the origin does not have; FAILED_PRECONDITION for a version at which the
+    origin was not in play (not started, or ended). A refusal writes nothing.
+    """
 
 @_typing.type_check_only
 class MatchServiceAsyncStub(MatchServiceStub):
@@ -126,6 +136,16 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """Referee only: a fresh token for a seat whose player lost theirs. Recorded as a
     TokenReissued event; the seat's previous token stops working. PERMISSION_DENIED for
     any caller but the referee.
+    """
+    ForkMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ForkMatchRequest, _match_service_pb2.ForkMatchResponse]  # type: ignore[assignment]
+    """Referee of the origin only: a new live match that starts from the exact state of a
+    match at one of its versions, so that a disputed position can be played again. The
+    server reads that state from its own store. The fork has the same seats, a new token
+    for each and for its referee, and a new seed (its commitment is in the answer); its
+    first event is MatchForked, naming the origin. It is listed, watched and played like
+    any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
+    version the origin does not have; FAILED_PRECONDITION for a version at which the
+    origin was not in play (not started, or ended). A refusal writes nothing.
     """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -215,6 +235,22 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         """Referee only: a fresh token for a seat whose player lost theirs. Recorded as a
         TokenReissued event; the seat's previous token stops working. PERMISSION_DENIED for
         any caller but the referee.
+        """
+
+    @_abc_1.abstractmethod
+    def ForkMatch(
+        self,
+        request: _match_service_pb2.ForkMatchRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_match_service_pb2.ForkMatchResponse, _abc.Awaitable[_match_service_pb2.ForkMatchResponse]]:
+        """Referee of the origin only: a new live match that starts from the exact state of a
+        match at one of its versions, so that a disputed position can be played again. The
+        server reads that state from its own store. The fork has the same seats, a new token
+        for each and for its referee, and a new seed (its commitment is in the answer); its
+        first event is MatchForked, naming the origin. It is listed, watched and played like
+        any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
+        version the origin does not have; FAILED_PRECONDITION for a version at which the
+        origin was not in play (not started, or ended). A refusal writes nothing.
         """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

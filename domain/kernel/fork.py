@@ -1,0 +1,155 @@
+"""Forks: a new match that starts from the exact state of another at one version.
+
+A disputed position can be played again: the fork's first event, ``Forked``, names its
+origin (match id, version, and the origin's digest at that version) and carries the
+origin's events up to that version, which rebuild the state exactly as they built the
+origin's. Only facts of the recorded history are carried: every random draw made so far
+is a field of one of those events, so nothing is drawn again.
+
+What must not carry over is replaced: each seat's token and the referee's (a fork is a
+new match with new bearers), the seed, and a game's own secret beside it (Village's).
+The origin's seed is revealed when the origin ends, so a fork drawing from it would be
+predictable; the fork draws every later card, die or birth from its own seed, committed
+in ``Forked`` and revealed in its MatchEnded like any match's. The clock restarts at the
+fork's creation, so that a turn timer runs from the fork's start instead of expiring at
+once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from eventsourcing.utils import get_topic, resolve_topic
+
+from domain.kernel.errors import RuleViolation
+from domain.kernel.match import MatchAggregate, MatchStatus, event_name
+from domain.kernel.randomness import commitment
+from domain.kernel.stamps import ReceiveStamp
+from domain.kernel.views import Viewer
+
+M = TypeVar("M", bound=MatchAggregate)
+
+#: Secrets of a creation the fork replaces, never carries: the seed, and a game's own
+#: secret beside it (Village's, VI-2.2).
+SECRETS = frozenset({"seed", "secret"})
+
+#: Fields of a recorded event the fork sets itself when it replays that event.
+REPLACED = frozenset({"originator_id", "originator_version", "timestamp", "digest", "prev_digest"})
+
+
+class Forked(MatchAggregate.Created):
+    """The first event of a fork: its origin, the origin's history, and what is new."""
+
+    #: ``{"match_id", "version", "digest"}``: where the fork comes from.
+    origin: dict[str, Any]
+    #: The origin's events 1 to ``origin["version"]``: ``{"topic", "fields"}`` each.
+    history: list[dict[str, Any]]
+    seed: str
+    #: The fork's other secret (hex), for games that hold one beside the seed.
+    secret: str
+    referee_token_hash: str
+    token_hashes: list[str]
+    stamp: dict[str, Any]
+
+    def mutate(self, aggregate: Any) -> Any:
+        assert aggregate is None
+        match: Any = None
+        for version, entry in enumerate(self.history, start=1):
+            replayed = resolve_topic(entry["topic"])(
+                originator_id=self.originator_id,
+                originator_version=version,
+                timestamp=self.timestamp,
+                prev_digest="",
+                digest="",
+                **entry["fields"],
+            )
+            match = replayed.mutate(match)
+        assert isinstance(match, MatchAggregate)
+        match.version = self.originator_version
+        match._created_on = self.timestamp
+        match.modified_on = self.timestamp
+        match.digest = self.digest
+        match.origin = dict(self.origin)
+        match.seed = self.seed
+        match.seed_commitment = commitment(bytes.fromhex(self.seed))
+        # No player contributes to a fork's seed: its creator's entropy is empty.
+        match.entropies = [""]
+        match.token_hashes = list(self.token_hashes)
+        match.referee_token_hash = self.referee_token_hash
+        match.renew_secret(bytes.fromhex(self.secret))
+        match.restart_clock(ReceiveStamp.from_dict(self.stamp).wall_ms)
+        return match
+
+
+def fork_refusal(origin: MatchAggregate) -> RuleViolation | None:
+    """Why the state ``origin`` is in cannot be forked, or None if it can: only a match
+    in play has a position to play again. Cites the rule that ended it or starts it."""
+    if origin.status is MatchStatus.ENDED:
+        assert origin.end_reason is not None
+        return RuleViolation(
+            origin.END_RULES[origin.end_reason],
+            f"the match had ended at version {origin.version}: there is nothing to play on",
+        )
+    if origin.status is MatchStatus.WAITING:
+        return RuleViolation(
+            origin.START_RULE,
+            f"the match had not started at version {origin.version}: create a new match",
+        )
+    return None
+
+
+def history_entry(evt: object) -> dict[str, Any]:
+    """One recorded event as the fork carries it. The origin's secret seed is left out
+    (and, for a fork of a fork, its origin's): the fork replays recorded draws and never
+    draws from it."""
+    fields = {k: v for k, v in vars(evt).items() if k not in REPLACED}
+    if event_name(evt) in ("Created", "Forked"):
+        for key in SECRETS & set(fields):
+            fields[key] = ""
+    return {"topic": get_topic(type(evt)), "fields": fields}
+
+
+def fork(
+    match_class: type[M],
+    origin_events: Iterable[object],
+    seed: bytes,
+    secret: bytes,
+    referee_token_hash: str,
+    token_hashes: list[str],
+    stamp: ReceiveStamp,
+) -> M:
+    """A new match of ``match_class`` from the origin's events (1 to the forked version,
+    as stored), with a new seed and secret, a new referee token and one new token per
+    seat."""
+    events = list(origin_events)
+    last: Any = events[-1]
+    origin = {
+        "match_id": str(last.originator_id),
+        "version": last.originator_version,
+        "digest": last.digest,
+    }
+    forked: M = match_class._create(
+        Forked,
+        origin=origin,
+        history=[history_entry(e) for e in events],
+        seed=seed.hex(),
+        secret=secret.hex(),
+        referee_token_hash=referee_token_hash,
+        token_hashes=token_hashes,
+        stamp=stamp.to_dict(),
+    )
+    return forked
+
+
+def forked_view(match: MatchAggregate, evt: Any, viewer: Viewer) -> tuple[str, dict[str, Any]]:
+    """What a viewer sees of a ``Forked`` event: the origin and the new commitment. The
+    carried history is never shown: the state after the event (each viewer's own view)
+    says what the fork starts from, and the origin's events are the origin's to show."""
+    view: dict[str, Any] = {
+        "origin": dict(evt.origin),
+        "seed_commitment": commitment(bytes.fromhex(evt.seed)),
+    }
+    if viewer.sees_everything:
+        view["seed"] = evt.seed
+    return "Forked", view

@@ -1,0 +1,121 @@
+"""``totem-replay fork``: play a disputed position again, on a live server.
+
+The tool only asks: the server forks the match from its own store (``ForkMatch``,
+docs/api.md), so what the fork starts from is what the server recorded, whatever store
+this tool reads. The answer holds the only copy of the fork's tokens: they are printed
+once, to hand to each seat's player and keep for the referee.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+import grpc
+
+from replay.store import ReplayError
+from server.auth import METADATA_KEY
+from totem.v1 import match_service_pb2 as ms
+from totem.v1 import match_service_pb2_grpc
+
+#: Where the ``totem`` client looks for the server, so both tools agree by default.
+DEFAULT_SERVER = "127.0.0.1:50051"
+
+
+def call_fork(
+    server: str, token: str, match_id: str, version: int, timeout: float
+) -> tuple[ms.ForkMatchResponse, list[str]]:
+    """The fork's answer and its seats' names, as its referee sees them."""
+    metadata = ((METADATA_KEY, f"Bearer {token}"),)
+    with grpc.insecure_channel(server) as channel:
+        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        try:
+            forked: ms.ForkMatchResponse = stub.ForkMatch(
+                ms.ForkMatchRequest(match_id=match_id, version=version),
+                metadata=metadata,
+                timeout=timeout,
+            )
+            view: ms.GetMatchResponse = stub.GetMatch(
+                ms.GetMatchRequest(match_id=forked.match_id),
+                metadata=((METADATA_KEY, f"Bearer {forked.referee_token}"),),
+                timeout=timeout,
+            )
+        except grpc.RpcError as error:
+            raise ReplayError(_refusal(server, error)) from error
+    names = [player.name for player in view.summary.players]
+    return forked, names
+
+
+def _refusal(server: str, error: grpc.RpcError) -> str:
+    code = error.code() if isinstance(error, grpc.Call) else None
+    details = error.details() if isinstance(error, grpc.Call) else str(error)
+    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+        return f"cannot reach the server at {server}: {details}"
+    name = code.name if code is not None else "error"
+    return f"the server refused the fork ({name}): {details}"
+
+
+def fork_record(
+    origin: str, version: int, forked: ms.ForkMatchResponse, names: list[str]
+) -> dict[str, Any]:
+    """The ``--json`` object (keys documented in docs/replay.md, "JSON output")."""
+    return {
+        "match_id": forked.match_id,
+        "origin": {"match_id": origin, "version": version},
+        "version": forked.version,
+        "seed_commitment": forked.seed_commitment.hex(),
+        "referee_token": forked.referee_token,
+        "seats": [
+            {"seat": seat, "name": name, "token": token}
+            for seat, (name, token) in enumerate(zip(names, forked.player_tokens, strict=True))
+        ],
+    }
+
+
+@click.command(short_help="Fork a match at VERSION into a new live match on a server.")
+@click.argument("match_id", metavar="MATCH")
+@click.argument("version", type=click.IntRange(min=1))
+@click.option(
+    "--server",
+    metavar="ADDR",
+    envvar="TOTEM_ADDRESS",
+    default=DEFAULT_SERVER,
+    show_default=True,
+    help="host:port of the running server that holds the match (env TOTEM_ADDRESS).",
+)
+@click.option(
+    "--token",
+    metavar="TOKEN",
+    envvar="TOTEM_TOKEN",
+    required=True,
+    help="The match's referee token, from CreateMatch (env TOTEM_TOKEN).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds to wait for the server's answer.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def fork(
+    match_id: str, version: int, server: str, token: str, timeout: float, as_json: bool
+) -> None:
+    """Start a new live match on the server from the exact state of MATCH right after
+    its event VERSION, so that a disputed position can be played again.
+
+    MATCH is the full match id. The server reads the state from its own store; the fork
+    has the same seats, a new token for each seat and for its referee, and a new seed.
+    Prints the fork's id and every token: hand each seat's to its player.
+    """
+    forked, names = call_fork(server, token, match_id, version, timeout)
+    record = fork_record(match_id, version, forked, names)
+    if as_json:
+        click.echo(json.dumps(record, ensure_ascii=False))
+        return
+    click.echo(f"Forked match {match_id} at version {version} into {forked.match_id}")
+    click.echo(f"Seed commitment: {record['seed_commitment']}")
+    click.echo(f"Referee token:   {forked.referee_token}")
+    for seat in record["seats"]:
+        click.echo(f"Seat {seat['seat']} ({seat['name']}): {seat['token']}")

@@ -1,0 +1,72 @@
+"""ForkMatch's work: a new match from the state of another at one version.
+
+Everything comes from this server's own store: a client names a match and a version,
+never a state, so a fork can only continue a history the server recorded. The checks
+come first and a refused fork writes nothing; then the fork and its entry in the list of
+matches are saved together (:meth:`server.application.Arena.create_match`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from uuid import UUID
+
+import grpc
+
+from domain.kernel.fork import fork, fork_refusal
+from domain.kernel.match import MatchAggregate
+from domain.kernel.stamps import ReceiveStamp
+from server import auth
+from server.application import Arena
+from server.errors import ServiceError
+
+
+@dataclass(frozen=True)
+class NewFork:
+    """The fork as saved, and the tokens only its caller will ever see."""
+
+    match: MatchAggregate
+    referee_token: str
+    player_tokens: list[str]
+
+
+def check_referee(origin: MatchAggregate, token: str | None) -> None:
+    """Only the origin's referee may fork it: a fork hands out a seat for every player,
+    which is the referee's to do, as reissuing a token is."""
+    if not token or auth.token_hash(token) != origin.referee_token_hash:
+        raise ServiceError(
+            grpc.StatusCode.PERMISSION_DENIED,
+            "only the referee of the match (the token from CreateMatch) can fork it",
+        )
+
+
+def check_version(origin: MatchAggregate, version: int) -> None:
+    if not 1 <= version <= origin.version:
+        raise ServiceError(
+            grpc.StatusCode.OUT_OF_RANGE,
+            f"version {version} is not one of the match's versions (1 to {origin.version})",
+        )
+
+
+def fork_match(
+    app: Arena, origin_id: UUID, version: int, token: str | None, stamp: ReceiveStamp
+) -> NewFork:
+    """Check, then create and save the fork (synchronous: runs in a store thread)."""
+    origin = app.load(origin_id)
+    check_referee(origin, token)
+    check_version(origin, version)
+    at = app.load_at(origin_id, version)
+    refusal = fork_refusal(at)
+    if refusal is not None:
+        raise refusal
+    history = [e for e in app.events_after(origin_id) if e.originator_version <= version]
+    referee_token, referee_hash = auth.new_token()
+    tokens = [auth.new_token() for _ in at.players]
+    hashes = [digest for _, digest in tokens]
+    created = app.create_match(
+        lambda seed: fork(
+            type(at), history, seed, secrets.token_bytes(32), referee_hash, hashes, stamp
+        )
+    )
+    return NewFork(created, referee_token, [token for token, _ in tokens])
