@@ -73,7 +73,7 @@ class Settings:
 
 
 def console() -> Console:
-    return Console(soft_wrap=True, highlight=False, markup=False, emoji=False)
+    return fmt.console()
 
 
 @click.group(cls=ReplayGroup)

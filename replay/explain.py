@@ -11,7 +11,6 @@ import json
 from datetime import UTC, datetime
 
 import click
-from rich.console import Console
 from rich.text import Text
 
 from domain.kernel.match import event_name, payload
@@ -63,7 +62,7 @@ def contender_line(contender: Contender) -> Text:
 
 
 def print_explanation(explanation: Explanation) -> None:
-    out = Console(soft_wrap=True, highlight=False, markup=False, emoji=False)
+    out = fmt.console()
     head = Text(f"Version {explanation.version}: {explanation.event}: ", style="bold")
     head.append(explanation.title)
     out.print(head)

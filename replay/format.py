@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
+
+from rich.console import Console
+from rich.text import Text
 
 from domain.kernel.match import MatchAggregate
 
@@ -74,3 +78,49 @@ def kernel_summary(match: MatchAggregate, name: str, view: dict[str, Any]) -> st
             text += f"; seed revealed {view['seed']}"
         return text
     return None
+
+
+#: Characters a terminal acts on instead of showing: controls (C0, DEL, C1), format
+#: characters (bidi overrides, zero-width), line and paragraph separators.
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def _shown(character: str) -> str:
+    if character in "\n\t":
+        return character
+    if unicodedata.category(character) not in _HIDDEN:
+        return character
+    code = ord(character)
+    if code < 0x20:
+        return chr(0x2400 + code)  # the control's own picture: ESC shows as ␛
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    return "\ufffd"
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on replaced by a visible one,
+    one for one (so styled spans keep their places): stored names and values reach a
+    judge's terminal as what they are, never as escape sequences or reordered text."""
+    return "".join(_shown(c) for c in text)
+
+
+class SafeConsole(Console):
+    """A console that shows, never obeys, control characters in what it prints."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        super().print(*(_safe(o) for o in objects), **kwargs)
+
+
+def _safe(renderable: Any) -> Any:
+    if isinstance(renderable, Text):
+        safe = renderable.copy()
+        safe.plain = printable(renderable.plain)
+        return safe
+    if isinstance(renderable, str):
+        return printable(renderable)
+    return renderable
+
+
+def console() -> SafeConsole:
+    return SafeConsole(soft_wrap=True, highlight=False, markup=False, emoji=False)

@@ -315,7 +315,7 @@ class Output:
 
     def __init__(self, stepper: Stepper, seen: Seen, as_json: bool) -> None:
         self.stepper, self.seen, self.as_json = stepper, seen, as_json
-        self.console = Console(soft_wrap=True, highlight=False, markup=False, emoji=False)
+        self.console: Console = fmt.console()
 
     def step(self) -> None:
         data = frame(self.stepper, self.seen)
