@@ -7,9 +7,11 @@ import logging
 
 import click
 
+from server import keys
 from server.application import DEFAULT_DB, store_env
 from totem_client.cli import bots
 from totem_client.play.cli import play
+from totem_client.server_key import server_key
 
 
 @click.group()
@@ -34,14 +36,28 @@ def main() -> None:
     help="SQLite file of the event store (env TOTEM_DB). Ignored when PostgreSQL is "
     "selected with PERSISTENCE_MODULE=eventsourcing.postgres or POSTGRES_DBNAME.",
 )
+@click.option(
+    "--key-file",
+    metavar="PATH",
+    envvar="TOTEM_KEY_FILE",
+    help="PEM file (PKCS8) of the server's Ed25519 key, which signs every match that "
+    "ends (env TOTEM_KEY_FILE). Created with mode 0600 if missing; an existing file is "
+    "used as it is. Default: DB.key beside the SQLite file; with PostgreSQL, "
+    f"{keys.POSTGRES_KEY_FILE} in the working directory.",
+)
 @click.option("--log-level", default="INFO", show_default=True, help="Python logging level.")
-def serve(address: str, db: str, log_level: str) -> None:
+def serve(address: str, db: str, key_file: str | None, log_level: str) -> None:
     """Run the gRPC server until SIGINT or SIGTERM.
 
     Matches, their timers and their streams carry on after a restart on the same store.
     """
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     env = store_env(db)
+    key_file = key_file or keys.default_key_file(env)
+    try:
+        keys.load_or_create(key_file)  # a bad key file stops the start here, in one line
+    except keys.KeyFileError as exc:
+        raise click.ClickException(str(exc)) from exc
     from server.serve import serve_forever
 
     def ready(port: int) -> None:
@@ -49,8 +65,9 @@ def serve(address: str, db: str, log_level: str) -> None:
         host = address.rsplit(":", 1)[0]
         click.echo(f"totem serving on {host}:{port} (store: {store})", err=True)
 
-    asyncio.run(serve_forever(address, env, ready))
+    asyncio.run(serve_forever(address, env, ready, key_file=key_file))
 
 
 main.add_command(bots)
+main.add_command(server_key)
 main.add_command(play)

@@ -22,6 +22,7 @@ from eventsourcing.utils import get_topic
 from domain.kernel.chain import GENESIS_DIGEST, event_digest
 from domain.kernel.errors import InvalidArgument, RuleViolation
 from domain.kernel.randomness import commitment, effective_seed
+from domain.kernel.signing import Signer
 from domain.kernel.stamps import ReceiveStamp
 
 M = TypeVar("M", bound="MatchAggregate")
@@ -83,6 +84,9 @@ class MatchAggregate(Aggregate):
         pass
 
     digest: str
+    #: Signs the match when it ends; given by the server (never stored, shared by copies).
+    #: None (tests, tools): the match ends unsigned.
+    signer: Signer | None = None
 
     # ---- the audit chain -------------------------------------------------------
 
@@ -118,6 +122,9 @@ class MatchAggregate(Aggregate):
             prev_digest=self.digest,
         )
         digest = event_digest(event_class.__name__, fields)
+        if event_class.__name__ == "MatchEnded" and self.signer is not None:
+            # The one place a match ends: signed in the same event, so in the same save.
+            kwargs.update(self.signer.signature_fields(self.id, self.version + 1, digest))
         super().trigger_event(
             event_class, timestamp=timestamp, prev_digest=self.digest, digest=digest, **kwargs
         )

@@ -77,6 +77,11 @@ class MatchServiceStub:
     TokenReissued event; the seat's previous token stops working. PERMISSION_DENIED for
     any caller but the referee.
     """
+    GetServerKey: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetServerKeyRequest, _match_service_pb2.GetServerKeyResponse]
+    """The server's public key, with which it signs every match that ends (MatchEnded's
+    signature). Public: no token needed. Compare it with the key given by the operator
+    before trusting it.
+    """
 
 @_typing.type_check_only
 class MatchServiceAsyncStub(MatchServiceStub):
@@ -126,6 +131,11 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """Referee only: a fresh token for a seat whose player lost theirs. Recorded as a
     TokenReissued event; the seat's previous token stops working. PERMISSION_DENIED for
     any caller but the referee.
+    """
+    GetServerKey: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetServerKeyRequest, _match_service_pb2.GetServerKeyResponse]  # type: ignore[assignment]
+    """The server's public key, with which it signs every match that ends (MatchEnded's
+    signature). Public: no token needed. Compare it with the key given by the operator
+    before trusting it.
     """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -215,6 +225,17 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         """Referee only: a fresh token for a seat whose player lost theirs. Recorded as a
         TokenReissued event; the seat's previous token stops working. PERMISSION_DENIED for
         any caller but the referee.
+        """
+
+    @_abc_1.abstractmethod
+    def GetServerKey(
+        self,
+        request: _match_service_pb2.GetServerKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_match_service_pb2.GetServerKeyResponse, _abc.Awaitable[_match_service_pb2.GetServerKeyResponse]]:
+        """The server's public key, with which it signs every match that ends (MatchEnded's
+        signature). Public: no token needed. Compare it with the key given by the operator
+        before trusting it.
         """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
