@@ -314,7 +314,16 @@ class MatchAggregate(Aggregate):
         self._match_ended(reason=reason.value, result=result, seed=self.seed)
 
     @event("MatchEnded")
-    def _match_ended(self, reason: str, result: list[dict[str, int]], seed: str) -> None:
+    def _match_ended(
+        self,
+        reason: str,
+        result: list[dict[str, int]],
+        seed: str,
+        signature: str = "",
+        public_key: str = "",
+    ) -> None:
+        """``signature`` and ``public_key`` (hex; empty: not signed) are filled in by
+        :meth:`trigger_event` from :attr:`signer`, outside the digest."""
         self.status = MatchStatus.ENDED
         self.end_reason = EndReason(reason)
         self.result = result
