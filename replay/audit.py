@@ -33,7 +33,7 @@ from typing import Any
 from eventsourcing.utils import resolve_topic
 
 from domain.games import GAMES
-from domain.kernel.chain import GENESIS_DIGEST, NOT_HASHED, stored_event_digest
+from domain.kernel.chain import GENESIS_DIGEST, NOT_HASHED, event_digest, stored_event_digest
 from domain.kernel.match import MatchAggregate
 from domain.kernel.randomness import commitment
 from domain.kernel.signing import signed_message
@@ -153,7 +153,15 @@ def verify_records(
             recomputed = stored_event_digest(event)
         except Exception as exc:
             recomputed = f"(not encodable: {exc})"
-        if recomputed != digest:
+        moved = _recorded_at(event, version) if recomputed != digest else None
+        if moved is not None:
+            problems.append(
+                Problem(
+                    version,
+                    f"{name} was recorded as version {moved}, not {version}: events were reordered",
+                )
+            )
+        elif recomputed != digest:
             problems.append(
                 Problem(
                     version,
@@ -227,6 +235,26 @@ def verify_records(
     if expected_digest is not None:
         _check_digest(expected_digest.lower(), digests, report)
     return report
+
+
+#: How far from its place a moved event is looked for.
+MOVED_WINDOW = 8
+
+
+def _recorded_at(event: object, version: int) -> int | None:
+    """The version near ``version`` at which this event's digest holds, if any: it was
+    recorded there and has been moved (its content is as recorded)."""
+    fields = dict(vars(event))
+    name = type(event).__name__
+    for candidate in range(max(1, version - MOVED_WINDOW), version + MOVED_WINDOW + 1):
+        if candidate == version:
+            continue
+        try:
+            if event_digest(name, dict(fields, originator_version=candidate)) == fields["digest"]:
+                return candidate
+        except TypeError:
+            return None
+    return None
 
 
 def _is_event_of(aggregate_class: type[MatchAggregate], event_class: type) -> bool:
