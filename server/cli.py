@@ -54,10 +54,6 @@ def serve(address: str, db: str, key_file: str | None, log_level: str) -> None:
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     env = store_env(db)
     key_file = key_file or keys.default_key_file(env)
-    try:
-        keys.load_or_create(key_file)  # a bad key file stops the start here, in one line
-    except keys.KeyFileError as exc:
-        raise click.ClickException(str(exc)) from exc
     from server.serve import serve_forever
 
     def ready(port: int) -> None:
@@ -65,7 +61,10 @@ def serve(address: str, db: str, key_file: str | None, log_level: str) -> None:
         host = address.rsplit(":", 1)[0]
         click.echo(f"totem serving on {host}:{port} (store: {store})", err=True)
 
-    asyncio.run(serve_forever(address, env, ready, key_file=key_file))
+    try:
+        asyncio.run(serve_forever(address, env, ready, key_file=key_file))
+    except keys.KeyFileError as exc:  # the server does not start: one line, no traceback
+        raise click.ClickException(str(exc)) from exc
 
 
 main.add_command(bots)
