@@ -159,10 +159,3 @@ def _pem_public(data: bytes) -> Ed25519PublicKey:
     if not isinstance(public, Ed25519PublicKey):
         raise ValueError(f"a {type(public).__name__}, not an Ed25519 key")
     return public
-
-
-def public_pem(raw_public_key: bytes) -> str:
-    key = Ed25519PublicKey.from_public_bytes(raw_public_key)
-    return key.public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    ).decode()
