@@ -13,6 +13,13 @@ its version:
    revealed seed matches the commitment made at creation, and the game's random draws
    re-derive from it (see :mod:`replay.games`).
 
+6. once the match has ended: the server's Ed25519 signature, recorded in ``MatchEnded``,
+   over the match digest (:func:`domain.kernel.signing.signed_message`), by the key the
+   event names or, with ``expected_key``, by that key only.
+
+Each problem belongs to one check (:data:`CHECKS`), reported on its own by
+:func:`checks_of`.
+
 Optionally, the commitment and the match digest are compared with values published
 outside the store (given to the players, signed by the server): only such an anchor
 shows a consistent rewrite of the whole chain or the removal of the last events.
@@ -26,11 +33,14 @@ from typing import Any
 from eventsourcing.utils import resolve_topic
 
 from domain.games import GAMES
-from domain.kernel.chain import GENESIS_DIGEST, NOT_HASHED, stored_event_digest
+from domain.kernel.chain import GENESIS_DIGEST, NOT_HASHED, event_digest, stored_event_digest
 from domain.kernel.match import MatchAggregate
 from domain.kernel.randomness import commitment
+from domain.kernel.signing import signed_message
 from replay import games
 from replay.store import Record
+from server.keys import fingerprint
+from server.keys import verify as verify_signature
 
 #: Metadata of a decoded event that is not one of its own fields.
 METADATA = (
@@ -38,10 +48,36 @@ METADATA = (
 )
 
 
+#: The checks ``verify`` reports, in order.
+CHAIN, SIGNATURE, SEED, DRAWS, SPELLS = (
+    "chain",
+    "signature",
+    "seed commitment",
+    "random draws",
+    "spell reveals",
+)
+CHECKS = (CHAIN, SIGNATURE, SEED, DRAWS, SPELLS)
+#: Events whose problems are spell reveals checked against commitments (VI-2.2).
+SPELL_EVENTS = frozenset({"SpellsChosen", "SpellPlaced", "PlacementsRevealed", "SpellsRevealed"})
+OK, FAILED, NOT_APPLICABLE = "ok", "failed", "not applicable"
+
+
 @dataclass(frozen=True)
 class Problem:
     version: int
     reason: str
+    #: The check that found it (one of :data:`CHECKS`).
+    check: str = CHAIN
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one check: ``status`` is :data:`OK`, :data:`FAILED` or
+    :data:`NOT_APPLICABLE`; ``detail`` says what was found, or why it does not apply."""
+
+    name: str
+    status: str
+    detail: str
 
 
 @dataclass
@@ -51,6 +87,11 @@ class Report:
     digest: str | None
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    game: str | None = None
+    #: Why a check did not apply, by check: absent when it ran.
+    skipped: dict[str, str] = field(default_factory=dict)
+    #: What a check that ran found, by check.
+    found: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -69,6 +110,7 @@ def verify_records(
     *,
     expected_commitment: str | None = None,
     expected_digest: str | None = None,
+    expected_key: bytes | None = None,
 ) -> Report:
     """Check a match's stored records; see the module docstring for what is checked."""
     report = Report(events=len(records), digest=None)
@@ -111,7 +153,15 @@ def verify_records(
             recomputed = stored_event_digest(event)
         except Exception as exc:
             recomputed = f"(not encodable: {exc})"
-        if recomputed != digest:
+        moved = _recorded_at(event, version) if recomputed != digest else None
+        if moved is not None:
+            problems.append(
+                Problem(
+                    version,
+                    f"{name} was recorded as version {moved}, not {version}: events were reordered",
+                )
+            )
+        elif recomputed != digest:
             problems.append(
                 Problem(
                     version,
@@ -154,23 +204,62 @@ def verify_records(
         fields_seen.append((version, name, {k: v for k, v in data.items() if k not in METADATA}))
 
     report.digest = previous if previous_at == previous_version else None
+    if not problems:
+        report.found[CHAIN] = f"versions 1 to {previous_version}, every digest recomputed"
+    report.game = aggregate_class.GAME if aggregate_class is not None else None
+    if report.game != "village":
+        report.skipped[SPELLS] = f"{report.game or 'this game'} has no spell commitments"
 
     if readable and aggregate_class is not None:
         # On the recorded fields alone: a draw is checked even if a later event is damaged.
         if not _check_seed(fields_seen, expected_commitment, report):
             report.notes.append("random draws not re-derived: the revealed seed is not valid")
+            report.skipped[DRAWS] = "not re-derived: the revealed seed is not valid"
+            report.skipped.setdefault(SPELLS, "not checked: the revealed seed is not valid")
         elif fields_seen[0][1] == "Forked":
             report.notes.append("a fork: its random draws are not re-derived by this tool")
+            report.skipped[DRAWS] = "not re-derived: this tool does not follow a fork's draws"
+            report.skipped.setdefault(SPELLS, "not checked: this tool does not follow a fork")
         else:
             found, notes = games.check_draws(aggregate_class.GAME, fields_seen)
-            problems.extend(Problem(v, reason) for v, reason in found)
+            names = {v: n for v, n, _ in fields_seen}
+            problems.extend(
+                Problem(v, reason, SPELLS if names.get(v) in SPELL_EVENTS else DRAWS)
+                for v, reason in found
+            )
             report.notes.extend(notes)
-    elif expected_commitment is not None:
-        report.notes.append("commitment not compared: the events are not all readable")
+            report.found[DRAWS] = "every recorded draw re-derived from the seed"
+            report.found[SPELLS] = "every spell reveal matches its commitment (VI-2.2)"
+    else:
+        if expected_commitment is not None:
+            report.notes.append("commitment not compared: the events are not all readable")
+        for check in (SEED, DRAWS, SPELLS):
+            report.skipped.setdefault(check, "not checked: the events are not all readable")
+    _check_signature(records, expected_key, report)
 
     if expected_digest is not None:
         _check_digest(expected_digest.lower(), digests, report)
     return report
+
+
+#: How far from its place a moved event is looked for.
+MOVED_WINDOW = 8
+
+
+def _recorded_at(event: object, version: int) -> int | None:
+    """The version near ``version`` at which this event's digest holds, if any: it was
+    recorded there and has been moved (its content is as recorded)."""
+    fields = dict(vars(event))
+    name = type(event).__name__
+    for candidate in range(max(1, version - MOVED_WINDOW), version + MOVED_WINDOW + 1):
+        if candidate == version:
+            continue
+        try:
+            if event_digest(name, dict(fields, originator_version=candidate)) == fields["digest"]:
+                return candidate
+        except TypeError:
+            return None
+    return None
 
 
 def _is_event_of(aggregate_class: type[MatchAggregate], event_class: type) -> bool:
@@ -198,7 +287,7 @@ def _check_seed(
     try:
         committed = commitment(bytes.fromhex(created["seed"]))
     except (KeyError, TypeError, ValueError) as exc:
-        report.problems.append(Problem(1, f"the created event holds no readable seed: {exc}"))
+        report.problems.append(Problem(1, f"the created event holds no readable seed: {exc}", SEED))
         return False
     if expected_commitment is not None:
         if expected_commitment.lower() != committed:
@@ -207,6 +296,7 @@ def _check_seed(
                     1,
                     f"the seed commitment of this match is {committed}, "
                     f"not the expected {expected_commitment}",
+                    SEED,
                 )
             )
         else:
@@ -214,23 +304,94 @@ def _check_seed(
     ended = next(((v, d) for v, n, d in fields_seen if n == "MatchEnded"), None)
     if ended is None:
         report.notes.append("match not ended: the seed is not revealed yet")
+        report.skipped[SEED] = "the seed is not revealed: the match has not ended"
+        report.skipped[DRAWS] = "the seed is not revealed: the match has not ended"
+        report.skipped.setdefault(SPELLS, "checked once the match has ended")
         return True
     version, data = ended
     try:
         revealed = commitment(bytes.fromhex(data["seed"]))
     except (KeyError, TypeError, ValueError) as exc:
-        report.problems.append(Problem(version, f"the revealed seed is not readable: {exc}"))
+        report.problems.append(Problem(version, f"the revealed seed is not readable: {exc}", SEED))
         return False
     if revealed != committed:
         report.problems.append(
             Problem(
                 version,
                 f"the revealed seed hashes to {revealed}, not to the commitment {committed}",
+                SEED,
             )
         )
         return False
     report.notes.append(f"revealed seed matches the commitment {committed}")
+    report.found[SEED] = f"the revealed seed matches the commitment {committed}"
     return True
+
+
+def _check_signature(records: list[Record], expected_key: bytes | None, report: Report) -> None:
+    """The server's signature in ``MatchEnded``, over the digest that event carries (the
+    chain check says whether that digest is honest)."""
+    ended = next(
+        (r for r in records if r.event is not None and type(r.event).__name__ == "MatchEnded"),
+        None,
+    )
+    if ended is None:
+        report.skipped[SIGNATURE] = "not signed: the match has not ended"
+        if expected_key is not None:
+            report.notes.append("--key not used: the match has not ended, nothing is signed")
+        return
+    data = vars(ended.event)
+    version = ended.version
+
+    def fail(reason: str) -> None:
+        report.problems.append(Problem(version, reason, SIGNATURE))
+
+    signature, public_key = data.get("signature") or "", data.get("public_key") or ""
+    if not signature:
+        if expected_key is not None:
+            fail("MatchEnded carries no server signature, but --key asks for one")
+        else:
+            report.skipped[SIGNATURE] = "not signed: MatchEnded carries no server signature"
+        return
+    try:
+        signature_bytes, key = bytes.fromhex(str(signature)), bytes.fromhex(str(public_key))
+    except ValueError as exc:
+        fail(f"the server signature or public key in MatchEnded is not hex: {exc}")
+        return
+    if expected_key is not None and key != expected_key:
+        fail(
+            f"MatchEnded is signed by key {fingerprint(key)}, not by the expected key "
+            f"{fingerprint(expected_key)}"
+        )
+        return
+    message = signed_message(data["originator_id"], version, str(data.get("digest", "")))
+    if not verify_signature(key, signature_bytes, message):
+        fail(
+            f"the server signature in MatchEnded is not valid for the match digest by key "
+            f"{fingerprint(key)}: the signature or the match was forged"
+        )
+        return
+    against = "the expected key" if expected_key is not None else "the key recorded in the event"
+    report.found[SIGNATURE] = (
+        f"valid Ed25519 signature of the match digest by {fingerprint(key)} ({against})"
+    )
+
+
+def checks_of(report: Report) -> list[Check]:
+    """Every check of :data:`CHECKS` with its outcome."""
+    result = []
+    for name in CHECKS:
+        failed = [p for p in report.problems if p.check == name]
+        if failed:
+            first = min(failed, key=lambda p: p.version)
+            more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+            detail = f"version {first.version}: {first.reason}{more}"
+            result.append(Check(name, FAILED, detail))
+        elif name in report.skipped:
+            result.append(Check(name, NOT_APPLICABLE, report.skipped[name]))
+        else:
+            result.append(Check(name, OK, report.found.get(name, "holds")))
+    return result
 
 
 def _check_digest(expected: str, digests: dict[str, int], report: Report) -> None:

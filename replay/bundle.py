@@ -2,7 +2,9 @@
 
 The first line is a header (``format``, ``match_id``, ``game``, ``events``,
 ``exported_at``); then one line per event: the ``events --json`` export
-(:func:`replay.export.event_record`) plus the event's ``topic``, which names its class.
+(:func:`replay.export.event_record`) plus the event's ``topic``, which names its class,
+and ``unhashed``: the server's signature over the match digest and its public key, where
+the event carries them.
 With the class, the hashed fields and the chain metadata, :func:`read_bundle` rebuilds
 the very domain event the store holds, so ``verify`` recomputes the same digests and the
 state is rebuilt the same way. Nothing in a line is trusted: a changed field breaks its
@@ -22,6 +24,7 @@ from uuid import UUID
 
 from eventsourcing.utils import get_topic, resolve_topic
 
+from domain.kernel.chain import NOT_HASHED
 from domain.kernel.match import MatchAggregate
 from replay.export import event_record
 from replay.store import Record, ReplayError
@@ -46,9 +49,17 @@ def header(match: MatchAggregate, events: int, now: datetime | None = None) -> d
     }
 
 
+#: Fields an event carries outside its digest, besides the digest itself: the server's
+#: signature over the digest and the key that made it (in MatchEnded).
+UNHASHED = NOT_HASHED - {"digest"}
+
+
 def event_line(match: MatchAggregate, event: Any) -> dict[str, Any]:
-    """The bundle line of one event; ``match`` is the state the event has been applied to."""
-    return event_record(match, event) | {"topic": get_topic(type(event))}
+    """The bundle line of one event; ``match`` is the state the event has been applied to.
+    ``unhashed`` carries the signature and its key, so the bundle alone proves who
+    vouched for the match."""
+    unhashed = {k: v for k, v in vars(event).items() if k in UNHASHED}
+    return event_record(match, event) | {"topic": get_topic(type(event)), "unhashed": unhashed}
 
 
 def bundle_lines(steps: Iterable[tuple[Any, MatchAggregate]], events: int) -> Iterable[str]:
@@ -143,7 +154,10 @@ def rebuild(data: dict[str, Any]) -> Any:
     if not isinstance(hashed, dict):
         raise ValueError("no hashed fields")
     timestamp = datetime.fromisoformat(str(data.get("timestamp")))
-    fields = dict(hashed)
+    unhashed = data.get("unhashed", {})
+    if not isinstance(unhashed, dict) or not set(unhashed) <= UNHASHED:
+        raise ValueError("unhashed holds fields other than the signature and its key")
+    fields = dict(hashed) | unhashed
     fields.update(
         originator_id=UUID(str(data.get("match_id"))),
         originator_version=data["version"],

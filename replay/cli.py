@@ -20,7 +20,6 @@ from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer
 from replay import format as fmt
 from replay import games, json_output, step
-from replay.audit import verify_records
 from replay.explain import explain
 from replay.export import event_record
 from replay.export_command import export
@@ -33,6 +32,7 @@ from replay.store import (
     read_records,
     walk,
 )
+from replay.verifying import verify
 from server.application import DEFAULT_DB
 
 
@@ -329,52 +329,7 @@ def at(
         out.print(Text(line))
 
 
-@main.command(short_help="Check the hash chain, the seed and the random draws.")
-@click.argument("match_text", metavar="MATCH")
-@click.option(
-    "--commitment",
-    metavar="HEX",
-    help="The seed commitment published when the match was created: must be this match's.",
-)
-@click.option(
-    "--digest",
-    metavar="HEX",
-    help="The match digest published (or signed) by the server: must be the last event's.",
-)
-@click.pass_context
-def verify(ctx: click.Context, match_text: str, commitment: str | None, digest: str | None) -> None:
-    """Check the audit chain, the seed and the random draws of a match.
-
-    Exit status 0 and "OK" when every check passes; 1 naming the first bad version.
-    """
-    settings: Settings = ctx.obj
-    out = console()
-    loaded = load(settings.db, match_text)
-    match_id, records = loaded.match_id, loaded.records
-    report = verify_records(records, expected_commitment=commitment, expected_digest=digest)
-    if report.ok:
-        line = Text.assemble(("OK", "bold green"))
-        line.append(
-            f" match {match_id}: {report.events} events, chain intact from version 1 to "
-            f"{report.events}, match digest {report.digest}"
-        )
-        out.print(line)
-        for note in report.notes:
-            out.print(Text(f"  {note}"))
-        return
-    bad = report.first_bad_version
-    line = Text.assemble(("FAILED", "bold red"))
-    line.append(f" match {match_id}: first bad version {bad}: ")
-    line.append("; ".join(report.reasons_at(bad)))
-    out.print(line)
-    later = [p for p in report.problems if p.version != bad]
-    for problem in sorted(later, key=lambda p: p.version):
-        out.print(Text(f"  then version {problem.version}: {problem.reason}"))
-    for note in report.notes:
-        out.print(Text(f"  {note}"))
-    ctx.exit(1)
-
-
+main.add_command(verify)
 main.add_command(step.step)
 main.add_command(explain)
 main.add_command(export)

@@ -23,6 +23,7 @@ import grpc
 from eventsourcing.persistence import IntegrityError
 
 from domain.kernel.match import MatchAggregate, MatchStatus
+from domain.kernel.signing import Signer
 from server.application import Arena, MatchNotFound
 from server.errors import ServiceError
 from server.hub import EventHub, Frame
@@ -106,7 +107,9 @@ class MatchActor:
         return self.match
 
     def _take(self, match: MatchAggregate) -> None:
-        """Work on ``match`` from now on; the publisher follows it from here."""
+        """Work on ``match`` from now on; the publisher follows it from here. Every
+        match a command runs on passes here, so every match that ends is signed."""
+        match.signer = self.actors.signer
         self.match = match
         self.actors.publisher.follow(match)
 
@@ -257,9 +260,16 @@ class Actors:
     """The live match actors of this server process."""
 
     def __init__(
-        self, app: Arena, hub: EventHub, stamper: Stamper, threads: StoreThreads | None = None
+        self,
+        app: Arena,
+        hub: EventHub,
+        stamper: Stamper,
+        threads: StoreThreads | None = None,
+        signer: Signer | None = None,
     ) -> None:
         self.app = app
+        #: Signs the MatchEnded of every match these actors end (server/keys.py).
+        self.signer = signer
         self.hub = hub
         self.stamper = stamper
         self.threads = threads or StoreThreads()

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import click
 
+from server import keys
 from server.application import DEFAULT_DB, store_env
 from totem_client.cli import bots
 from totem_client.play.cli import play
+from totem_client.server_key import server_key
 
 
 @click.group()
@@ -35,6 +37,15 @@ def main() -> None:
     show_default=True,
     help="SQLite file of the event store (env TOTEM_DB). Ignored when PostgreSQL is "
     "selected with PERSISTENCE_MODULE=eventsourcing.postgres or POSTGRES_DBNAME.",
+)
+@click.option(
+    "--key-file",
+    metavar="PATH",
+    envvar="TOTEM_KEY_FILE",
+    help="PEM file (PKCS8) of the server's Ed25519 key, which signs every match that "
+    "ends (env TOTEM_KEY_FILE). Created with mode 0600 if missing; an existing file is "
+    "used as it is. Default: DB.key beside the SQLite file; with PostgreSQL, "
+    f"{keys.POSTGRES_KEY_FILE} in the working directory.",
 )
 @click.option(
     "--tls-cert",
@@ -69,6 +80,7 @@ def serve(
     tls_key: Path | None,
     tls_client_ca: Path | None,
     insecure: bool,
+    key_file: str | None,
     log_level: str,
 ) -> None:
     """Run the gRPC server until SIGINT or SIGTERM.
@@ -79,6 +91,7 @@ def serve(
     """
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     env = store_env(db)
+    key_file = key_file or keys.default_key_file(env)
     from server.serve import ServerTls, serve_forever
 
     if (tls_cert is None) != (tls_key is None):
@@ -106,7 +119,10 @@ def serve(
         over = "TLS" if tls is not None else "plaintext"
         click.echo(f"totem serving on {host}:{port} over {over} (store: {store})", err=True)
 
-    asyncio.run(serve_forever(address, env, ready, tls))
+    try:
+        asyncio.run(serve_forever(address, env, ready, tls, key_file=key_file))
+    except keys.KeyFileError as exc:  # the server does not start: one line, no traceback
+        raise click.ClickException(str(exc)) from exc
 
 
 def _loopback(address: str) -> bool:
@@ -121,4 +137,5 @@ def _loopback(address: str) -> bool:
 
 
 main.add_command(bots)
+main.add_command(server_key)
 main.add_command(play)

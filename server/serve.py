@@ -16,7 +16,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import _async as reflection_aio
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
-from server import codec
+from domain.kernel.signing import Signer
+from server import codec, keys
 from server.actors import Actors
 from server.application import Arena, store_env
 from server.hub import EventHub
@@ -154,13 +155,20 @@ async def start(
     env: Mapping[str, str] | None = None,
     seed_source: Callable[[], bytes] | None = None,
     tls: ServerTls | None = None,
+    key_file: str | None = None,
 ) -> RunningServer:
-    """Start serving on ``address`` (port 0 picks a free port) and return at once."""
+    """Start serving on ``address`` (port 0 picks a free port) and return at once.
+
+    Matches are signed with the key in ``key_file`` (created if missing); without one,
+    beside a SQLite file (``<db>.key``), else with a key made for this run only (tests).
+    """
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    app = Arena(store_env() if env is None else env, seed_source=seed_source)
+    env = store_env() if env is None else env
+    signer = _signer(env, key_file)
+    app = Arena(env, seed_source=seed_source)
     hub = EventHub(codec.encoded_event)
     stamper = Stamper()
-    actors = Actors(app, hub, stamper)
+    actors = Actors(app, hub, stamper, signer=signer)
     await actors.recover()
     raced = frozenset(f"/{SERVICE_NAME}/{name}" for name in MatchService.RACED)
     server = grpc.aio.server(
@@ -182,14 +190,32 @@ async def start(
     return RunningServer(server, port, app, actors, health_servicer)
 
 
+def _signer(env: Mapping[str, str], key_file: str | None) -> Signer:
+    """The server's key, its fingerprint logged so that operators can compare it."""
+    path = key_file or keys.sqlite_key_file(env)
+    if path is None:
+        key = keys.ephemeral()
+        log.warning("no key file: matches are signed with a key made for this run only")
+    else:
+        key = keys.load_or_create(path)
+    log.info(
+        "server key %s: %s (%s)",
+        "created" if key.created else "loaded",
+        key.fingerprint,
+        key.path or "memory",
+    )
+    return key.signer()
+
+
 async def serve_forever(
     address: str,
     env: Mapping[str, str],
     ready: Callable[[int], None],
     tls: ServerTls | None = None,
+    key_file: str | None = None,
 ) -> None:
     """Run until SIGINT or SIGTERM, then shut down cleanly."""
-    running = await start(address, env, tls=tls)
+    running = await start(address, env, tls=tls, key_file=key_file)
     ready(running.port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -23,7 +23,7 @@ from domain.games import GAMES
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer
-from server import auth, codec
+from server import auth, codec, keys
 from server.actors import Actors
 from server.application import Arena
 from server.errors import ServiceError, status_text, to_service_error, trailing_metadata
@@ -155,6 +155,17 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         self.actors = actors
         self.hub = hub
         self.stamper = stamper
+
+    @refusals
+    async def GetServerKey(
+        self, request: match_service_pb2.GetServerKeyRequest, context: grpc.aio.ServicerContext
+    ) -> match_service_pb2.GetServerKeyResponse:
+        signer = self.actors.signer
+        if signer is None:
+            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "this server signs no matches")
+        return match_service_pb2.GetServerKeyResponse(
+            algorithm=keys.ALGORITHM, public_key=signer.public_key
+        )
 
     @refusals
     async def CreateMatch(

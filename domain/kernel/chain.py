@@ -4,8 +4,9 @@ Every event carries ``prev_digest`` (the digest of the event before it, or
 ``GENESIS_DIGEST`` for the first) and ``digest``: the SHA-256 of its canonical
 encoding. The canonical encoding is UTF-8 JSON with sorted keys and no whitespace of
 an object holding the event's name, match id, version, timestamp and every field but
-``digest`` itself. Anyone can recompute it from an exported event; changing, removing
-or reordering an event breaks the chain at that position.
+``digest`` itself (and, in ``MatchEnded``, the signature over that digest). Anyone can
+recompute it from an exported event; changing, removing or reordering an event breaks
+the chain at that position.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from uuid import UUID
 
 GENESIS_DIGEST = "0" * 64
 
-#: Fields of a stored event that are not part of its canonical encoding.
-NOT_HASHED = frozenset({"digest"})
+#: Fields of a stored event that are not part of its canonical encoding: the digest
+#: itself, and the server's signature over it (:mod:`domain.kernel.signing`).
+NOT_HASHED = frozenset({"digest", "signature", "public_key"})
 
 
 def _default(value: object) -> object:

@@ -23,6 +23,7 @@ from eventsourcing.utils import get_topic
 from domain.kernel.chain import GENESIS_DIGEST, event_digest
 from domain.kernel.errors import InvalidArgument, RuleViolation
 from domain.kernel.randomness import commitment, effective_seed
+from domain.kernel.signing import Signer
 from domain.kernel.stamps import ReceiveStamp
 
 M = TypeVar("M", bound="MatchAggregate")
@@ -84,6 +85,9 @@ class MatchAggregate(Aggregate):
         pass
 
     digest: str
+    #: Signs the match when it ends; given by the server (never stored, shared by copies).
+    #: None (tests, tools): the match ends unsigned.
+    signer: Signer | None = None
 
     # ---- the audit chain -------------------------------------------------------
 
@@ -119,6 +123,9 @@ class MatchAggregate(Aggregate):
             prev_digest=self.digest,
         )
         digest = event_digest(event_class.__name__, fields)
+        if event_class.__name__ == "MatchEnded" and self.signer is not None:
+            # The one place a match ends: signed in the same event, so in the same save.
+            kwargs.update(self.signer.signature_fields(self.id, self.version + 1, digest))
         super().trigger_event(
             event_class, timestamp=timestamp, prev_digest=self.digest, digest=digest, **kwargs
         )
@@ -324,7 +331,16 @@ class MatchAggregate(Aggregate):
         self._match_ended(reason=reason.value, result=result, seed=self.seed)
 
     @event("MatchEnded")
-    def _match_ended(self, reason: str, result: list[dict[str, int]], seed: str) -> None:
+    def _match_ended(
+        self,
+        reason: str,
+        result: list[dict[str, int]],
+        seed: str,
+        signature: str = "",
+        public_key: str = "",
+    ) -> None:
+        """``signature`` and ``public_key`` (hex; empty: not signed) are filled in by
+        :meth:`trigger_event` from :attr:`signer`, outside the digest."""
         self.status = MatchStatus.ENDED
         self.end_reason = EndReason(reason)
         self.result = result

@@ -141,6 +141,8 @@ def match_event(
                 reason=END_REASONS[EndReason(view["reason"])],
                 result=placements(view["result"]),
                 seed=bytes.fromhex(view["seed"]),
+                signature=bytes.fromhex(view.get("signature", "")),
+                public_key=bytes.fromhex(view.get("public_key", "")),
             )
         )
     elif name == "Forked":

@@ -66,12 +66,16 @@ def test_to_standard_output_the_same_lines(run: Run, store: Store, bundle: Path)
     assert printed.stdout.splitlines()[1:] == bundle.read_text().splitlines()[1:]
 
 
-def test_each_line_is_the_events_json_export_plus_the_topic(
+def test_each_line_is_the_events_json_export_plus_the_topic_and_the_signature(
     run: Run, store: Store, bundle: Path
 ) -> None:
     exported = json_lines(run("events", store.ended.id, "--json").stdout)
     bundled = json_lines(bundle.read_text())[1:]
-    assert [{k: v for k, v in line.items() if k != "topic"} for line in bundled] == exported
+    extra = {"topic", "unhashed"}
+    assert [{k: v for k, v in line.items() if k not in extra} for line in bundled] == exported
+    ended = bundled[-1]
+    assert ended["name"] == "MatchEnded"
+    assert set(ended["unhashed"]) == {"signature", "public_key"}
 
 
 def test_the_same_domain_events_as_the_store(store: Store, bundle: Path) -> None:
@@ -199,7 +203,7 @@ def test_swapped_contents_fail_at_the_first_of_them(run: Run, store: Store, bund
     result = run("verify", bundle)
     assert result.exit_code == 1, result.output
     assert f"first bad version {a}:" in result.stdout
-    assert "does not match its digest" in result.stdout
+    assert "events were reordered" in result.stdout
 
 
 def test_a_malformed_line_is_an_error_at_its_version(run: Run, bundle: Path) -> None:

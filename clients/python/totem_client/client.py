@@ -363,6 +363,13 @@ class Client:
         except grpc.aio.AioRpcError as error:
             raise TotemError.from_rpc_error(error) from error
 
+    async def server_key(self) -> tuple[str, bytes]:
+        """The algorithm and raw public key with which the server signs ended matches."""
+        response = await self._unary(
+            self._stub.GetServerKey, match_service_pb2.GetServerKeyRequest()
+        )
+        return str(response.algorithm), bytes(response.public_key)
+
     # ---- matches ---------------------------------------------------------------------
 
     async def create(

@@ -451,6 +451,8 @@ class MatchEnded(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
     reason: Global___EndReason.ValueType
     """Why it ended."""
     seed: _builtins.bytes
@@ -458,6 +460,12 @@ class MatchEnded(_message.Message):
     any more: its SHA-256 is the seed commitment published at creation, and every draw
     of the match can be re-derived from it (docs/randomness.md).
     """
+    signature: _builtins.bytes
+    """The server's Ed25519 signature over the match digest (this event's digest), made
+    when the match ended; empty if the server did not sign it (docs/audit.md).
+    """
+    public_key: _builtins.bytes
+    """The raw public key (32 bytes) that made `signature`: compare it with GetServerKey."""
     @_builtins.property
     def result(self) -> _containers.RepeatedCompositeFieldContainer[Global___Placement]:
         """Every seat with its place (JS-8.2)."""
@@ -468,10 +476,12 @@ class MatchEnded(_message.Message):
         reason: Global___EndReason.ValueType = ...,
         result: _abc.Iterable[Global___Placement] | None = ...,
         seed: _builtins.bytes = ...,
+        signature: _builtins.bytes = ...,
+        public_key: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "result", b"result", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["public_key", b"public_key", "reason", b"reason", "result", b"result", "seed", b"seed", "signature", b"signature"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

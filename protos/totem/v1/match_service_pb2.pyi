@@ -718,3 +718,46 @@ class ForkMatchResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ForkMatchResponse: _TypeAlias = ForkMatchResponse  # noqa: Y015
+
+@_typing.final
+class GetServerKeyRequest(_message.Message):
+    """GetServerKey: nothing to ask."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetServerKeyRequest: _TypeAlias = GetServerKeyRequest  # noqa: Y015
+
+@_typing.final
+class GetServerKeyResponse(_message.Message):
+    """GetServerKey's answer: the key that verifies MatchEnded.signature (docs/audit.md)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ALGORITHM_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    algorithm: _builtins.str
+    """The signature algorithm: "Ed25519"."""
+    public_key: _builtins.bytes
+    """The raw public key: 32 bytes for Ed25519 (RFC 8032)."""
+    def __init__(
+        self,
+        *,
+        algorithm: _builtins.str = ...,
+        public_key: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["algorithm", b"algorithm", "public_key", b"public_key"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetServerKeyResponse: _TypeAlias = GetServerKeyResponse  # noqa: Y015

@@ -86,6 +86,11 @@ class MatchServiceStub:
                 request_serializer=totem_dot_v1_dot_match__service__pb2.ForkMatchRequest.SerializeToString,
                 response_deserializer=totem_dot_v1_dot_match__service__pb2.ForkMatchResponse.FromString,
                 _registered_method=True)
+        self.GetServerKey = channel.unary_unary(
+                '/totem.v1.MatchService/GetServerKey',
+                request_serializer=totem_dot_v1_dot_match__service__pb2.GetServerKeyRequest.SerializeToString,
+                response_deserializer=totem_dot_v1_dot_match__service__pb2.GetServerKeyResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -179,6 +184,15 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetServerKey(self, request, context):
+        """The server's public key, with which it signs every match that ends (MatchEnded's
+        signature). Public: no token needed. Compare it with the key given by the operator
+        before trusting it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -221,6 +235,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.ForkMatch,
                     request_deserializer=totem_dot_v1_dot_match__service__pb2.ForkMatchRequest.FromString,
                     response_serializer=totem_dot_v1_dot_match__service__pb2.ForkMatchResponse.SerializeToString,
+            ),
+            'GetServerKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetServerKey,
+                    request_deserializer=totem_dot_v1_dot_match__service__pb2.GetServerKeyRequest.FromString,
+                    response_serializer=totem_dot_v1_dot_match__service__pb2.GetServerKeyResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -451,6 +470,33 @@ class MatchService:
             '/totem.v1.MatchService/ForkMatch',
             totem_dot_v1_dot_match__service__pb2.ForkMatchRequest.SerializeToString,
             totem_dot_v1_dot_match__service__pb2.ForkMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetServerKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/totem.v1.MatchService/GetServerKey',
+            totem_dot_v1_dot_match__service__pb2.GetServerKeyRequest.SerializeToString,
+            totem_dot_v1_dot_match__service__pb2.GetServerKeyResponse.FromString,
             options,
             channel_credentials,
             insecure,

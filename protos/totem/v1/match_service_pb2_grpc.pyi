@@ -87,6 +87,11 @@ class MatchServiceStub:
     version the origin does not have; FAILED_PRECONDITION for a version at which the
     origin was not in play (not started, or ended). A refusal writes nothing.
     """
+    GetServerKey: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetServerKeyRequest, _match_service_pb2.GetServerKeyResponse]
+    """The server's public key, with which it signs every match that ends (MatchEnded's
+    signature). Public: no token needed. Compare it with the key given by the operator
+    before trusting it.
+    """
 
 @_typing.type_check_only
 class MatchServiceAsyncStub(MatchServiceStub):
@@ -146,6 +151,11 @@ class MatchServiceAsyncStub(MatchServiceStub):
     any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
     version the origin does not have; FAILED_PRECONDITION for a version at which the
     origin was not in play (not started, or ended). A refusal writes nothing.
+    """
+    GetServerKey: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetServerKeyRequest, _match_service_pb2.GetServerKeyResponse]  # type: ignore[assignment]
+    """The server's public key, with which it signs every match that ends (MatchEnded's
+    signature). Public: no token needed. Compare it with the key given by the operator
+    before trusting it.
     """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -251,6 +261,17 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
         version the origin does not have; FAILED_PRECONDITION for a version at which the
         origin was not in play (not started, or ended). A refusal writes nothing.
+        """
+
+    @_abc_1.abstractmethod
+    def GetServerKey(
+        self,
+        request: _match_service_pb2.GetServerKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_match_service_pb2.GetServerKeyResponse, _abc.Awaitable[_match_service_pb2.GetServerKeyResponse]]:
+        """The server's public key, with which it signs every match that ends (MatchEnded's
+        signature). Public: no token needed. Compare it with the key given by the operator
+        before trusting it.
         """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

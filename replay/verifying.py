@@ -1,0 +1,213 @@
+"""``totem-replay verify``: every check of one match, or of every match in the store.
+
+Each check (the hash chain, the server's signature, the seed commitment, the random
+draws, the spell reveals) is reported on its own line as OK, FAILED or not applicable;
+the exit status is 0 only if none failed. ``--json`` gives the same as one stable object
+(docs/replay.md).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.text import Text
+
+from replay import format as fmt
+from replay.audit import FAILED, OK, Report, checks_of, verify_records
+from replay.source import load
+from replay.store import ReplayError, logged_matches, open_arena, read_records
+from server.keys import KeyFileError, public_key_from_text
+
+STYLES = {OK: "bold green", FAILED: "bold red"}
+LABELS = {OK: "OK", FAILED: "FAILED"}
+
+
+def _console() -> Console:
+    return fmt.console()
+
+
+def expected_key(text: str | None) -> bytes | None:
+    """``--key``: 64 hex digits, PEM text, or a file holding either."""
+    if text is None:
+        return None
+    path = Path(text)
+    try:
+        if path.is_file():
+            text = path.read_text()
+        return public_key_from_text(text)
+    except (OSError, UnicodeDecodeError, KeyFileError) as exc:
+        raise ReplayError(f"--key {text[:80]}: {exc}") from exc
+
+
+def report_object(match_id: UUID, report: Report) -> dict[str, Any]:
+    """The stable JSON shape of one match's verification (docs/replay.md)."""
+    return {
+        "match_id": str(match_id),
+        "ok": report.ok,
+        "events": report.events,
+        "digest": report.digest,
+        "first_bad_version": None if report.ok else report.first_bad_version,
+        "checks": {
+            c.name: {
+                "status": c.status,
+                "detail": c.detail,
+                "problems": [
+                    {"version": p.version, "reason": p.reason}
+                    for p in sorted(report.problems, key=lambda p: p.version)
+                    if p.check == c.name
+                ],
+            }
+            for c in checks_of(report)
+        },
+        "notes": list(report.notes),
+    }
+
+
+def print_report(out: Console, match_id: UUID, report: Report) -> None:
+    if report.ok:
+        line = Text.assemble(("OK", "bold green"))
+        line.append(
+            f" match {match_id}: {report.events} events, chain intact from version 1 to "
+            f"{report.events}, match digest {report.digest}"
+        )
+        out.print(line)
+    else:
+        bad = report.first_bad_version
+        line = Text.assemble(("FAILED", "bold red"))
+        line.append(f" match {match_id}: first bad version {bad}: ")
+        line.append("; ".join(report.reasons_at(bad)))
+        out.print(line)
+        later = [p for p in report.problems if p.version != bad]
+        for problem in sorted(later, key=lambda p: p.version):
+            out.print(Text(f"  then version {problem.version}: {problem.reason}"))
+    for check in checks_of(report):
+        line = Text(f"  {check.name + ':':<17}")
+        line.append(LABELS.get(check.status, "not applicable"), style=STYLES.get(check.status))
+        line.append(f"  {check.detail}")
+        out.print(line)
+    for note in report.notes:
+        out.print(Text(f"  {note}"))
+
+
+@click.command(short_help="Check the chain, the signature, the seed and the random draws.")
+@click.argument("match_text", metavar="[MATCH]", required=False)
+@click.option("--all", "every", is_flag=True, help="Verify every match in the store.")
+@click.option(
+    "--commitment",
+    metavar="HEX",
+    help="The seed commitment published when the match was created: must be this match's.",
+)
+@click.option(
+    "--digest",
+    metavar="HEX",
+    help="The match digest published (or signed) by the server: must be the last event's.",
+)
+@click.option(
+    "--key",
+    metavar="HEX|FILE",
+    help="The server's public key, obtained outside the store (`totem server-key`): 64 hex "
+    "digits, PEM, or a file holding either. An ended match must then be signed by it.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.pass_context
+def verify(
+    ctx: click.Context,
+    match_text: str | None,
+    every: bool,
+    commitment: str | None,
+    digest: str | None,
+    key: str | None,
+    as_json: bool,
+) -> None:
+    """Check a match: its hash chain, the server's signature, the seed commitment, the
+    random draws and (Village) the spell reveals, each reported on its own.
+
+    Exit status 0 when every check holds or does not apply; 1 when one fails, naming the
+    first bad version. --all checks every match in the store (MATCH is then omitted),
+    with a progress bar on stderr and a summary.
+    """
+    if every == (match_text is not None):
+        raise click.UsageError("give a MATCH, or --all for every match, not both")
+    if every and (commitment or digest):
+        raise click.UsageError("--commitment and --digest are values of one match: not with --all")
+    public_key = expected_key(key)
+    db = ctx.obj.db
+    if every:
+        ok = _verify_all(db, public_key, as_json)
+    else:
+        assert match_text is not None
+        loaded = load(db, match_text)
+        match_id, records = loaded.match_id, loaded.records
+        report = verify_records(
+            records,
+            expected_commitment=commitment,
+            expected_digest=digest,
+            expected_key=public_key,
+        )
+        if as_json:
+            click.echo(json.dumps(report_object(match_id, report), indent=2))
+        else:
+            print_report(_console(), match_id, report)
+        ok = report.ok
+    if not ok:
+        ctx.exit(1)
+
+
+def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
+    """Verify every logged match; print each failure and a summary. True if all hold."""
+    out = _console()
+    results: list[dict[str, Any]] = []
+    with open_arena(db) as arena:
+        entries = logged_matches(arena)
+        progress = Progress(
+            TextColumn("verifying"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        with progress:
+            task = progress.add_task("verify", total=len(entries))
+            for entry in entries:
+                results.append(_verify_one(arena, entry.match_id, public_key))
+                progress.advance(task)
+    failed = [r for r in results if not r["ok"]]
+    summary = {"matches": len(results), "ok": len(results) - len(failed), "failed": len(failed)}
+    if as_json:
+        click.echo(json.dumps({"ok": not failed, "summary": summary, "matches": results}, indent=2))
+        return not failed
+    for result in failed:
+        line = Text.assemble(("FAILED", "bold red"))
+        line.append(f" match {result['match_id']}: {_first_failure(result)}")
+        out.print(line)
+    line = Text.assemble(
+        ("OK" if not failed else "FAILED", "bold green" if not failed else "bold red")
+    )
+    line.append(
+        f" {summary['matches']} matches verified: {summary['ok']} OK, {summary['failed']} failed"
+    )
+    out.print(line)
+    return not failed
+
+
+def _verify_one(arena: Any, match_id: UUID, public_key: bytes | None) -> dict[str, Any]:
+    try:
+        records = read_records(arena, match_id)
+    except ReplayError as exc:
+        return {"match_id": str(match_id), "ok": False, "error": str(exc)}
+    return report_object(match_id, verify_records(records, expected_key=public_key))
+
+
+def _first_failure(result: dict[str, Any]) -> str:
+    if "error" in result:
+        return f"unreadable: {result['error']}"
+    for name, check in result["checks"].items():
+        if check["status"] == FAILED:
+            return f"{name}: {check['detail']}"
+    return "failed"
