@@ -249,42 +249,60 @@ def fresh_store(kind: str, dsn: str) -> Iterator[Store]:
 
 @dataclass(frozen=True)
 class Tool:
-    """One use of the replay tool: reading the records, then walking them."""
+    """One use of the replay tool: reading the records, then walking them (wall time),
+    and the CPU time this process spent on both."""
 
     read: float
     walk: float
+    cpu: float
 
     @property
     def total(self) -> float:
         return self.read + self.walk
 
 
+@dataclass(frozen=True)
+class Reload:
+    """One use of the baseline: wall time and this process's CPU time."""
+
+    wall: float
+    cpu: float
+
+
 def replay_tool(arena: Arena, match_id: UUID, version: int | None) -> Tool:
     """What ``totem-replay at MATCH N`` (a version) or ``events`` (None: every step)
     does before it renders anything."""
-    began = time.perf_counter()
+    cpu, began = time.process_time(), time.perf_counter()
     records = read_records(arena, match_id)
     read = time.perf_counter()
     last = None
     for _event, match in walk(records, version):
         last = match
-    done = time.perf_counter()
+    done, cpu = time.perf_counter(), time.process_time() - cpu
     assert last is not None and last.version == (version or len(records))
-    return Tool(read - began, done - read)
+    return Tool(read - began, done - read, cpu)
 
 
-def reload(arena: Arena, match_id: UUID, version: int) -> float:
+def reload(arena: Arena, match_id: UUID, version: int) -> Reload:
     """The baseline: the library rebuilds the aggregate at ``version`` from the store."""
-    began = time.perf_counter()
+    cpu, began = time.process_time(), time.perf_counter()
     match = arena.repository.get(match_id, version=version)
-    done = time.perf_counter()
+    done, cpu = time.perf_counter(), time.process_time() - cpu
     assert match.version == version
-    return done - began
+    return Reload(done - began, cpu)
 
 
 def median_tool(samples: list[Tool]) -> Tool:
     return Tool(
-        statistics.median(s.read for s in samples), statistics.median(s.walk for s in samples)
+        statistics.median(s.read for s in samples),
+        statistics.median(s.walk for s in samples),
+        statistics.median(s.cpu for s in samples),
+    )
+
+
+def median_reload(samples: list[Reload]) -> Reload:
+    return Reload(
+        statistics.median(s.wall for s in samples), statistics.median(s.cpu for s in samples)
     )
 
 
@@ -292,16 +310,20 @@ def median_tool(samples: list[Tool]) -> Tool:
 class AtVersion:
     version: int
     tool: Tool
-    baseline: float
+    baseline: Reload
 
 
-def measure_versions(
+def measure(
     arena: Arena, match_id: UUID, versions: list[int], repetitions: int, rng: random.Random
-) -> list[AtVersion]:
-    """Each version timed ``repetitions`` times, the two alternating which goes first."""
+) -> tuple[Tool, list[AtVersion]]:
+    """Every step once per repetition, then each version, in a fresh random order each
+    time and with the two alternating which goes first, so that other work on the machine
+    falls on both alike. Medians over the repetitions."""
+    every: list[Tool] = []
     tools: dict[int, list[Tool]] = {v: [] for v in versions}
-    baselines: dict[int, list[float]] = {v: [] for v in versions}
+    baselines: dict[int, list[Reload]] = {v: [] for v in versions}
     for repetition in range(repetitions):
+        every.append(replay_tool(arena, match_id, None))
         for version in rng.sample(versions, len(versions)):
             if repetition % 2 == 0:
                 tools[version].append(replay_tool(arena, match_id, version))
@@ -309,16 +331,19 @@ def measure_versions(
             else:
                 baselines[version].append(reload(arena, match_id, version))
                 tools[version].append(replay_tool(arena, match_id, version))
-    return [AtVersion(v, median_tool(tools[v]), statistics.median(baselines[v])) for v in versions]
+    rows = [AtVersion(v, median_tool(tools[v]), median_reload(baselines[v])) for v in versions]
+    return median_tool(every), rows
 
 
 def fit_line(points: list[tuple[int, float]]) -> tuple[float, float]:
-    """Least squares t = a + b*N through the points (N, t)."""
+    """Least squares t = a + b*N through the points (N, t); through the origin instead
+    when that line would give a negative fixed cost, which no reload has."""
     xs, ys = [float(x) for x, _ in points], [y for _, y in points]
-    if len(set(xs)) < 2:
-        return 0.0, ys[0] / xs[0]
-    slope, intercept = statistics.linear_regression(xs, ys)
-    return intercept, slope
+    if len(set(xs)) >= 2:
+        slope, intercept = statistics.linear_regression(xs, ys)
+        if intercept >= 0:
+            return intercept, slope
+    return 0.0, sum(x * y for x, y in zip(xs, ys, strict=True)) / sum(x * x for x in xs)
 
 
 def reload_every_version(a: float, b: float, events: int) -> float:
@@ -373,27 +398,42 @@ def report_versions(rows: list[AtVersion], events: int) -> None:
         t = row.tool
         print(
             f"| {row.version:,} | {ms(t.read)} | {ms(t.walk)} | {ms(t.total)} "
-            f"| {ms(row.baseline)} | {ratio(row.baseline, t.total)} |"
+            f"| {ms(row.baseline.wall)} | {ratio(row.baseline.wall, t.total)} |"
         )
     tool = sum(r.tool.total for r in rows)
-    base = sum(r.baseline for r in rows)
-    ratios = [r.baseline / r.tool.total for r in rows]
+    base = sum(r.baseline.wall for r in rows)
+    ratios = [r.baseline.wall / r.tool.total for r in rows]
     print(
         f"\nAll {len(rows)} versions: replay tool {ms(tool)} ms, repository.get {ms(base)} ms, "
         f"ratio {ratio(base, tool)} (per version: median {statistics.median(ratios):.2f}, "
         f"{min(ratios):.2f} to {max(ratios):.2f})."
     )
+    tool_cpu = sum(r.tool.cpu for r in rows)
+    base_cpu = sum(r.baseline.cpu for r in rows)
+    print(
+        f"In CPU time of this process: replay tool {ms(tool_cpu)} ms, repository.get "
+        f"{ms(base_cpu)} ms, ratio {ratio(base_cpu, tool_cpu)}."
+    )
     walk_per_event = statistics.median(r.tool.walk / r.version for r in rows)
     read_per_event = statistics.median(r.tool.read for r in rows) / events
+    a, b = fit_line([(r.version, r.baseline.wall) for r in rows])
+    if b > walk_per_event:
+        even = events * read_per_event / (b - walk_per_event)
+        where = f"so it is the faster of the two below N = {even:,.0f}"
+    else:
+        where = "so it is the faster of the two at every N"
     print(
-        f"Replay tool per event: reading and decoding {us(read_per_event)} µs (all {events:,} "
-        f"events are read whatever N), applying {us(walk_per_event)} µs (N events)."
+        f"Per event: the replay tool reads and decodes {us(read_per_event)} µs (all "
+        f"{events:,} events, whatever N) and applies {us(walk_per_event)} µs (N events); "
+        f"repository.get takes {us(b)} µs per event up to N (plus {ms(a)} ms), {where}."
     )
 
 
 def report_every_step(every: Tool, rows: list[AtVersion], events: int) -> None:
-    a, b = fit_line([(r.version, r.baseline) for r in rows])
+    a, b = fit_line([(r.version, r.baseline.wall) for r in rows])
     baseline = reload_every_version(a, b, events)
+    a_cpu, b_cpu = fit_line([(r.version, r.baseline.cpu) for r in rows])
+    baseline_cpu = reload_every_version(a_cpu, b_cpu, events)
     print("\nEvery step: the replay tool walks once; the baseline reloads at each version.\n")
     print("| every step | replay tool | repository.get at each version (extrapolated) | ratio |")
     print("|---|---|---|---|")
@@ -406,8 +446,12 @@ def report_every_step(every: Tool, rows: list[AtVersion], events: int) -> None:
         f"| {ratio(baseline, every.total)} |"
     )
     print(
-        f"\nThe baseline is not run: reloading at version N took about {us(a)} µs + "
-        f"{us(b)} µs * N (least squares over the {len(rows)} versions above), summed over "
+        f"| CPU time, total | {every.cpu:,.2f} s | {baseline_cpu:,.0f} s "
+        f"| {ratio(baseline_cpu, every.cpu)} |"
+    )
+    print(
+        f"\nThe baseline is not run: reloading at version N took about {ms(a)} ms + "
+        f"{us(b)} µs * N (least squares over the {len(rows)} versions below), summed over "
         f"N = 1..{events:,}."
     )
 
@@ -487,10 +531,7 @@ def main(argv: list[str] | None = None) -> None:
         versions = rng.sample(range(1, args.events + 1), args.versions)
         began = time.perf_counter()
         with open_arena(store.db, store.environ) as arena:
-            every = median_tool(
-                [replay_tool(arena, built.match_id, None) for _ in range(args.repetitions)]
-            )
-            rows = measure_versions(arena, built.match_id, versions, args.repetitions, rng)
+            every, rows = measure(arena, built.match_id, versions, args.repetitions, rng)
             report_every_step(every, rows, args.events)
             report_versions(rows, args.events)
             if args.profile:
