@@ -456,18 +456,33 @@ def report_every_step(every: Tool, rows: list[AtVersion], events: int) -> None:
     )
 
 
+HELP = """\
+Time replaying one long match (--events events) with the replay tool against the
+eventsourcing library reloading the aggregate, both measured in this run, on a fresh
+store read-only as totem-replay opens it. Not a test: nothing passes or fails.
+
+  every step   replay.store.read_records (one query, every event decoded) and
+               replay.store.walk over all events, as `totem-replay events` does;
+               total and per step
+  at N         read_records and walk up to version N, as `totem-replay at MATCH N`,
+               for --versions random versions
+  baseline     arena.repository.get(match_id, version=N) for the same versions; for
+               every step, reloading at each version 1..E, extrapolated from them
+               with a line a + b*N (not run: it would take hours)
+
+Printed: wall times (and this process's CPU time) and the ratios baseline / replay
+tool, above 1 when the replay tool is faster; the load average before and after.
+The match is a genuine 4-player Jungle Speed match (ES) made through the application
+before anything is timed, brought to --events events by late grabs (JS-5.3): grabs
+by a race's participants after it was decided, which are recorded and change nothing.
+"""
+
+
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="bench/replay.py",
-        description=(
-            "Time replaying a long match with the replay tool (totem-replay's reading and "
-            "walking: every step, and `at` a random version) against the eventsourcing "
-            "library reloading the aggregate at each version (repository.get(id, "
-            "version=N)), measured in the same run; prints absolute times and the ratios "
-            "baseline / replay tool. The match is a genuine Jungle Speed match lengthened "
-            "by late grabs (JS-5.3), made on a fresh store before anything is timed. Not a "
-            "test: nothing passes or fails. See the module's text for the details."
-        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=HELP,
     )
     parser.add_argument(
         "--events", type=int, default=100_000, help="events in the match (default 100000)"
