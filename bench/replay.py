@@ -36,8 +36,11 @@ What is measured, on a store opened read-only as ``totem-replay`` opens it
   extrapolated from the sampled versions with a least-squares line a + b*N (the time to
   reload at version N), summed over N = 1..E; the output says so.
 
-Each version is timed ``--repetitions`` times, the replay tool and the baseline
-alternating which goes first; the median is kept. Ratios are baseline / replay tool: above
+Each repetition (``--repetitions``) walks every step once, then times each version in a
+fresh random order, the replay tool and the baseline alternating which goes first, so
+that other work on the machine falls on both alike; the medians are kept. Wall time is
+printed with this process's CPU time beside it, the steadier figure on a busy machine
+(with PostgreSQL the server's own work is not in it). Ratios are baseline / replay tool: above
 1 the replay tool is faster. ``--profile`` adds a short cProfile of one of each. The load
 average is printed before and after: the machine may be busy with other work. Figures go
 to docs/performance.md; tests never assert a duration.
