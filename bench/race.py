@@ -169,6 +169,17 @@ def chi_square_uniform(counts: Sequence[int]) -> tuple[float, float]:
     return statistic, chi_square_sf(statistic, len(counts) - 1)
 
 
+def chi_square_against(counts: Sequence[int], expected: Sequence[int]) -> tuple[float, float]:
+    """Pearson's statistic for ``counts`` against the shares of ``expected``, and its
+    p-value: do the counts follow that other distribution?"""
+    total, base = sum(counts), sum(expected)
+    cells = [(c, total * e / base) for c, e in zip(counts, expected, strict=True) if e]
+    if total == 0 or len(cells) < 2:
+        return 0.0, 1.0
+    statistic = sum((c - e) ** 2 / e for c, e in cells)
+    return statistic, chi_square_sf(statistic, len(cells) - 1)
+
+
 def one_against_rest(count: int, total: int, cells: int) -> float:
     """p-value of one cell's count against its equal share (chi-square, 1 dof)."""
     if total == 0:
@@ -997,6 +1008,10 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
     conn_chi, conn_p = chi_square_uniform(conn_wins)
     wired = [r for r in simultaneous if r.seen_on_wire]
     first_on_wire = [r.by(WIRE)[0] for r in wired]
+    arrived_first = [sum(g.contender == c for g in first_on_wire) for c in range(n)]
+    wired_wins = [sum(r.winner.contender == c for r in wired) for c in range(n)]
+    arrival_chi, arrival_p = chi_square_uniform(arrived_first)
+    given_chi, given_p = chi_square_against(wired_wins, arrived_first)
     fairness = {
         "races": total,
         "races_seen_on_wire": len(wired),
@@ -1014,6 +1029,12 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
         "connection_p_each": [one_against_rest(w, total, n) for w in conn_wins],
         "connection_chi_square": conn_chi,
         "connection_p": conn_p,
+        # Diagnosis: is an uneven share of wins the rig's (some connections' grabs reach
+        # the machine first more often) or the server's (wins not following arrivals)?
+        "connection_arrival_chi_square": arrival_chi,
+        "connection_arrival_p": arrival_p,
+        "connection_wins_given_arrival_chi_square": given_chi,
+        "connection_wins_given_arrival_p": given_p,
         "dof": n - 1,
     }
 
@@ -1193,6 +1214,12 @@ def report(summary: dict[str, Any]) -> str:
         f"chi-square against equal shares ({f['dof']} dof): seats {f['seat_chi_square']:.2f}, "
         f"p = {f['seat_p']:.3g}; connections {f['connection_chi_square']:.2f}, "
         f"p = {f['connection_p']:.3g}",
+        "",
+        "Connections, diagnosis (races seen on the wire): first on the wire against equal "
+        f"shares {f['connection_arrival_chi_square']:.2f}, p = {f['connection_arrival_p']:.3g} "
+        "(the clients' own skew); wins against those arrival shares "
+        f"{f['connection_wins_given_arrival_chi_square']:.2f}, "
+        f"p = {f['connection_wins_given_arrival_p']:.3g} (what the server adds)",
         "",
         "Targets:",
     ]

@@ -294,12 +294,12 @@ def at(
     """
     if seat is not None and spectator:
         raise click.UsageError("choose --seat or --spectator, not both")
-    loaded = load(settings.db, match_text)
+    loaded = load(settings.db, match_text, upto=version)
     match_id, records = loaded.match_id, loaded.records
     steps = list(walk(records, version))
     if steps[-1][1].version < version:
         raise ReplayError(
-            f"match {match_id} has {len(records)} events: there is no version {version}"
+            f"match {match_id} has {loaded.last} events: there is no version {version}"
         )
     event, match = steps[-1]
     if seat is not None:
@@ -318,7 +318,7 @@ def at(
         return
     out = console()
     name, event_view = games.event_view(match, event, viewer)
-    head = Text(f"Match {match_id} at version {version} of {len(records)}", style="bold")
+    head = Text(f"Match {match_id} at version {version} of {loaded.last}", style="bold")
     out.print(head)
     out.print(
         Text(f"Last event: {name}, {fmt.when(event.timestamp)} UTC: ")

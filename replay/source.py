@@ -11,7 +11,14 @@ from pathlib import Path
 from uuid import UUID
 
 from replay.bundle import open_bundle
-from replay.store import Record, ReplayError, open_arena, read_records, resolve_match
+from replay.store import (
+    Record,
+    ReplayError,
+    last_version,
+    open_arena,
+    read_records,
+    resolve_match,
+)
 
 #: The file suffix that always means a bundle, so a mistyped path is not taken for an id.
 BUNDLE_SUFFIX = ".jsonl"
@@ -23,6 +30,8 @@ class Loaded:
     records: list[Record]
     #: Where the records were read, for messages: ``bundle FILE`` or ``store``.
     source: str
+    #: The version of the match's last event (``records`` may stop earlier: see ``upto``).
+    last: int
 
 
 def is_bundle(match_text: str) -> bool:
@@ -30,14 +39,19 @@ def is_bundle(match_text: str) -> bool:
     return match_text.lower().endswith(BUNDLE_SUFFIX) or Path(match_text).is_file()
 
 
-def load(db: str, match_text: str) -> Loaded:
-    """The records of MATCH: a bundle file's, else the store's match of that id or prefix."""
+def load(db: str, match_text: str, upto: int | None = None) -> Loaded:
+    """The records of MATCH: a bundle file's, else the store's match of that id or prefix.
+    With ``upto``, a store's events after that version are not read (a bundle is read
+    whole: it is one file)."""
     if is_bundle(match_text):
         path = Path(match_text)
         if not path.is_file():
             raise ReplayError(f"no audit bundle at {path}: not an existing file")
         bundle = open_bundle(path)
-        return Loaded(bundle.match_id, bundle.records, f"bundle {path}")
+        last = bundle.records[-1].version if bundle.records else 0
+        return Loaded(bundle.match_id, bundle.records, f"bundle {path}", last)
     with open_arena(db) as arena:
         match_id = resolve_match(arena, match_text)
-        return Loaded(match_id, read_records(arena, match_id), "store")
+        records = read_records(arena, match_id, upto)
+        last = records[-1].version if upto is None else last_version(arena, match_id)
+        return Loaded(match_id, records, "store", last)

@@ -101,10 +101,11 @@ class Record:
     error: str | None = None
 
 
-def read_records(arena: Arena, match_id: UUID) -> list[Record]:
-    """Every stored event of a match in version order, each decoded on its own."""
+def read_records(arena: Arena, match_id: UUID, upto: int | None = None) -> list[Record]:
+    """Every stored event of a match in version order (up to version ``upto`` if given:
+    the later ones are not even read), each decoded on its own."""
     try:
-        stored = arena.recorder.select_events(match_id)
+        stored = arena.recorder.select_events(match_id, lte=upto)
     except Exception as exc:
         raise ReplayError(f"cannot read the events of match {match_id}: {_reason(exc)}") from exc
     if not stored:
@@ -120,6 +121,17 @@ def read_records(arena: Arena, match_id: UUID) -> list[Record]:
         else:
             records.append(Record(item.originator_version, item.topic, bytes(item.state), event))
     return records
+
+
+def last_version(arena: Arena, match_id: UUID) -> int:
+    """The version of a match's last stored event, read alone."""
+    try:
+        last = arena.recorder.select_events(match_id, desc=True, limit=1)
+    except Exception as exc:
+        raise ReplayError(f"cannot read the events of match {match_id}: {_reason(exc)}") from exc
+    if not last:
+        raise ReplayError(f"no match {match_id} in this store")
+    return last[0].originator_version
 
 
 def apply(match: MatchAggregate | None, event: Any) -> MatchAggregate:
