@@ -625,6 +625,7 @@ class Server:
             )
         else:
             env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+        env["TOTEM_KEY_FILE"] = str(workdir / "server.key")  # the run's own signing key
         if root != ROOT:
             # Another source tree's server: its packages come before the installed ones.
             paths = [root, root / "protos", root / "clients" / "python"]
