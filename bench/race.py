@@ -99,6 +99,8 @@ from typing import Any
 
 from wire import Segment, WireTap, local_ports
 
+from server.application import postgres_env
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OFFSETS = "0,0.25,0.5,1,2,5"
 DEFAULT_DSN = os.environ.get(
@@ -613,16 +615,7 @@ class Server:
         if store == "postgres":
             self.schema = f"totem_race_{uuid.uuid4().hex[:12]}"
             self._sql(f'CREATE SCHEMA "{self.schema}"')
-            parts = dict(item.split("=", 1) for item in dsn.split())
-            env.update(
-                PERSISTENCE_MODULE="eventsourcing.postgres",
-                POSTGRES_DBNAME=parts.get("dbname", "test"),
-                POSTGRES_HOST=parts.get("host", "127.0.0.1"),
-                POSTGRES_PORT=parts.get("port", "5432"),
-                POSTGRES_USER=parts.get("user", "postgres"),
-                POSTGRES_PASSWORD=parts.get("password", ""),
-                POSTGRES_SCHEMA=self.schema,
-            )
+            env.update(postgres_env(dsn, self.schema))
         else:
             env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
         env["TOTEM_KEY_FILE"] = str(workdir / "server.key")  # the run's own signing key

@@ -29,7 +29,7 @@ What is measured, on a store opened read-only as ``totem-replay`` opens it
   one query, each event decoded) and walk them all (``replay.store.walk``: each event
   applied in turn, the state after each one available), as ``totem-replay events`` and
   ``show`` do; total and per step (rendering the lines is not included);
-- **at a version** (replay tool): read the records and walk up to version N, as
+- **at a version** (replay tool): read the records up to version N and walk them, as
   ``totem-replay at MATCH N`` does, for ``--versions`` random versions;
 - **baseline**: ``arena.repository.get(match_id, version=N)``, the library reloading the
   aggregate from its stored events, for the same versions. For every step the baseline
@@ -75,8 +75,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from domain.jungle_speed import JungleSpeed, Options  # noqa: E402
 from domain.kernel import MatchStatus, ReceiveStamp  # noqa: E402
-from replay.store import open_arena, read_records, walk  # noqa: E402
-from server.application import Arena  # noqa: E402
+from replay.store import last_version, open_arena, read_records, walk  # noqa: E402
+from server.application import Arena, postgres_env  # noqa: E402
 
 DEFAULT_DSN = os.environ.get(
     "TOTEM_TEST_POSTGRES", "host=127.0.0.1 port=5432 user=postgres dbname=test"
@@ -223,17 +223,8 @@ def fresh_store(kind: str, dsn: str) -> Iterator[Store]:
         return
     import psycopg
 
-    parts = dict(item.split("=", 1) for item in dsn.split())
     schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
-    env = {
-        "PERSISTENCE_MODULE": "eventsourcing.postgres",
-        "POSTGRES_DBNAME": parts.get("dbname", "test"),
-        "POSTGRES_HOST": parts.get("host", "127.0.0.1"),
-        "POSTGRES_PORT": parts.get("port", "5432"),
-        "POSTGRES_USER": parts.get("user", "postgres"),
-        "POSTGRES_PASSWORD": parts.get("password", ""),
-        "POSTGRES_SCHEMA": schema,
-    }
+    env = postgres_env(dsn, schema)
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     saved = {name: os.environ.get(name) for name in env}
@@ -279,13 +270,15 @@ def replay_tool(arena: Arena, match_id: UUID, version: int | None) -> Tool:
     """What ``totem-replay at MATCH N`` (a version) or ``events`` (None: every step)
     does before it renders anything."""
     cpu, began = time.process_time(), time.perf_counter()
-    records = read_records(arena, match_id)
+    records = read_records(arena, match_id, version)  # ``at`` reads only up to N
+    if version is not None:
+        last_version(arena, match_id)  # ``at`` names the match's length too
     read = time.perf_counter()
     last = None
     for _event, match in walk(records, version):
         last = match
     done, cpu = time.perf_counter(), time.process_time() - cpu
-    assert last is not None and last.version == (version or len(records))
+    assert last is not None and last.version == (version or records[-1].version)
     return Tool(read - began, done - read, cpu)
 
 
@@ -470,7 +463,7 @@ store read-only as totem-replay opens it. Not a test: nothing passes or fails.
   every step   replay.store.read_records (one query, every event decoded) and
                replay.store.walk over all events, as `totem-replay events` does;
                total and per step
-  at N         read_records and walk up to version N, as `totem-replay at MATCH N`,
+  at N         read_records up to version N and walk them, as `totem-replay at MATCH N`,
                for --versions random versions
   baseline     arena.repository.get(match_id, version=N) for the same versions; for
                every step, reloading at each version 1..E, extrapolated from them

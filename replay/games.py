@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from domain.games import game_of
@@ -33,28 +34,22 @@ class GameReplay:
     explain: Callable[[explain_rules.Context], explain_rules.Explanation | None] | None = None
 
 
+def _replay(module: ModuleType, explain: Any) -> GameReplay:
+    """A game's entry, from the module that renders it: every such module names its
+    functions and its kinds of step alike."""
+    return GameReplay(
+        module.summarise,
+        module.state_lines,
+        module.check_draws,
+        kinds=module.STEP_KINDS,
+        explain=explain,
+    )
+
+
 REPLAYS: dict[str, GameReplay] = {
-    "jungle_speed": GameReplay(
-        jungle_speed.summarise,
-        jungle_speed.state_lines,
-        jungle_speed.check_draws,
-        kinds=jungle_speed.STEP_KINDS,
-        explain=explain_rules.jungle_speed,
-    ),
-    "tribes": GameReplay(
-        tribes.summarise,
-        tribes.state_lines,
-        tribes.check_draws,
-        kinds=tribes.STEP_KINDS,
-        explain=explain_rules.tribes,
-    ),
-    "village": GameReplay(
-        village.summarise,
-        village.state_lines,
-        village.check_draws,
-        kinds=village.STEP_KINDS,
-        explain=explain_rules.village,
-    ),
+    "jungle_speed": _replay(jungle_speed, explain_rules.jungle_speed),
+    "tribes": _replay(tribes, explain_rules.tribes),
+    "village": _replay(village, explain_rules.village),
 }
 
 

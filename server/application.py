@@ -79,6 +79,21 @@ def _create_private(env: Mapping[str, str]) -> None:
         os.close(os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
+def postgres_env(dsn: str, schema: str) -> dict[str, str]:
+    """The library's settings for the PostgreSQL of a libpq keyword DSN
+    (``host=... port=... user=... dbname=...``), in one schema."""
+    parts = dict(item.split("=", 1) for item in dsn.split())
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "POSTGRES_DBNAME": parts.get("dbname", "test"),
+        "POSTGRES_HOST": parts.get("host", "127.0.0.1"),
+        "POSTGRES_PORT": parts.get("port", "5432"),
+        "POSTGRES_USER": parts.get("user", "postgres"),
+        "POSTGRES_PASSWORD": parts.get("password", ""),
+        "POSTGRES_SCHEMA": schema,
+    }
+
+
 class Arena(Application[UUID]):
     """All matches of all games, and the log that lists them."""
 

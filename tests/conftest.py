@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from server.application import postgres_env
 from server.serve import RunningServer, start
 
 POSTGRES_DSN = os.environ.get(
@@ -32,16 +33,7 @@ def _postgres_unreachable() -> str | None:
 
 
 def _postgres_env(schema: str) -> dict[str, str]:
-    parts = dict(item.split("=", 1) for item in POSTGRES_DSN.split())
-    return {
-        "PERSISTENCE_MODULE": "eventsourcing.postgres",
-        "POSTGRES_DBNAME": parts.get("dbname", "test"),
-        "POSTGRES_HOST": parts.get("host", "127.0.0.1"),
-        "POSTGRES_PORT": parts.get("port", "5432"),
-        "POSTGRES_USER": parts.get("user", "postgres"),
-        "POSTGRES_PASSWORD": parts.get("password", ""),
-        "POSTGRES_SCHEMA": schema,
-    }
+    return postgres_env(POSTGRES_DSN, schema)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

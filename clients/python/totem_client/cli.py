@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 import grpc
 
+from totem_client import options
 from totem_client.bots.jungle_speed import (
     DEFAULT_REACTION_MS,
     DEFAULT_REVEAL_DELAY_MS,
@@ -54,14 +55,8 @@ def _entropy(ctx: click.Context, param: click.Parameter, value: str) -> bytes:
 
 def table_options(command: F) -> F:
     """The options every game's table of bots takes, beside its own."""
-    options = [
-        click.option(
-            "--address",
-            envvar="TOTEM_ADDRESS",
-            default="127.0.0.1:50051",
-            show_default=True,
-            help="host:port of the running server (env TOTEM_ADDRESS).",
-        ),
+    decorators = [
+        options.address,
         click.option(
             "--seed-entropy",
             default="",
@@ -69,17 +64,11 @@ def table_options(command: F) -> F:
             help="Text mixed into the match seed as the creator's entropy "
             "(UTF-8, at most 64 bytes).",
         ),
-        click.option(
-            "--connect-timeout",
-            type=click.FloatRange(min=0),
-            default=5.0,
-            show_default=True,
-            help="Seconds to wait for the server before giving up.",
-        ),
+        options.connect_timeout,
         click.option("--stats", is_flag=True, help="Also print what each bot did."),
     ]
-    for option in reversed(options):
-        command = option(command)
+    for decorator in reversed(decorators):
+        command = decorator(command)
     return command
 
 
@@ -309,13 +298,7 @@ def tribes(
     type=click.Choice(list(VILLAGE_VARIATIONS)),
     help="A variation of the rules; repeat to combine them.",
 )
-@click.option(
-    "--address",
-    envvar="TOTEM_ADDRESS",
-    default="127.0.0.1:50051",
-    show_default=True,
-    help="host:port of the running server (env TOTEM_ADDRESS).",
-)
+@options.address
 @click.option(
     "--deadline-ms",
     type=click.IntRange(0, 3_600_000),
@@ -338,13 +321,7 @@ def tribes(
     metavar="LOW HIGH",
     help="Random delay before each of a bot's decisions (at most half the time left).",
 )
-@click.option(
-    "--connect-timeout",
-    type=click.FloatRange(min=0),
-    default=5.0,
-    show_default=True,
-    help="Seconds to wait for the server before giving up.",
-)
+@options.connect_timeout
 @click.option("--stats", is_flag=True, help="Also print what each bot did.")
 def village(
     players: int,

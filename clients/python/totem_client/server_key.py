@@ -13,6 +13,7 @@ import click
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from totem_client import options
 from totem_client.client import connect
 from totem_client.errors import TotemError
 
@@ -37,18 +38,12 @@ async def _fetch(address: str, wait_s: float) -> tuple[str, bytes]:
     "--address",
     "address",
     envvar="TOTEM_ADDRESS",
-    default="127.0.0.1:50051",
+    default=options.DEFAULT_ADDRESS,
     show_default=True,
     help="host:port of the running server (env TOTEM_ADDRESS).",
 )
 @click.option("--pem", "as_pem", is_flag=True, help="Print the key as PEM instead of hex.")
-@click.option(
-    "--connect-timeout",
-    type=click.FloatRange(min=0),
-    default=5.0,
-    show_default=True,
-    help="Seconds to wait for the server before giving up.",
-)
+@options.connect_timeout
 def server_key(address: str, as_pem: bool, connect_timeout: float) -> None:
     """Print the server's public key (Ed25519, 64 hex digits; PEM with --pem).
 

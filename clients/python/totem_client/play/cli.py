@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
+from totem_client import options
 from totem_client.client import VILLAGE_DEADLINES, VILLAGE_VARIATIONS
 from totem_client.play import GAMES, GameEntry
 from totem_client.play.jungle_speed_bots import BOT_REACTION_MS, BOT_REVEAL_DELAY_MS, NewMatch
@@ -43,13 +44,7 @@ def match_options(function: F) -> F:
     match to join or spectate instead of creating one."""
     for option in reversed(
         [
-            click.option(
-                "--address",
-                envvar="TOTEM_ADDRESS",
-                default="127.0.0.1:50051",
-                show_default=True,
-                help="host:port of the running server (env TOTEM_ADDRESS).",
-            ),
+            options.address,
             click.option(
                 "--name",
                 default=_default_name,
@@ -72,13 +67,7 @@ def match_options(function: F) -> F:
                 metavar="MATCH",
                 help="Watch this match as a spectator instead of playing.",
             ),
-            click.option(
-                "--connect-timeout",
-                type=click.FloatRange(min=0),
-                default=5.0,
-                show_default=True,
-                help="Seconds to wait for the server before giving up.",
-            ),
+            options.connect_timeout,
         ]
     ):
         function = option(function)
