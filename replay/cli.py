@@ -123,7 +123,7 @@ def list_(settings: Settings, as_json: bool) -> None:
         entries = logged_matches(arena)
         if not entries and not as_json:
             out.print("no matches in this store")
-        for entry in entries:
+        for entry in fmt.progress(entries, len(entries), "reading"):
             line = Text.assemble((str(entry.match_id), "bold"))
             line.append(f"  {entry.game}")
             try:

@@ -9,6 +9,7 @@ from typing import TextIO
 
 import click
 
+from replay import format as fmt
 from replay.bundle import bundle_lines
 from replay.html import page
 from replay.source import load
@@ -42,10 +43,11 @@ def export(ctx: click.Context, match_text: str, output: Path | None, as_html: bo
     db: str = getattr(ctx.obj, "db", "")
     records = load(db, match_text).records
     # The aggregate is changed in place as events apply: each step is read as it comes.
+    steps = fmt.progress(walk(records), len(records), "exporting")
     if as_html:
-        _write(output, [page(walk(records))])
+        _write(output, [page(steps)])
     else:
-        _write(output, (line + "\n" for line in bundle_lines(walk(records), len(records))))
+        _write(output, (line + "\n" for line in bundle_lines(steps, len(records))))
 
 
 def _write(output: Path | None, chunks: Iterable[str]) -> None:

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.text import Text
 
 from domain.kernel.match import MatchAggregate
+
+T = TypeVar("T")
 
 
 def when(moment: datetime) -> str:
@@ -124,3 +128,21 @@ def _safe(renderable: Any) -> Any:
 
 def console() -> SafeConsole:
     return SafeConsole(soft_wrap=True, highlight=False, markup=False, emoji=False)
+
+
+def progress(items: Iterable[T], total: int, label: str) -> Iterator[T]:
+    """``items`` as they come, with a progress bar on standard error while they do (gone
+    when done; none when standard error is not a terminal), so that long work over a
+    store or a long match shows how far it has got without touching standard output."""
+    bar = Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    with bar:
+        task = bar.add_task(label, total=total)
+        for item in items:
+            yield item
+            bar.advance(task)

@@ -15,7 +15,6 @@ from uuid import UUID
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.text import Text
 
 from replay import format as fmt
@@ -165,18 +164,8 @@ def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
     results: list[dict[str, Any]] = []
     with open_arena(db) as arena:
         entries = logged_matches(arena)
-        progress = Progress(
-            TextColumn("verifying"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
-        with progress:
-            task = progress.add_task("verify", total=len(entries))
-            for entry in entries:
-                results.append(_verify_one(arena, entry.match_id, public_key))
-                progress.advance(task)
+        for entry in fmt.progress(entries, len(entries), "verifying"):
+            results.append(_verify_one(arena, entry.match_id, public_key))
     failed = [r for r in results if not r["ok"]]
     summary = {"matches": len(results), "ok": len(results) - len(failed), "failed": len(failed)}
     if as_json:
