@@ -50,7 +50,7 @@ import grpc
 
 from domain.kernel.views import Viewer
 from server import codec
-from server.application import Arena
+from server.application import Arena, postgres_env
 from server.serve import RunningServer, start
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
@@ -393,21 +393,12 @@ def store(postgres: str | None) -> Iterator[tuple[dict[str, str], str]]:
         return
     import psycopg
 
-    parts = dict(item.split("=", 1) for item in postgres.split())
     schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(postgres, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     try:
         yield (
-            {
-                "PERSISTENCE_MODULE": "eventsourcing.postgres",
-                "POSTGRES_DBNAME": parts.get("dbname", "test"),
-                "POSTGRES_HOST": parts.get("host", "127.0.0.1"),
-                "POSTGRES_PORT": parts.get("port", "5432"),
-                "POSTGRES_USER": parts.get("user", "postgres"),
-                "POSTGRES_PASSWORD": parts.get("password", ""),
-                "POSTGRES_SCHEMA": schema,
-            },
+            postgres_env(postgres, schema),
             f"PostgreSQL (schema {schema})",
         )
     finally:
