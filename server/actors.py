@@ -25,7 +25,7 @@ from eventsourcing.persistence import IntegrityError
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.signing import Signer
 from server.application import Arena, MatchNotFound
-from server.errors import ServiceError
+from server.errors import ServiceError, shutting_down
 from server.hub import EventHub, Frame
 from server.stamps import Stamper
 from server.threads import StoreThreads
@@ -38,6 +38,9 @@ Work = Callable[[MatchAggregate], T]
 #: Commands waiting for one match beyond this are refused with RESOURCE_EXHAUSTED.
 MAX_QUEUED = 1024
 SAVE_ATTEMPTS = 5
+
+#: What a command refused while the server shuts down is told.
+NOT_APPLIED = "this command was not applied: send it again"
 
 
 class Outcome(Generic[T]):
@@ -58,10 +61,15 @@ class MatchActor:
             MAX_QUEUED
         )
         self.timer: asyncio.TimerHandle | None = None
+        #: A piece of work is running: its save, if any, must be let finish.
+        self.busy = False
         self.task = asyncio.get_running_loop().create_task(self._run(), name=f"match {match_id}")
 
-    def submit(self, work: Work[T]) -> asyncio.Future[Outcome[T]]:
-        """Queue ``work``; synchronous, so callers keep their receive order."""
+    def submit(self, work: Work[T], writes: bool = True) -> asyncio.Future[Outcome[T]]:
+        """Queue ``work``; synchronous, so callers keep their receive order. Work that
+        ``writes`` is refused once the server has begun to shut down."""
+        if writes and self.actors.draining:
+            raise shutting_down(NOT_APPLIED)
         future: asyncio.Future[Outcome[T]] = asyncio.get_running_loop().create_future()
         try:
             self.queue.put_nowait((work, future))
@@ -74,6 +82,7 @@ class MatchActor:
     async def _run(self) -> None:
         while True:
             work, future = await self.queue.get()
+            self.busy = True
             try:
                 outcome = await self._execute(work)
             except Exception as error:  # handed to the caller, who maps it to a status
@@ -84,8 +93,23 @@ class MatchActor:
                     future.set_result(outcome)
                 # Answered first; the watchers' share of the work is the publisher's.
                 self.actors.publisher.send(self.match_id, outcome.events)
+            finally:
+                self.busy = False
+                self.queue.task_done()
             if self._retired():
                 return
+
+    def refuse_waiting(self) -> int:
+        """Refuse every command still waiting (none of them has run): the server is
+        shutting down. Returns how many."""
+        refused = 0
+        while not self.queue.empty():
+            _, future = self.queue.get_nowait()
+            if not future.done():
+                future.set_exception(shutting_down(NOT_APPLIED))
+            self.queue.task_done()
+            refused += 1
+        return refused
 
     def _retired(self) -> bool:
         """An ended match needs no actor: leave, so that memory follows live matches.
@@ -154,13 +178,15 @@ class MatchActor:
             self.timer.cancel()
             self.timer = None
         deadline_ms = match.timer_deadline_ms()
-        if deadline_ms is None or self.actors.closing:
+        if deadline_ms is None or self.actors.draining:
             return
         delay = max(0.0, deadline_ms / 1000 - time.time())
         self.timer = asyncio.get_running_loop().call_later(delay, self._timer_fired)
 
     def _timer_fired(self) -> None:
         self.timer = None
+        if self.actors.draining:
+            return  # the next server to run the match fires it
         stamp = self.actors.stamper.stamp()
 
         def fire(match: MatchAggregate) -> None:
@@ -179,9 +205,15 @@ class MatchActor:
         if not future.cancelled() and future.exception() is not None:
             log.error("timer of match %s failed", self.match_id, exc_info=future.exception())
 
-    async def stop(self) -> None:
+    def cancel_timer(self) -> None:
         if self.timer is not None:
             self.timer.cancel()
+            self.timer = None
+
+    async def stop(self) -> None:
+        """Stop at once; any work waiting or running is cancelled (see Actors.drain for
+        the way that lets it end well)."""
+        self.cancel_timer()
         self.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self.task
@@ -274,7 +306,9 @@ class Actors:
         self.stamper = stamper
         self.threads = threads or StoreThreads()
         self.publisher = Publisher(hub)
-        self.closing = False
+        #: Shutting down: commands are refused, timers no longer fire here.
+        self.draining = False
+        self._hurry = asyncio.Event()
         self._actors: dict[UUID, MatchActor] = {}
 
     def actor(self, match_id: UUID) -> MatchActor:
@@ -288,12 +322,23 @@ class Actors:
             del self._actors[actor.match_id]
             self.publisher.forget(actor.match_id)
 
-    def submit(self, match_id: UUID, work: Work[T]) -> asyncio.Future[Outcome[T]]:
-        """Queue work for a match, in receive order (call before any await)."""
-        return self.actor(match_id).submit(work)
+    def check_open(self) -> None:
+        """Refuse a command that needs no actor (a creation) once shutting down."""
+        if self.draining:
+            raise shutting_down(NOT_APPLIED)
 
-    async def run(self, match_id: UUID, work: Work[T]) -> Outcome[T]:
-        future = self.submit(match_id, work)
+    def submit(
+        self, match_id: UUID, work: Work[T], writes: bool = True
+    ) -> asyncio.Future[Outcome[T]]:
+        """Queue work for a match, in receive order (call before any await)."""
+        if writes:
+            self.check_open()
+        return self.actor(match_id).submit(work, writes)
+
+    async def run(self, match_id: UUID, work: Work[T], writes: bool = True) -> Outcome[T]:
+        """Run work in the match's actor and wait for it. Work that only reads (a view,
+        a subscription) is still taken while the server drains."""
+        future = self.submit(match_id, work, writes)
         try:
             return await future
         except MatchNotFound:
@@ -313,8 +358,39 @@ class Actors:
                 started += 1
         return started
 
+    async def drain(self, window: float) -> int:
+        """Begin to shut down: refuse new commands and stop the timers at once, let the
+        commands already waiting run for ``window`` seconds, then refuse those still
+        waiting (never applied, and their clients are told so). The work running at that
+        moment, its save included, is let finish. Returns how many were refused."""
+        self.draining = True
+        actors = list(self._actors.values())
+        for actor in actors:
+            actor.cancel_timer()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._hurry.wait(), window)
+        refused = sum(actor.refuse_waiting() for actor in actors)
+        await self._finish_running()
+        return refused
+
+    def hurry(self) -> None:
+        """End the drain window now."""
+        self._hurry.set()
+
+    async def _finish_running(self) -> None:
+        for actor in list(self._actors.values()):
+            if actor.busy:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await actor.queue.join()
+
     async def close(self) -> None:
-        self.closing = True
+        """Stop every actor and the publisher. Waiting work is refused and running work
+        is let finish first, drained or not."""
+        self.draining = True
+        for actor in self._actors.values():
+            actor.cancel_timer()
+            actor.refuse_waiting()
+        await self._finish_running()
         actors, self._actors = list(self._actors.values()), {}
         for actor in actors:
             await actor.stop()

@@ -72,6 +72,18 @@ def main() -> None:
     help="Serve plaintext on an address other than loopback: tokens then cross the "
     "network in clear. Without TLS, only loopback addresses are served otherwise.",
 )
+@click.option(
+    "--drain-seconds",
+    type=click.FloatRange(min=0),
+    envvar="TOTEM_DRAIN_SECONDS",
+    default=1.0,
+    show_default=True,
+    help="On SIGTERM or SIGINT, how long the server stays up, reporting NOT_SERVING to "
+    "health checks, before it closes its port: Watch streams end at once with the version "
+    "to resume after, new commands get UNAVAILABLE with a retry hint, commands already "
+    "waiting run; those still waiting at the end are refused, never applied. A second "
+    "signal ends the window at once (env TOTEM_DRAIN_SECONDS).",
+)
 @click.option("--log-level", default="INFO", show_default=True, help="Python logging level.")
 def serve(
     address: str,
@@ -81,6 +93,7 @@ def serve(
     tls_client_ca: Path | None,
     insecure: bool,
     key_file: str | None,
+    drain_seconds: float,
     log_level: str,
 ) -> None:
     """Run the gRPC server until SIGINT or SIGTERM.
@@ -120,7 +133,7 @@ def serve(
         click.echo(f"totem serving on {host}:{port} over {over} (store: {store})", err=True)
 
     try:
-        asyncio.run(serve_forever(address, env, ready, tls, key_file=key_file))
+        asyncio.run(serve_forever(address, env, ready, tls, key_file=key_file, drain=drain_seconds))
     except keys.KeyFileError as exc:  # the server does not start: one line, no traceback
         raise click.ClickException(str(exc)) from exc
 

@@ -41,19 +41,32 @@ class Subscription:
         self.hub = hub
         self.match_id = match_id
         self.key = key
-        self.queue: asyncio.Queue[Frame] = asyncio.Queue(maxsize)
+        # One place more than the frames it may hold: the hub's closing mark always fits.
+        self.queue: asyncio.Queue[Frame | None] = asyncio.Queue(maxsize + 1)
+        self.maxsize = maxsize
         self.overflowed = False
+        self.ended = False
 
     def offer(self, frame: Frame) -> None:
-        if self.overflowed:
+        if self.overflowed or self.ended:
             return
-        try:
-            self.queue.put_nowait(frame)
-        except asyncio.QueueFull:
+        if self.queue.qsize() >= self.maxsize:
             self.overflowed = True
+            return
+        self.queue.put_nowait(frame)
 
-    async def get(self) -> Frame:
+    async def get(self) -> Frame | None:
+        """The next frame, or None once the hub has closed: the stream ends at once,
+        with the frames still waiting dropped (a resumed stream reads them from the
+        store)."""
         return await self.queue.get()
+
+    def end(self) -> None:
+        """Drop what waits and wake the stream with the closing mark."""
+        self.ended = True
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(None)
 
     def close(self) -> None:
         self.hub.unsubscribe(self)
@@ -64,10 +77,15 @@ class EventHub:
         self.encode = encode
         self.queue_size = queue_size
         self._subs: dict[UUID, set[Subscription]] = defaultdict(set)
+        self.closed = False
 
     def subscribe(self, match_id: UUID, key: Hashable) -> Subscription:
-        """Receive every event of the match published from now on, encoded for ``key``."""
+        """Receive every event of the match published from now on, encoded for ``key``.
+        Once the hub is closed, the subscription is born ended."""
         sub = Subscription(self, match_id, key, self.queue_size)
+        if self.closed:
+            sub.end()
+            return sub
         self._subs[match_id].add(sub)
         return sub
 
@@ -102,6 +120,14 @@ class EventHub:
     def publish(self, match: MatchAggregate, evt: Any) -> None:
         """Encode and deliver one event at once, on the caller's thread."""
         self.deliver(match.id, self.frames(match, evt, self.kinds(match.id)))
+
+    def close(self) -> None:
+        """End every stream now (the server is shutting down): each is woken at once,
+        whatever it had waiting, and tells its client where to resume."""
+        self.closed = True
+        for subs in list(self._subs.values()):
+            for sub in list(subs):
+                sub.end()
 
     def watchers(self, match_id: UUID) -> int:
         return len(self._subs.get(match_id, ()))

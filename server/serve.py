@@ -28,7 +28,11 @@ from totem.v1 import match_service_pb2, match_service_pb2_grpc
 log = logging.getLogger(__name__)
 
 SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
+#: How long calls still running when the port closes may take to finish.
 GRACE_SECONDS = 5.0
+#: How long a stopping server stays up, NOT_SERVING, refusing new commands while those
+#: already waiting run (``totem serve --drain-seconds``).
+DRAIN_SECONDS = 1.0
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 #: How long a thread may keep the interpreter while another waits for it (Python's
 #: default is 5 ms). Saves and encoding run in worker threads; the event loop, which
@@ -60,13 +64,28 @@ class RunningServer:
     port: int
     app: Arena
     actors: Actors
+    hub: EventHub
     health: health.aio.HealthServicer
+    stopped: bool = False
 
-    async def stop(self, grace: float | None = GRACE_SECONDS) -> None:
-        """Refuse new calls, let running ones finish (their actors still work meanwhile;
-        open Watch streams are cancelled after ``grace``), then stop the actors and their
-        timers and close the store."""
+    async def stop(self, grace: float | None = GRACE_SECONDS, drain: float = 0.0) -> None:
+        """Shut down without leaving a client in doubt.
+
+        Health turns NOT_SERVING and every Watch stream ends at once with UNAVAILABLE
+        and the version to resume after. For ``drain`` seconds the server stays up:
+        new commands are refused with UNAVAILABLE and a retry hint, commands already
+        waiting run, reads are answered. Then the commands still waiting are refused
+        (never applied), the work under way and its save finish, the port closes (calls
+        still running get ``grace`` seconds), and the store is closed.
+        """
+        if self.stopped:
+            return
+        self.stopped = True
         await self.health.enter_graceful_shutdown()
+        self.hub.close()
+        refused = await self.actors.drain(drain)
+        if refused:
+            log.warning("%d waiting commands refused: the server is shutting down", refused)
         await self.server.stop(grace)
         await self.actors.close()
         await self.actors.threads.close()  # store calls under way finish first
@@ -187,7 +206,7 @@ async def start(
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server, port, app, actors, health_servicer)
+    return RunningServer(server, port, app, actors, hub, health_servicer)
 
 
 def _signer(env: Mapping[str, str], key_file: str | None) -> Signer:
@@ -213,16 +232,24 @@ async def serve_forever(
     ready: Callable[[int], None],
     tls: ServerTls | None = None,
     key_file: str | None = None,
+    drain: float = DRAIN_SECONDS,
 ) -> None:
-    """Run until SIGINT or SIGTERM, then shut down cleanly."""
+    """Run until SIGINT or SIGTERM, then shut down cleanly (:meth:`RunningServer.stop`)."""
     running = await start(address, env, tls=tls, key_file=key_file)
-    ready(running.port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def on_signal() -> None:
+        if stop.is_set():
+            running.actors.hurry()  # a second signal: no more waiting
+        stop.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, on_signal)
+    ready(running.port)  # a signal sent as soon as it says so finds the handlers in place
     try:
         await stop.wait()
     finally:
-        log.info("shutting down")
-        await running.stop()
+        log.info("shutting down: draining for %.1f s", drain)
+        await running.stop(drain=drain)
+        log.info("stopped")

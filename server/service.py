@@ -26,7 +26,13 @@ from domain.kernel.views import Viewer
 from server import auth, codec, keys
 from server.actors import Actors
 from server.application import Arena
-from server.errors import ServiceError, status_text, to_service_error, trailing_metadata
+from server.errors import (
+    ServiceError,
+    shutting_down,
+    status_text,
+    to_service_error,
+    trailing_metadata,
+)
 from server.fork import fork_match
 from server.hub import EventHub, Subscription
 from server.stamps import Stamper
@@ -176,6 +182,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "game must be set to a known game")
         game_codec = codec.codec_for(game)
         options = game_codec.options_from_request(request)
+        self.actors.check_open()
         token, token_hash = auth.new_token()
         match = await self.actors.threads.call(
             self.app.create_match,
@@ -238,6 +245,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         stamp = self.stamper.stamp()
         origin_id = parse_match_id(request.match_id)
         token = auth.bearer_token(context.invocation_metadata())
+        self.actors.check_open()
         new = await self.actors.threads.call(
             fork_match, self.app, origin_id, request.version, token, stamp
         )
@@ -271,7 +279,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             getattr(response, game_codec.FIELD).CopyFrom(state)
             return response
 
-        return (await self.actors.run(match_id, look)).value
+        return (await self.actors.run(match_id, look, writes=False)).value
 
     @refusals
     async def ListMatches(
@@ -401,7 +409,9 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 sub = self.hub.subscribe(match_id, (viewer, with_state))
                 return viewer, sub, match.version, match.status is MatchStatus.ENDED
 
-            viewer, sub, version, ended = (await self.actors.run(match_id, subscribe)).value
+            viewer, sub, version, ended = (
+                await self.actors.run(match_id, subscribe, writes=False)
+            ).value
             seat = viewer.seat  # a player's; spectators and the referee have none
             last = request.after_version
             sent_stored = last < version
@@ -422,6 +432,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                         f"this stream fell behind; watch again with after_version={last}",
                     )
                 frame = await sub.get()
+                if frame is None:
+                    raise shutting_down(f"watch again with after_version={last}")
                 if frame.version > last:
                     yield frame.data
                     last = frame.version

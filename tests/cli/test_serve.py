@@ -24,7 +24,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def launch(db: Path, port: int) -> subprocess.Popen[str]:
+def launch(db: Path, port: int, *options: str) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "PERSISTENCE"))}
     process = subprocess.Popen(
         [
@@ -36,6 +36,7 @@ def launch(db: Path, port: int) -> subprocess.Popen[str]:
             f"127.0.0.1:{port}",
             "--db",
             str(db),
+            *options,
         ],
         stderr=subprocess.PIPE,
         text=True,
@@ -77,10 +78,37 @@ async def test_serve_stops_cleanly_and_restarts_on_the_same_file(
     assert listed.matches[0].version == 4
 
 
+async def test_a_second_signal_ends_the_drain_window(tmp_path: Path) -> None:
+    """Under a drain window far longer than the test, the first SIGTERM begins the
+    shutdown (commands refused) and the second ends the window: the server exits."""
+    port = free_port()
+    process = launch(tmp_path / "arena.db", port, "--drain-seconds", "3600")
+    assert process.stderr is not None
+    try:
+        process.send_signal(signal.SIGTERM)
+        for line in process.stderr:
+            if "draining for 3600.0 s" in line:
+                break
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+        process.wait()
+
+
 def test_serve_help_names_its_settings() -> None:
     result = CliRunner().invoke(main, ["serve", "--help"])
     assert result.exit_code == 0
-    for text in ("--address", "TOTEM_ADDRESS", "--db", "TOTEM_DB", "127.0.0.1:50051", "totem.db"):
+    for text in (
+        "--address",
+        "TOTEM_ADDRESS",
+        "--db",
+        "TOTEM_DB",
+        "127.0.0.1:50051",
+        "totem.db",
+        "--drain-seconds",
+        "TOTEM_DRAIN_SECONDS",
+    ):
         assert text in result.output
 
 
