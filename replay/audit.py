@@ -11,7 +11,10 @@ its version:
 4. the events apply one by one to rebuild the match;
 5. when every record is present and readable, and once the match has ended: the
    revealed seed matches the commitment made at creation, and the game's random draws
-   re-derive from it (see :mod:`replay.games`).
+   re-derive from it (see :mod:`replay.games`). A fork's seed is the one committed in
+   ``Forked``; the draws recorded after ``Forked`` re-derive from it, continuing from
+   the state of the history it carries, whose own draws are the origin's (checked by
+   verifying the origin; see :mod:`replay.draws`).
 
 6. once the match has ended: the server's Ed25519 signature, recorded in ``MatchEnded``,
    over the match digest (:func:`domain.kernel.signing.signed_message`), by the key the
@@ -38,6 +41,7 @@ from domain.kernel.match import MatchAggregate
 from domain.kernel.randomness import commitment
 from domain.kernel.signing import signed_message
 from replay import games
+from replay.draws import FORKED, Carried, carried_of
 from replay.store import Record
 from server.keys import fingerprint
 from server.keys import verify as verify_signature
@@ -186,7 +190,7 @@ def verify_records(
         if version == 1:
             aggregate_class = _game_class(data)
             # A fork (``totem-replay fork``) begins with Forked instead of Created.
-            if aggregate_class is None or name not in ("Created", "Forked"):
+            if aggregate_class is None or name not in ("Created", FORKED):
                 problems.append(Problem(version, f"{name} does not create a match of a known game"))
                 readable = False
         elif aggregate_class is not None and not _is_event_of(aggregate_class, type(event)):
@@ -216,20 +220,8 @@ def verify_records(
             report.notes.append("random draws not re-derived: the revealed seed is not valid")
             report.skipped[DRAWS] = "not re-derived: the revealed seed is not valid"
             report.skipped.setdefault(SPELLS, "not checked: the revealed seed is not valid")
-        elif fields_seen[0][1] == "Forked":
-            report.notes.append("a fork: its random draws are not re-derived by this tool")
-            report.skipped[DRAWS] = "not re-derived: this tool does not follow a fork's draws"
-            report.skipped.setdefault(SPELLS, "not checked: this tool does not follow a fork")
         else:
-            found, notes = games.check_draws(aggregate_class.GAME, fields_seen)
-            names = {v: n for v, n, _ in fields_seen}
-            problems.extend(
-                Problem(v, reason, SPELLS if names.get(v) in SPELL_EVENTS else DRAWS)
-                for v, reason in found
-            )
-            report.notes.extend(notes)
-            report.found[DRAWS] = "every recorded draw re-derived from the seed"
-            report.found[SPELLS] = "every spell reveal matches its commitment (VI-2.2)"
+            _check_draws(aggregate_class.GAME, fields_seen, report)
     else:
         if expected_commitment is not None:
             report.notes.append("commitment not compared: the events are not all readable")
@@ -240,6 +232,43 @@ def verify_records(
     if expected_digest is not None:
         _check_digest(expected_digest.lower(), digests, report)
     return report
+
+
+def _check_draws(
+    game: str, fields_seen: list[tuple[int, str, dict[str, Any]]], report: Report
+) -> None:
+    """The game's draws and spell reveals; a fork's from what its ``Forked`` carries on."""
+    carried: Carried | None = None
+    if fields_seen[0][1] == FORKED:
+        forked = fields_seen[0][2]
+        try:
+            carried = carried_of(forked)
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            reason = f"the history Forked carries is not readable: {exc}"
+            report.problems.append(Problem(1, reason, DRAWS))
+            report.skipped.setdefault(SPELLS, "not checked: the fork's history is not readable")
+            return
+        origin = forked.get("origin") or {}
+        report.notes.append(
+            f"a fork of {origin.get('match_id')} at version {origin.get('version')}: the "
+            "draws it carries are the origin's, checked by verifying the origin; those "
+            "after the fork are re-derived from the fork's own seed"
+        )
+    found, notes = games.check_draws(game, fields_seen, carried)
+    names = {v: n for v, n, _ in fields_seen}
+    report.problems.extend(
+        Problem(v, reason, SPELLS if names.get(v) in SPELL_EVENTS else DRAWS) for v, reason in found
+    )
+    report.notes.extend(notes)
+    if carried is None:
+        report.found[DRAWS] = "every recorded draw re-derived from the seed"
+        report.found[SPELLS] = "every spell reveal matches its commitment (VI-2.2)"
+    else:
+        report.found[DRAWS] = (
+            "every draw recorded after the fork re-derived from the fork's seed, "
+            "on from the origin's state at the fork"
+        )
+        report.found[SPELLS] = "every spell reveal after the fork matches its commitment (VI-2.2)"
 
 
 #: How far from its place a moved event is looked for.

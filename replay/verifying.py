@@ -125,7 +125,8 @@ def verify(
     as_json: bool,
 ) -> None:
     """Check a match: its hash chain, the server's signature, the seed commitment, the
-    random draws and (Village) the spell reveals, each reported on its own.
+    random draws and (Village) the spell reveals, each reported on its own. A fork's
+    draws after its Forked event are re-derived from the fork's own seed.
 
     Exit status 0 when every check holds or does not apply; 1 when one fails, naming the
     first bad version. --all checks every match in the store (MATCH is then omitted),
