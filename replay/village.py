@@ -317,12 +317,12 @@ def _check_births(
     given = options.prearranged_sexes or []
     births = []
     round_number = 0
-    used = 0
+    used = carried_used = 0  # prearranged sexes used, of which by carried births
     for index, (version, name, data) in enumerate(events):
         if name == "RoundBegan":
             round_number = data["round"]
         elif name == "Born" and index < first:
-            used += data["prearranged"]
+            used = carried_used = carried_used + data["prearranged"]
         elif name == "Born":
             births.append((version, round_number, data))
     if not births:
@@ -373,7 +373,7 @@ def _check_births(
     if seed is None and any(len(d["draws"]) > d["prearranged"] for _, _, d in births):
         return problems, "seed not revealed yet: the drawn sexes cannot be re-derived until the end"
     return problems, (
-        f"births of {len(births)} rounds checked: {used} prearranged sexes, "
+        f"births of {len(births)} rounds checked: {used - carried_used} prearranged sexes, "
         f"{drawn} re-derived from the revealed seed"
     )
 
