@@ -94,6 +94,7 @@ def verified_ok(match: Fork) -> str:
     assert "random draws:    OK  every draw recorded after the fork re-derived" in out
     assert f"a fork of {match.origin.id} at version {match.origin.version}" in out
     assert "the draws it carries are the origin's" in out
+    assert f"the carried history is the origin's events 1 to {match.origin.version}" in out
     return out
 
 
@@ -294,6 +295,35 @@ def test_vi_2_2_a_forged_reveal_after_the_fork_fails_verify(village_fork: Fork) 
         reveals=reveals,
     )
     assert "spell reveals:   FAILED" in out
+
+
+def test_js_9_1_a_carried_history_that_is_not_the_origin_s_fails_verify(
+    jungle_speed_fork: Fork,
+) -> None:
+    """JS-9.1: the deal a fork carries is the origin's, checked by verifying the origin;
+    so the carried history must be the origin's events, as the store holds them."""
+    origin = jungle_speed_fork.origin
+    arena = open_store(jungle_speed_fork.db)
+    try:
+        dealt = next(e for e in arena.events_after(origin.id) if event_name(e) == "Dealt")
+    finally:
+        arena.close()
+    deck = list(dealt.deck)
+    deck[0], deck[1] = deck[1], deck[0]
+    forge(jungle_speed_fork.db, origin.id, dealt.originator_version, deck=deck)
+    result = run(jungle_speed_fork.db, "verify", jungle_speed_fork.fork.id)
+    assert result.exit_code == 1, result.output
+    assert result.stdout.startswith(
+        f"FAILED match {jungle_speed_fork.fork.id}: first bad version 1: "
+    )
+    assert (
+        f"the event Forked carries as its origin's version {dealt.originator_version} is not "
+        f"the origin's event {dealt.originator_version} in this store"
+    ) in result.stdout
+    every = run(jungle_speed_fork.db, "verify", "--all")
+    assert every.exit_code == 1, every.output
+    assert f"FAILED match {jungle_speed_fork.fork.id}: chain: version 1: " in every.stdout
+    assert f"FAILED match {origin.id}: " in every.stdout
 
 
 # ---- a fork of a fork ---------------------------------------------------------------
