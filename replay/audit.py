@@ -11,7 +11,11 @@ its version:
 4. the events apply one by one to rebuild the match;
 5. when every record is present and readable, and once the match has ended: the
    revealed seed matches the commitment made at creation, and the game's random draws
-   re-derive from it (see :mod:`replay.games`).
+   re-derive from it (see :mod:`replay.games`). A fork's seed is the one committed in
+   ``Forked``; the draws recorded after ``Forked`` re-derive from it, continuing from
+   the state of the history it carries, whose own draws are the origin's (checked by
+   verifying the origin; see :mod:`replay.draws`). Given the origin's records, the
+   history a fork carries must be theirs, up to the digest ``Forked`` names.
 
 6. once the match has ended: the server's Ed25519 signature, recorded in ``MatchEnded``,
    over the match digest (:func:`domain.kernel.signing.signed_message`), by the key the
@@ -33,11 +37,19 @@ from typing import Any
 from eventsourcing.utils import resolve_topic
 
 from domain.games import GAMES
-from domain.kernel.chain import GENESIS_DIGEST, NOT_HASHED, event_digest, stored_event_digest
+from domain.kernel.chain import (
+    GENESIS_DIGEST,
+    NOT_HASHED,
+    canonical_bytes,
+    event_digest,
+    stored_event_digest,
+)
+from domain.kernel.fork import history_entry
 from domain.kernel.match import MatchAggregate
 from domain.kernel.randomness import commitment
 from domain.kernel.signing import signed_message
 from replay import games
+from replay.draws import FORKED, Carried, carried_of
 from replay.store import Record
 from server.keys import fingerprint
 from server.keys import verify as verify_signature
@@ -111,8 +123,12 @@ def verify_records(
     expected_commitment: str | None = None,
     expected_digest: str | None = None,
     expected_key: bytes | None = None,
+    origin: list[Record] | None = None,
 ) -> Report:
-    """Check a match's stored records; see the module docstring for what is checked."""
+    """Check a match's stored records; see the module docstring for what is checked.
+    For a fork, ``origin`` are its origin's records up to the forked version, when the
+    same store holds them (:func:`fork_origin`): the history the fork carries must be
+    theirs."""
     report = Report(events=len(records), digest=None)
     problems = report.problems
     previous: str | None = GENESIS_DIGEST  # None: unknown, the record before was unreadable
@@ -186,7 +202,7 @@ def verify_records(
         if version == 1:
             aggregate_class = _game_class(data)
             # A fork (``totem-replay fork``) begins with Forked instead of Created.
-            if aggregate_class is None or name not in ("Created", "Forked"):
+            if aggregate_class is None or name not in ("Created", FORKED):
                 problems.append(Problem(version, f"{name} does not create a match of a known game"))
                 readable = False
         elif aggregate_class is not None and not _is_event_of(aggregate_class, type(event)):
@@ -216,20 +232,12 @@ def verify_records(
             report.notes.append("random draws not re-derived: the revealed seed is not valid")
             report.skipped[DRAWS] = "not re-derived: the revealed seed is not valid"
             report.skipped.setdefault(SPELLS, "not checked: the revealed seed is not valid")
-        elif fields_seen[0][1] == "Forked":
-            report.notes.append("a fork: its random draws are not re-derived by this tool")
-            report.skipped[DRAWS] = "not re-derived: this tool does not follow a fork's draws"
-            report.skipped.setdefault(SPELLS, "not checked: this tool does not follow a fork")
         else:
-            found, notes = games.check_draws(aggregate_class.GAME, fields_seen)
-            names = {v: n for v, n, _ in fields_seen}
-            problems.extend(
-                Problem(v, reason, SPELLS if names.get(v) in SPELL_EVENTS else DRAWS)
-                for v, reason in found
-            )
-            report.notes.extend(notes)
-            report.found[DRAWS] = "every recorded draw re-derived from the seed"
-            report.found[SPELLS] = "every spell reveal matches its commitment (VI-2.2)"
+            _check_draws(aggregate_class.GAME, fields_seen, report)
+        if fields_seen[0][1] == FORKED and origin is not None:
+            _check_origin(fields_seen[0][2], origin, report)
+        elif fields_seen[0][1] == FORKED:
+            report.notes.append("the origin is not at hand: the carried history is not compared")
     else:
         if expected_commitment is not None:
             report.notes.append("commitment not compared: the events are not all readable")
@@ -240,6 +248,100 @@ def verify_records(
     if expected_digest is not None:
         _check_digest(expected_digest.lower(), digests, report)
     return report
+
+
+def fork_origin(records: list[Record]) -> tuple[str, int] | None:
+    """The origin's match id and the forked version, if the records are a fork's."""
+    first = records[0].event if records else None
+    if first is None or type(first).__name__ != FORKED:
+        return None
+    where: Any = getattr(first, "origin", None)
+    try:
+        return str(where["match_id"]), int(where["version"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _check_origin(forked: dict[str, Any], origin: list[Record], report: Report) -> None:
+    """The history ``Forked`` carries is the origin's events 1 to the forked version as
+    this store holds them (secrets blanked, as a fork carries them), and the origin's
+    digest at that version is the one ``Forked`` names. The origin's own draws are then
+    checked by verifying the origin."""
+    where = forked["origin"]
+    version, history = int(where["version"]), list(forked["history"])
+    stored = {r.version: r.event for r in origin}
+    if len(history) != version:
+        reason = f"Forked carries {len(history)} events of its origin, not {version}"
+        report.problems.append(Problem(1, reason))
+        return
+    for at, entry in enumerate(history, start=1):
+        event = stored.get(at)
+        if event is None:
+            report.notes.append(
+                f"carried history not compared: the origin's event at version {at} is not "
+                "readable in this store"
+            )
+            return
+        if canonical_bytes(history_entry(event)) != canonical_bytes(entry):
+            report.problems.append(
+                Problem(
+                    1,
+                    f"the event Forked carries as its origin's version {at} is not the "
+                    f"origin's event {at} in this store",
+                )
+            )
+            return
+    digest = getattr(stored[version], "digest", None)
+    if digest != where["digest"]:
+        report.problems.append(
+            Problem(
+                1,
+                f"Forked names the origin's digest {where['digest']} at version {version}, "
+                f"but the origin's event there has {digest}",
+            )
+        )
+        return
+    report.notes.append(
+        f"the carried history is the origin's events 1 to {version} in this store, of "
+        f"digest {digest}: `verify {where['match_id']}` checks their draws"
+    )
+
+
+def _check_draws(
+    game: str, fields_seen: list[tuple[int, str, dict[str, Any]]], report: Report
+) -> None:
+    """The game's draws and spell reveals; a fork's from what its ``Forked`` carries on."""
+    carried: Carried | None = None
+    if fields_seen[0][1] == FORKED:
+        forked = fields_seen[0][2]
+        try:
+            carried = carried_of(forked)
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            reason = f"the history Forked carries is not readable: {exc}"
+            report.problems.append(Problem(1, reason, DRAWS))
+            report.skipped.setdefault(SPELLS, "not checked: the fork's history is not readable")
+            return
+        origin = forked.get("origin") or {}
+        report.notes.append(
+            f"a fork of {origin.get('match_id')} at version {origin.get('version')}: the "
+            "draws it carries are the origin's, checked by verifying the origin; those "
+            "after the fork are re-derived from the fork's own seed"
+        )
+    found, notes = games.check_draws(game, fields_seen, carried)
+    names = {v: n for v, n, _ in fields_seen}
+    report.problems.extend(
+        Problem(v, reason, SPELLS if names.get(v) in SPELL_EVENTS else DRAWS) for v, reason in found
+    )
+    report.notes.extend(notes)
+    if carried is None:
+        report.found[DRAWS] = "every recorded draw re-derived from the seed"
+        report.found[SPELLS] = "every spell reveal matches its commitment (VI-2.2)"
+    else:
+        report.found[DRAWS] = (
+            "every draw recorded after the fork re-derived from the fork's seed, "
+            "on from the origin's state at the fork"
+        )
+        report.found[SPELLS] = "every spell reveal after the fork matches its commitment (VI-2.2)"
 
 
 #: How far from its place a moved event is looked for.

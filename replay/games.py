@@ -7,7 +7,7 @@ here still replays: its events and states are shown field by field.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -17,17 +17,16 @@ from domain.kernel.match import MatchAggregate
 from domain.kernel.views import Viewer
 from replay import explain_rules, jungle_speed, tribes, village
 from replay import format as fmt
-
-#: ``(version, event name, fields)`` of every event of a match, in order.
-EventFields = Sequence[tuple[int, str, dict[str, Any]]]
+from replay.draws import Carried, EventFields
 
 
 @dataclass(frozen=True)
 class GameReplay:
     summarise: Callable[[Any, str, dict[str, Any]], str | None]
     state_lines: Callable[[Any, dict[str, Any]], list[str]]
-    #: ``events -> (problems as (version, reason), notes)``
-    check_draws: Callable[[EventFields], tuple[list[tuple[int, str]], list[str]]]
+    #: ``(events, carried) -> (problems as (version, reason), notes)``; ``carried`` is
+    #: what a fork carries before its own events (:mod:`replay.draws`), else None.
+    check_draws: Callable[[EventFields, Carried | None], tuple[list[tuple[int, str]], list[str]]]
     #: ``step``'s kinds of event (``next duel``): kind -> event names.
     kinds: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: ``explain``: a grab race or a rule outcome at one version, or None.
@@ -81,8 +80,12 @@ def state_lines(match: MatchAggregate, view: dict[str, Any]) -> list[str]:
     return [f"{key}: {fmt.compact(value)}" for key, value in view.items()]
 
 
-def check_draws(game: str, events: EventFields) -> tuple[list[tuple[int, str]], list[str]]:
+def check_draws(
+    game: str, events: EventFields, carried: Carried | None = None
+) -> tuple[list[tuple[int, str]], list[str]]:
+    """The game's check of the draws of ``events``, one whole match (for a fork, its own
+    events, ``carried`` what its ``Forked`` carries)."""
     replay = REPLAYS.get(game)
     if replay is None:
         return [], [f"random draws of {game} are not re-derived by this tool"]
-    return replay.check_draws(events)
+    return replay.check_draws(events, carried)

@@ -10,6 +10,7 @@ from domain.jungle_speed import JungleSpeed, Options
 from domain.jungle_speed.match import recycle_orders, shuffled_deck
 from domain.kernel.randomness import effective_seed
 from replay import format as fmt
+from replay.draws import Carried, timeline
 
 
 def card(match: JungleSpeed, data: dict[str, Any]) -> str:
@@ -118,45 +119,70 @@ def state_lines(match: JungleSpeed, view: dict[str, Any]) -> list[str]:
 
 def check_draws(
     events: Sequence[tuple[int, str, dict[str, Any]]],
+    carried: Carried | None = None,
 ) -> tuple[list[tuple[int, str]], list[str]]:
     """Re-derive the random draws from the revealed seed and the entropies (JS-9.1):
     the deal (JS-2.1) and every recycling of the piles (JS-3.4).
 
-    ``events`` are ``(version, name, fields)`` of one whole match, in order. Returns the
-    problems found, each at a version, and notes on what was or could not be checked.
+    ``events`` are ``(version, name, fields)`` of one whole match, in order. For a fork,
+    ``carried`` is what its ``Forked`` carries (:mod:`replay.draws`): the deal and the
+    recyclings in it are the origin's, and the fork's recyclings continue their count
+    (the fork's first has the stream of the origin's next). Returns the problems found,
+    each at a version, and notes on what was or could not be checked.
     """
+    events, first = timeline(events, carried)
     created = events[0][2]
-    dealt = next(((v, d) for v, n, d in events if n == "Dealt"), None)
-    ended = next((d for _, n, d in events if n == "MatchEnded"), None)
+    dealt = next(((i, v, d) for i, (v, n, d) in enumerate(events) if n == "Dealt"), None)
+    ended = next(((v, d) for v, n, d in events if n == "MatchEnded"), None)
     if dealt is None:
         return [], ["no deal yet: no random draw to check"]
-    version, deal = dealt
-    joined = [d for v, n, d in events if n == "PlayerJoined" and v < version]
+    at, version, deal = dealt
+    own_deal = at >= first  # not carried from the origin
+    joined = [d for i, (_, n, d) in enumerate(events) if n == "PlayerJoined" and i < at]
     problems: list[tuple[int, str]] = []
-    if deal.get("seats") != len(joined):
+    if own_deal and deal.get("seats") != len(joined):
         problems.append(
             (version, f"the deal is for {deal.get('seats')} seats but {len(joined)} joined")
         )
     if ended is None:
-        notes = ["seed not revealed yet: the draws cannot be re-derived until the end"]
-        return problems + _check_prearranged(created, version, deal), notes
+        if own_deal:
+            problems += _check_prearranged(created, version, deal)
+        return problems, ["seed not revealed yet: the draws cannot be re-derived until the end"]
     try:
-        seed = bytes.fromhex(ended["seed"])
-        entropies = [bytes.fromhex(created["entropy"])]
-        entropies += [bytes.fromhex(d["entropy"]) for d in joined]
+        seed = bytes.fromhex(ended[1]["seed"])
+        if carried is None:
+            entropies = [bytes.fromhex(created["entropy"])]
+            entropies += [bytes.fromhex(d["entropy"]) for d in joined]
+        else:
+            entropies = list(carried.entropies)
     except (KeyError, TypeError, ValueError) as exc:
-        problems.append((version, f"the seed or an entropy is not readable hex: {exc}"))
+        at_version = version if own_deal else ended[0]
+        problems.append((at_version, f"the seed or an entropy is not readable hex: {exc}"))
         return problems, []
     match_seed = effective_seed(seed, entropies)
-    found, notes = _check_deal(created, version, deal, match_seed, len(entropies))
-    recycled = [(v, d) for v, n, d in events if n == "PilesRecycled"]
-    for index, (at, fields) in enumerate(recycled):
+    found: list[tuple[int, str]] = []
+    notes: list[str] = []
+    if own_deal:
+        found, notes = _check_deal(created, version, deal, match_seed, len(entropies))
+    recycled = [(i, v, d) for i, (v, n, d) in enumerate(events) if n == "PilesRecycled"]
+    for index, (i, at_version, fields) in enumerate(recycled):
+        if i < first:
+            continue
         orders = [list(o) for o in fields["orders"]]
         if orders != recycle_orders(match_seed, index, [len(o) for o in orders]):
             found.append(
-                (at, f"recycling {index} of the piles is not the shuffle re-derived from the seed")
+                (
+                    at_version,
+                    f"recycling {index} of the piles is not the shuffle re-derived from the seed",
+                )
             )
-    if recycled:
+    origin = sum(i < first for i, _, _ in recycled)
+    if carried is not None:
+        notes.append(
+            f"{len(recycled) - origin} recyclings of the piles after the fork re-derived from "
+            f"its revealed seed, counted on from the origin's {origin}"
+        )
+    elif recycled:
         notes.append(f"{len(recycled)} recyclings of the piles re-derived from the revealed seed")
     return problems + found, notes
 

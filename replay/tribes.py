@@ -10,6 +10,7 @@ from domain.kernel.randomness import effective_seed
 from domain.tribes import Options, Tribes
 from domain.tribes.match import BY_REVEALED, DRAWN_PASSES, die_roll, truth_cards, turn_order
 from replay import format as fmt
+from replay.draws import Carried, timeline
 
 FACE_WORDS = {
     "blank": "blank (a normal turn)",
@@ -206,35 +207,43 @@ def _grid(view: dict[str, Any]) -> list[str]:
 
 def check_draws(
     events: Sequence[tuple[int, str, dict[str, Any]]],
+    carried: Carried | None = None,
 ) -> tuple[list[tuple[int, str]], list[str]]:
     """Re-derive the Cards of Truth of every round (TR-2.1) and every die roll (TR-5.1)
     from the revealed seed and the entropies, or check them against the prearranged
     sequence of the options.
 
-    ``events`` are ``(version, name, fields)`` of one whole match, in order. Returns the
-    problems found, each at a version, and notes on what was or could not be checked.
+    ``events`` are ``(version, name, fields)`` of one whole match, in order. For a fork,
+    ``carried`` is what its ``Forked`` carries (:mod:`replay.draws`): the rounds and
+    rolls in it are the origin's, and the fork's continue their count (its first round
+    after the fork draws on the stream of the origin's next). Returns the problems
+    found, each at a version, and notes on what was or could not be checked.
     """
+    events, first = timeline(events, carried)
     options = Options.from_dict(dict(events[0][2]["options"]))
-    rounds = [(v, d) for v, n, d in events if n == "RoundStarted"]
-    rolls = [(v, d) for v, n, d in events if n == "DieRolled"]
+    rounds = [(i >= first, v, d) for i, (v, n, d) in enumerate(events) if n == "RoundStarted"]
+    rolls = [(i >= first, v, d) for i, (v, n, d) in enumerate(events) if n == "DieRolled"]
     if not rounds:
         return [], ["no round yet: no random draw to check"]
     problems: list[tuple[int, str]] = []
-    for version, data in rounds:
-        if list(data["order"]) != turn_order(list(data["cards"])):
+    for own, version, data in rounds:
+        if own and list(data["order"]) != turn_order(list(data["cards"])):
             problems.append((version, f"round {data['round']}'s order is not by ascending card"))
-    ended = next((d for _, n, d in events if n == "MatchEnded"), None)
+    ended = next(((v, d) for v, n, d in events if n == "MatchEnded"), None)
     seed: bytes | None = None
     if ended is not None:
         try:
-            created = events[0][2]
-            joined = [d for _, n, d in events if n == "PlayerJoined"]
-            entropies = [bytes.fromhex(created["entropy"])]
-            entropies += [bytes.fromhex(d["entropy"]) for d in joined]
-            seed = effective_seed(bytes.fromhex(ended["seed"]), entropies)
+            if carried is None:
+                created = events[0][2]
+                joined = [d for _, n, d in events if n == "PlayerJoined"]
+                entropies = [bytes.fromhex(created["entropy"])]
+                entropies += [bytes.fromhex(d["entropy"]) for d in joined]
+            else:
+                entropies = list(carried.entropies)
+            seed = effective_seed(bytes.fromhex(ended[1]["seed"]), entropies)
         except (KeyError, TypeError, ValueError) as exc:
-            unreadable = (rounds[0][0], f"the seed or an entropy is not readable: {exc}")
-            return [*problems, unreadable], []
+            at = rounds[0][1] if carried is None else ended[0]
+            return [*problems, (at, f"the seed or an entropy is not readable: {exc}")], []
     notes: list[str] = []
     found, note = _check_cards(options, rounds, seed)
     problems += found
@@ -244,15 +253,28 @@ def check_draws(
     notes += [note] if note else []
     if seed is None:
         notes.append("seed not revealed yet: the draws cannot be re-derived until the end")
+    if carried is not None:
+        notes.append(
+            f"a fork: {sum(not own for own, _, _ in rounds)} rounds and "
+            f"{sum(not own for own, _, _ in rolls)} die rolls before it are the origin's, "
+            "those after it come from the fork's seed"
+        )
     return problems, notes
 
 
+#: A recorded draw: whether it is the match's own (not carried from a fork's origin),
+#: its version and its fields.
+Draw = tuple[bool, int, dict[str, Any]]
+
+
 def _check_cards(
-    options: Options, rounds: list[tuple[int, dict[str, Any]]], seed: bytes | None
+    options: Options, rounds: list[Draw], seed: bytes | None
 ) -> tuple[list[tuple[int, str]], str | None]:
     problems = []
     given = options.prearranged_cards
-    for index, (version, data) in enumerate(rounds):
+    for index, (own, version, data) in enumerate(rounds):
+        if not own:
+            continue
         cards = list(data["cards"])
         if given is not None:
             expected: list[int] | None = list(given[index % len(given)])
@@ -266,21 +288,25 @@ def _check_cards(
             problems.append(
                 (version, f"round {data['round']}'s Cards of Truth are not {what} (TR-2.1)")
             )
+    own_rounds = sum(own for own, _, _ in rounds)
     if given is not None:
-        return problems, f"Cards of Truth of {len(rounds)} rounds: prearranged in the options"
+        return problems, f"Cards of Truth of {own_rounds} rounds: prearranged in the options"
     if seed is not None:
-        return problems, f"Cards of Truth of {len(rounds)} rounds re-derived from the revealed seed"
+        return problems, f"Cards of Truth of {own_rounds} rounds re-derived from the revealed seed"
     return problems, None
 
 
 def _check_rolls(
-    options: Options, rolls: list[tuple[int, dict[str, Any]]], seed: bytes | None
+    options: Options, rolls: list[Draw], seed: bytes | None
 ) -> tuple[list[tuple[int, str]], str | None]:
-    if not rolls:
+    own_rolls = sum(own for own, _, _ in rolls)
+    if not own_rolls:
         return [], None
     problems = []
     given = options.prearranged_dice
-    for index, (version, data) in enumerate(rolls):
+    for index, (own, version, data) in enumerate(rolls):
+        if not own:
+            continue
         if given is not None:
             expected: str | None = given[index % len(given)]
             what = "the prearranged roll"
@@ -292,9 +318,9 @@ def _check_rolls(
         if expected is not None and data["face"] != expected:
             problems.append((version, f"die roll {index} is not {what} (TR-5.1)"))
     if given is not None:
-        return problems, f"{len(rolls)} die rolls: prearranged in the options"
+        return problems, f"{own_rolls} die rolls: prearranged in the options"
     if seed is not None:
-        return problems, f"{len(rolls)} die rolls re-derived from the revealed seed"
+        return problems, f"{own_rolls} die rolls re-derived from the revealed seed"
     return problems, None
 
 

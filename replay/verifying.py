@@ -18,9 +18,9 @@ from rich.console import Console
 from rich.text import Text
 
 from replay import format as fmt
-from replay.audit import FAILED, OK, Report, checks_of, verify_records
+from replay.audit import FAILED, OK, Report, checks_of, fork_origin, verify_records
 from replay.source import load
-from replay.store import ReplayError, logged_matches, open_arena, read_records
+from replay.store import Record, ReplayError, logged_matches, open_arena, read_records
 from server.keys import KeyFileError, public_key_from_text
 
 STYLES = {OK: "bold green", FAILED: "bold red"}
@@ -125,7 +125,8 @@ def verify(
     as_json: bool,
 ) -> None:
     """Check a match: its hash chain, the server's signature, the seed commitment, the
-    random draws and (Village) the spell reveals, each reported on its own.
+    random draws and (Village) the spell reveals, each reported on its own. A fork's
+    draws after its Forked event are re-derived from the fork's own seed.
 
     Exit status 0 when every check holds or does not apply; 1 when one fails, naming the
     first bad version. --all checks every match in the store (MATCH is then omitted),
@@ -143,11 +144,16 @@ def verify(
         assert match_text is not None
         loaded = load(db, match_text)
         match_id, records = loaded.match_id, loaded.records
+        origin = None
+        if loaded.source == "store":
+            with open_arena(db) as arena:
+                origin = origin_records(arena, records)
         report = verify_records(
             records,
             expected_commitment=commitment,
             expected_digest=digest,
             expected_key=public_key,
+            origin=origin,
         )
         if as_json:
             click.echo(json.dumps(report_object(match_id, report), indent=2))
@@ -190,7 +196,20 @@ def _verify_one(arena: Any, match_id: UUID, public_key: bytes | None) -> dict[st
         records = read_records(arena, match_id)
     except ReplayError as exc:
         return {"match_id": str(match_id), "ok": False, "error": str(exc)}
-    return report_object(match_id, verify_records(records, expected_key=public_key))
+    origin = origin_records(arena, records)
+    return report_object(match_id, verify_records(records, expected_key=public_key, origin=origin))
+
+
+def origin_records(arena: Any, records: list[Record]) -> list[Record] | None:
+    """For a fork, its origin's records up to the forked version, if this store holds
+    them; else None (the carried history is then not compared)."""
+    where = fork_origin(records)
+    if where is None:
+        return None
+    try:
+        return read_records(arena, UUID(where[0]), where[1])
+    except (ReplayError, ValueError):
+        return None
 
 
 def _first_failure(result: dict[str, Any]) -> str:

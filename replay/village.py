@@ -14,6 +14,7 @@ from domain.village import commitments as cm
 from domain.village.match import PHASE_NAMES, birth_stream, sex_of
 from domain.village.model import KINDS
 from replay import format as fmt
+from replay.draws import Carried, timeline
 
 #: Short names of the kinds, for the drawing: girl, boy, young woman … elder.
 SHORT = {
@@ -222,33 +223,42 @@ def state_lines(match: Village, view: dict[str, Any]) -> list[str]:
 
 def check_draws(
     events: Sequence[tuple[int, str, dict[str, Any]]],
+    carried: Carried | None = None,
 ) -> tuple[list[tuple[int, str]], list[str]]:
     """Re-derive every child's sex (VI-2.4) and check every revealed spell, and every
     round's chits, against the family's commitment (VI-2.2).
 
     ``events`` are ``(version, name, fields)`` of one whole match, in order, as
-    recorded. Returns the problems found, each at a version, and notes.
+    recorded. For a fork, ``carried`` is what its ``Forked`` carries
+    (:mod:`replay.draws`): the births and reveals in it are the origin's; they set the
+    round, the commitments in force and the prearranged sexes used, from which the
+    fork's births and reveals are checked. Returns the problems found, each at a
+    version, and notes.
     """
+    events, first = timeline(events, carried)
     problems: list[tuple[int, str]] = []
     notes: list[str] = []
-    found, note = _check_commitments(events)
+    found, note = _check_commitments(events, first)
     problems += found
     notes.append(note)
-    found, births_note = _check_births(events)
+    found, births_note = _check_births(events, first, carried)
     problems += found
     notes.append(births_note)
     return problems, notes
 
 
 def _check_commitments(
-    events: Sequence[tuple[int, str, dict[str, Any]]],
+    events: Sequence[tuple[int, str, dict[str, Any]]], first: int
 ) -> tuple[list[tuple[int, str]], str]:
+    """Events before ``first`` (carried from a fork's origin) only set the round, the
+    commitments and the placed chits in force."""
     problems: list[tuple[int, str]] = []
     round_number = 0
     committed: dict[int, str] = {}
     chits: dict[int, tuple[int, str]] = {}  # position -> (owner, chit)
     reveals = rounds = 0
-    for version, name, data in events:
+    for index, (version, name, data) in enumerate(events):
+        own = index >= first
         if name == "RoundBegan":
             round_number = data["round"]
             committed, chits = {}, {}
@@ -260,7 +270,7 @@ def _check_commitments(
             for p in data["placements"]:
                 chits[p["position"]] = (p["family"], p["chit"])
         elif name == "SpellsRevealed":
-            for r in data["reveals"]:
+            for r in data["reveals"] if own else ():
                 reveals += 1
                 owner, chit = chits.get(r["position"], (data["family"], ""))
                 again = cm.chit(round_number, data["family"], r["spell"], r["salt"])
@@ -273,7 +283,7 @@ def _check_commitments(
                             "placed: the reveal breaks its commitment (VI-2.2)",
                         )
                     )
-        elif name == "RoundEnded":
+        elif name == "RoundEnded" and own:
             rounds += 1
             for entry in data["chits"]:
                 family = entry["family"]
@@ -299,22 +309,26 @@ def _check_commitments(
 
 
 def _check_births(
-    events: Sequence[tuple[int, str, dict[str, Any]]],
+    events: Sequence[tuple[int, str, dict[str, Any]]], first: int, carried: Carried | None
 ) -> tuple[list[tuple[int, str]], str]:
+    """Births before ``first`` (carried from a fork's origin) only count the prearranged
+    sexes they used."""
     options = Options.from_dict(dict(events[0][2]["options"]))
     given = options.prearranged_sexes or []
     births = []
     round_number = 0
-    for version, name, data in events:
+    used = carried_used = 0  # prearranged sexes used, of which by carried births
+    for index, (version, name, data) in enumerate(events):
         if name == "RoundBegan":
             round_number = data["round"]
+        elif name == "Born" and index < first:
+            used = carried_used = carried_used + data["prearranged"]
         elif name == "Born":
             births.append((version, round_number, data))
     if not births:
         return [], "no births yet: no random draw to check"
     problems: list[tuple[int, str]] = []
-    seed = _seed(events)
-    used = 0
+    seed = _seed(events, carried)
     drawn = 0
     for version, number, data in births:
         draws = list(data["draws"])
@@ -359,15 +373,19 @@ def _check_births(
     if seed is None and any(len(d["draws"]) > d["prearranged"] for _, _, d in births):
         return problems, "seed not revealed yet: the drawn sexes cannot be re-derived until the end"
     return problems, (
-        f"births of {len(births)} rounds checked: {used} prearranged sexes, "
+        f"births of {len(births)} rounds checked: {used - carried_used} prearranged sexes, "
         f"{drawn} re-derived from the revealed seed"
     )
 
 
-def _seed(events: Sequence[tuple[int, str, dict[str, Any]]]) -> bytes | None:
+def _seed(
+    events: Sequence[tuple[int, str, dict[str, Any]]], carried: Carried | None
+) -> bytes | None:
     ended = next((d for _, n, d in events if n == "MatchEnded"), None)
     if ended is None:
         return None
+    if carried is not None:
+        return effective_seed(bytes.fromhex(ended["seed"]), carried.entropies)
     created = events[0][2]
     joined = [d for _, n, d in events if n == "PlayerJoined"]
     entropies = [bytes.fromhex(created["entropy"])]

@@ -133,7 +133,10 @@ async def test_a_fork_replays_shows_its_origin_and_verifies(
     assert [r["name"] for r in events] == ["Forked"]
     assert "history" not in events[0]["view"]
     assert verified.exit_code == 0, verified.output
-    assert "a fork: its random draws are not re-derived" in verified.stdout
+    assert f"a fork of {origin} at version 6: the draws it carries are the origin's" in (
+        verified.stdout
+    )
+    assert "the seed is not revealed: the match has not ended" in verified.stdout
     assert events_text.exit_code == 0, events_text.output
     assert " Forked " in events_text.stdout and origin in events_text.stdout
     assert f"Forked from:     {origin} at version 6 (digest " in shown_text.stdout
