@@ -85,6 +85,7 @@ import os
 import platform
 import random
 import re
+import secrets
 import signal
 import statistics
 import subprocess
@@ -100,6 +101,10 @@ from typing import Any
 from wire import Segment, WireTap, local_ports
 
 from server.application import postgres_env
+
+#: The benchmark's organiser: only an organiser may create matches.
+ORGANISER_TOKEN = secrets.token_urlsafe(32)
+ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OFFSETS = "0,0.25,0.5,1,2,5"
@@ -619,6 +624,7 @@ class Server:
         else:
             env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
         env["TOTEM_KEY_FILE"] = str(workdir / "server.key")  # the run's own signing key
+        env["TOTEM_ORGANISER_TOKEN"] = ORGANISER_TOKEN  # who creates the races' matches
         if root != ROOT:
             # Another source tree's server: its packages come before the installed ones.
             paths = [root, root / "protos", root / "clients" / "python"]
@@ -829,6 +835,7 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
                 created = stub.CreateMatch(
                     ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED, jungle_speed=options),
                     timeout=STEP_TIMEOUT,
+                    metadata=ORGANISER,
                 )
                 match_id = created.match_id
                 # Seats are taken in order (JS-1.5): each contender joins in turn.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import secrets
 import statistics
 import tempfile
 import time
@@ -23,6 +24,10 @@ from server.serve import start
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
+
+#: The benchmark's organiser: only an organiser may create matches.
+ORGANISER_TOKEN = secrets.token_urlsafe(32)
+ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 
 
 async def timed(
@@ -52,6 +57,7 @@ async def main(rounds: int, watchers: int) -> None:
         env = {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
             "SQLITE_DBNAME": str(Path(tmp) / "b.db"),
+            "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN,
         }
         running = await start("127.0.0.1:0", env)
         import grpc
@@ -72,7 +78,8 @@ async def main(rounds: int, watchers: int) -> None:
         async def new_match() -> None:
             nonlocal match_id, tokens, drains
             created = await client.CreateMatch(
-                ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED, jungle_speed=options)
+                ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED, jungle_speed=options),
+                metadata=ORGANISER,
             )
             match_id = created.match_id
             tokens = []

@@ -35,6 +35,7 @@ import argparse
 import asyncio
 import os
 import platform
+import secrets
 import statistics
 import sys
 import tempfile
@@ -55,6 +56,10 @@ from server.serve import RunningServer, start
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
+
+#: The benchmark's organiser: only an organiser may create matches.
+ORGANISER_TOKEN = secrets.token_urlsafe(32)
+ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 
 DEFAULT_POSTGRES = "host=127.0.0.1 port=5432 user=postgres dbname=test"
 WATCH_METHOD = "/totem.v1.MatchService/Watch"
@@ -113,7 +118,8 @@ async def play_match(
     ``created`` runs, untimed, between the creation and the first join."""
     options = js.JungleSpeedOptions(max_players=players, turn_timeout_ms=0)
     answer = await stub.CreateMatch(
-        ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED, jungle_speed=options)
+        ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED, jungle_speed=options),
+        metadata=ORGANISER,
     )
     match_id = answer.match_id
     if created is not None:
@@ -420,7 +426,7 @@ def ratio(a: float, b: float) -> str:
 
 async def main(args: argparse.Namespace) -> None:
     with store(args.postgres) as (env, store_name):
-        running = await start("127.0.0.1:0", env)
+        running = await start("127.0.0.1:0", {**env, "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN})
         address = f"127.0.0.1:{running.port}"
         driver = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
         stub = match_service_pb2_grpc.MatchServiceStub(driver)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import os
 from pathlib import Path
 
 import click
 
-from server import keys
+from server import access, keys
 from server.application import DEFAULT_DB, store_env
 from totem_client.cli import bots
 from totem_client.play.cli import play
@@ -73,6 +74,42 @@ def main() -> None:
     "network in clear. Without TLS, only loopback addresses are served otherwise.",
 )
 @click.option(
+    "--organisers",
+    "organisers_file",
+    metavar="PATH",
+    envvar="TOTEM_ORGANISERS",
+    help="File of the organisers' credentials, one 'NAME SHA256-OF-TOKEN' per line "
+    "(env TOTEM_ORGANISERS). Organisers create matches, get their referee tokens and see "
+    "every match as its referee. Created with mode 0600 and one organiser if missing; "
+    "that organiser's token is printed once. Default: DB.organisers beside the SQLite "
+    "file; with PostgreSQL, totem-organisers in the working directory. "
+    "TOTEM_ORGANISER_TOKEN adds one organiser by its token.",
+)
+@click.option(
+    "--open-creation",
+    is_flag=True,
+    envvar="TOTEM_OPEN_CREATION",
+    help="Let anyone create matches, within --creations-per-minute per client address; "
+    "such a match has no referee (env TOTEM_OPEN_CREATION).",
+)
+@click.option(
+    "--creations-per-minute",
+    type=click.IntRange(min=1),
+    default=access.OPEN_CREATIONS_PER_MINUTE,
+    show_default=True,
+    envvar="TOTEM_CREATIONS_PER_MINUTE",
+    help="With --open-creation: matches one client address may create per minute "
+    "(RESOURCE_EXHAUSTED with a retry hint beyond; env TOTEM_CREATIONS_PER_MINUTE).",
+)
+@click.option(
+    "--organiser-creations-per-minute",
+    type=click.IntRange(min=1),
+    default=access.ORGANISER_CREATIONS_PER_MINUTE,
+    show_default=True,
+    envvar="TOTEM_ORGANISER_CREATIONS_PER_MINUTE",
+    help="Matches one organiser may create per minute (env TOTEM_ORGANISER_CREATIONS_PER_MINUTE).",
+)
+@click.option(
     "--drain-seconds",
     type=click.FloatRange(min=0),
     envvar="TOTEM_DRAIN_SECONDS",
@@ -93,6 +130,10 @@ def serve(
     tls_client_ca: Path | None,
     insecure: bool,
     key_file: str | None,
+    organisers_file: str | None,
+    open_creation: bool,
+    creations_per_minute: int,
+    organiser_creations_per_minute: int,
     drain_seconds: float,
     log_level: str,
 ) -> None:
@@ -105,6 +146,22 @@ def serve(
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     env = store_env(db)
     key_file = key_file or keys.default_key_file(env)
+    try:
+        organisers = access.load_or_create(organisers_file or access.default_file(env))
+    except access.OrganisersFileError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if organisers.new_token is not None:
+        click.echo(
+            f"organiser token (shown once; {organisers.path} keeps only its hash): "
+            f"{organisers.new_token}",
+            err=True,
+        )
+    policy = access.Access(
+        access.from_env(organisers, os.environ),
+        open_creation=open_creation,
+        organiser_per_minute=organiser_creations_per_minute,
+        open_per_minute=creations_per_minute,
+    )
     from server.serve import ServerTls, serve_forever
 
     if (tls_cert is None) != (tls_key is None):
@@ -133,7 +190,11 @@ def serve(
         click.echo(f"totem serving on {host}:{port} over {over} (store: {store})", err=True)
 
     try:
-        asyncio.run(serve_forever(address, env, ready, tls, key_file=key_file, drain=drain_seconds))
+        asyncio.run(
+            serve_forever(
+                address, env, ready, tls, key_file=key_file, drain=drain_seconds, access=policy
+            )
+        )
     except keys.KeyFileError as exc:  # the server does not start: one line, no traceback
         raise click.ClickException(str(exc)) from exc
 

@@ -31,13 +31,16 @@ class NewFork:
     player_tokens: list[str]
 
 
-def check_referee(origin: MatchAggregate, token: str | None) -> None:
-    """Only the origin's referee may fork it: a fork hands out a seat for every player,
-    which is the referee's to do, as reissuing a token is."""
+def check_referee(origin: MatchAggregate, token: str | None, organiser: bool) -> None:
+    """Only the origin's referee or an organiser may fork it: a fork hands out a seat for
+    every player, which is the referee's to do, as reissuing a token is."""
+    if organiser:
+        return
     if not token or auth.token_hash(token) != origin.referee_token_hash:
         raise ServiceError(
             grpc.StatusCode.PERMISSION_DENIED,
-            "only the referee of the match (the token from CreateMatch) can fork it",
+            "only the referee of the match (the token from CreateMatch) or an organiser "
+            "can fork it",
         )
 
 
@@ -50,11 +53,17 @@ def check_version(origin: MatchAggregate, version: int) -> None:
 
 
 def fork_match(
-    app: Arena, origin_id: UUID, version: int, token: str | None, stamp: ReceiveStamp
+    app: Arena,
+    origin_id: UUID,
+    version: int,
+    token: str | None,
+    stamp: ReceiveStamp,
+    organiser: bool = False,
 ) -> NewFork:
-    """Check, then create and save the fork (synchronous: runs in a store thread)."""
+    """Check, then create and save the fork (synchronous: runs in a store thread).
+    ``organiser``: the caller's token is an organiser's."""
     origin = app.load(origin_id)
-    check_referee(origin, token)
+    check_referee(origin, token, organiser)
     check_version(origin, version)
     at = app.load_at(origin_id, version)
     refusal = fork_refusal(at)

@@ -18,6 +18,8 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from domain.kernel.signing import Signer
 from server import codec, keys
+from server.access import Access, Organisers
+from server.access import from_env as organisers_from_env
 from server.actors import Actors
 from server.application import Arena, store_env
 from server.hub import EventHub
@@ -175,11 +177,14 @@ async def start(
     seed_source: Callable[[], bytes] | None = None,
     tls: ServerTls | None = None,
     key_file: str | None = None,
+    access: Access | None = None,
 ) -> RunningServer:
     """Start serving on ``address`` (port 0 picks a free port) and return at once.
 
     Matches are signed with the key in ``key_file`` (created if missing); without one,
     beside a SQLite file (``<db>.key``), else with a key made for this run only (tests).
+    Without ``access``, the only organiser is the one whose token ``env`` holds in
+    ``TOTEM_ORGANISER_TOKEN`` (if any), and nobody else may create matches.
     """
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     env = store_env() if env is None else env
@@ -193,7 +198,9 @@ async def start(
     server = grpc.aio.server(
         interceptors=[ArrivalStamps(stamper, raced)], options=[("grpc.so_reuseport", 0)]
     )
-    add_match_service(MatchService(app, actors, hub, stamper), server)
+    if access is None:
+        access = Access(organisers_from_env(Organisers(), env))
+    add_match_service(MatchService(app, actors, hub, stamper, access), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     add_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
@@ -233,9 +240,10 @@ async def serve_forever(
     tls: ServerTls | None = None,
     key_file: str | None = None,
     drain: float = DRAIN_SECONDS,
+    access: Access | None = None,
 ) -> None:
     """Run until SIGINT or SIGTERM, then shut down cleanly (:meth:`RunningServer.stop`)."""
-    running = await start(address, env, tls=tls, key_file=key_file)
+    running = await start(address, env, tls=tls, key_file=key_file, access=access)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
 

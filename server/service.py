@@ -24,6 +24,7 @@ from domain.kernel.errors import InvalidArgument
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer
 from server import auth, codec, keys
+from server.access import Access
 from server.actors import Actors
 from server.application import Arena
 from server.errors import (
@@ -138,12 +139,21 @@ def page_position(token: str) -> int:
     return int(token)
 
 
-def viewer_of(match: MatchAggregate, token: str | None) -> Viewer:
-    """Who holds ``token`` in this match: no token is a spectator."""
+def client_address(peer: str) -> str:
+    """The host part of a gRPC peer (``ipv4:10.0.0.7:53312``): whose quota a call spends."""
+    kind, _, rest = peer.partition(":")
+    if kind in ("ipv4", "ipv6"):
+        return rest.rsplit(":", 1)[0]
+    return peer
+
+
+def viewer_of(match: MatchAggregate, token: str | None, access: Access) -> Viewer:
+    """Who holds ``token`` in this match: no token is a spectator; an organiser sees as
+    the referee does."""
     if token is None:
         return Viewer.spectator()
     digest = auth.token_hash(token)
-    if token and digest == match.referee_token_hash:
+    if token and (digest == match.referee_token_hash or access.is_organiser(token)):
         return Viewer.referee()
     seat = match.seat_of(digest) if token else None
     if seat is None:
@@ -156,11 +166,19 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
     #: their receive order decides races and seat order.
     RACED = ("Act", "JoinMatch")
 
-    def __init__(self, app: Arena, actors: Actors, hub: EventHub, stamper: Stamper) -> None:
+    def __init__(
+        self,
+        app: Arena,
+        actors: Actors,
+        hub: EventHub,
+        stamper: Stamper,
+        access: Access | None = None,
+    ) -> None:
         self.app = app
         self.actors = actors
         self.hub = hub
         self.stamper = stamper
+        self.access = access or Access()
 
     @refusals
     async def GetServerKey(
@@ -177,13 +195,29 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
     async def CreateMatch(
         self, request: match_service_pb2.CreateMatchRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.CreateMatchResponse:
+        creation = self.access.creation(
+            auth.bearer_token(context.invocation_metadata()), client_address(context.peer())
+        )
+        if not creation.allowed:
+            raise ServiceError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "creating a match needs an organiser's token as 'authorization: Bearer "
+                "<token>': this server does not let anyone else create matches",
+            )
+        if creation.retry_after_ms is not None:
+            raise ServiceError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"too many matches created: try again in {creation.retry_after_ms} ms",
+                retry_after_ms=creation.retry_after_ms,
+            )
         game = codec.GAME_NAMES.get(request.game)
         if game is None:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "game must be set to a known game")
         game_codec = codec.codec_for(game)
         options = game_codec.options_from_request(request)
         self.actors.check_open()
-        token, token_hash = auth.new_token()
+        # Only an organiser's match has a referee: its creator may hand the token on.
+        token, token_hash = auth.new_token() if creation.with_referee else ("", "")
         match = await self.actors.threads.call(
             self.app.create_match,
             lambda seed: game_codec.create(options, seed, request.entropy, token_hash),
@@ -207,10 +241,19 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 "set any_seat or seat to take a seat; spectators call GetMatch and Watch "
                 "without joining",
             )
+        caller = auth.bearer_token(context.invocation_metadata())
         token, token_hash = auth.new_token()
         seat = request.seat if place == "seat" else None
 
         def join(match: MatchAggregate) -> tuple[int, int]:
+            if caller and (
+                auth.token_hash(caller) == match.referee_token_hash
+                or self.access.is_organiser(caller)
+            ):
+                raise ServiceError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "the referee and the organisers see every hidden fact: they cannot take a seat",
+                )
             taken = match.join(request.name, request.entropy, token_hash, stamp, seat)
             return taken, match.version
 
@@ -228,7 +271,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         new_token, new_hash = auth.new_token()
 
         def reissue(match: MatchAggregate) -> int:
-            if not viewer_of(match, token).sees_everything:
+            if not viewer_of(match, token, self.access).sees_everything:
                 raise ServiceError(
                     grpc.StatusCode.PERMISSION_DENIED, "only the referee can reissue a token"
                 )
@@ -246,8 +289,9 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         origin_id = parse_match_id(request.match_id)
         token = auth.bearer_token(context.invocation_metadata())
         self.actors.check_open()
+        organiser = self.access.is_organiser(token)
         new = await self.actors.threads.call(
-            fork_match, self.app, origin_id, request.version, token, stamp
+            fork_match, self.app, origin_id, request.version, token, stamp, organiser
         )
         # In play from its first event: its timer runs as a recovered match's does.
         self.actors.actor(new.match.id).resume(new.match)
@@ -267,7 +311,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         token = auth.bearer_token(context.invocation_metadata())
 
         def look(match: MatchAggregate) -> match_service_pb2.GetMatchResponse:
-            viewer = viewer_of(match, token)
+            viewer = viewer_of(match, token, self.access)
             game = GAMES[type(match).GAME]
             game_codec = codec.codec_for(game.name)
             response = match_service_pb2.GetMatchResponse(
@@ -344,7 +388,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 raise InvalidArgument(
                     match.PLAYERS_RULE, f"this match is {type(match).GAME}, not {kind}"
                 )
-            viewer = viewer_of(match, token)
+            viewer = viewer_of(match, token, self.access)
             if command.referee:
                 if not viewer.sees_everything:
                     raise ServiceError(
@@ -399,7 +443,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             def subscribe(match: MatchAggregate) -> tuple[Viewer, Subscription, int, bool]:
                 # In the actor: every saved event up to ``match.version`` is published, and
                 # every later one will reach this subscription.
-                viewer = viewer_of(match, token)
+                viewer = viewer_of(match, token, self.access)
                 if request.after_version > match.version:
                     raise ServiceError(
                         grpc.StatusCode.OUT_OF_RANGE,

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from server.access import ORGANISER_TOKEN_ENV
 from server.application import postgres_env
 from server.serve import RunningServer, start
+from tests.service.helpers import ORGANISER_TOKEN
 
 POSTGRES_DSN = os.environ.get(
     "TOTEM_TEST_POSTGRES", "host=127.0.0.1 port=5432 user=postgres dbname=test"
@@ -33,7 +35,13 @@ def _postgres_unreachable() -> str | None:
 
 
 def _postgres_env(schema: str) -> dict[str, str]:
-    return postgres_env(POSTGRES_DSN, schema)
+    return {**postgres_env(POSTGRES_DSN, schema), ORGANISER_TOKEN_ENV: ORGANISER_TOKEN}
+
+
+@pytest.fixture(autouse=True)
+def organiser_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Servers started as processes (``totem serve``) know the tests' organiser too."""
+    monkeypatch.setenv(ORGANISER_TOKEN_ENV, ORGANISER_TOKEN)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -43,6 +51,7 @@ def store_env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[s
         yield {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
             "SQLITE_DBNAME": str(tmp_path / "t.db"),
+            ORGANISER_TOKEN_ENV: ORGANISER_TOKEN,
         }
         return
     reason = _postgres_unreachable()

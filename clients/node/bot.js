@@ -371,6 +371,7 @@ async function main() {
   const { values } = parseArgs({
     options: {
       address: { type: 'string', default: process.env.TOTEM_ADDRESS ?? '127.0.0.1:50051' },
+      'organiser-token': { type: 'string', default: process.env.TOTEM_ORGANISER_TOKEN },
       game: { type: 'string', default: 'jungle_speed' },
       players: { type: 'string' },
       variant: { type: 'string', default: 'ES' },
@@ -383,13 +384,16 @@ async function main() {
   });
   if (values.help) {
     console.log(
-      'usage: node bot.js [--address HOST:PORT] [--game jungle_speed|tribes|village] [--players N]\n' +
+      'usage: node bot.js [--address HOST:PORT] [--organiser-token TOKEN]\n' +
+        '  [--game jungle_speed|tribes|village] [--players N]\n' +
+        '  --organiser-token (env TOTEM_ORGANISER_TOKEN): needed to create the match unless\n' +
+        '  the server lets anyone create matches\n' +
         '  Jungle Speed: [--variant ES|RU]; Tribes: [--extended] [--board-size N]\n' +
         '  [--turn-timeout-ms MS] [--seed N]',
     );
     return;
   }
-  const client = connect(values.address);
+  const client = connect(values.address, { organiserToken: values['organiser-token'] });
   try {
     await client.waitReady(5000);
     const game = gameInfo(values.game).name;

@@ -6,15 +6,19 @@ import asyncio
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
+import grpc
 import pytest
 from click.testing import CliRunner
 
+from server.access import ORGANISER_TOKEN_ENV
 from server.cli import main
-from tests.service.helpers import create_and_join, stub
+from tests.service.helpers import bearer, create_and_join, stub
+from totem.v1 import common_pb2
 from totem.v1 import match_service_pb2 as ms
 
 
@@ -24,8 +28,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def launch(db: Path, port: int, *options: str) -> subprocess.Popen[str]:
+def launch(
+    db: Path, port: int, *options: str, seen: list[str] | None = None, organiser: bool = True
+) -> subprocess.Popen[str]:
+    """``totem serve`` on ``db``, once it says it is ready; ``seen`` collects what it
+    printed until then. ``organiser``: the tests' organiser token in its environment."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "PERSISTENCE"))}
+    if not organiser:
+        env.pop(ORGANISER_TOKEN_ENV, None)
     process = subprocess.Popen(
         [
             sys.executable,
@@ -44,6 +54,8 @@ def launch(db: Path, port: int, *options: str) -> subprocess.Popen[str]:
     )
     assert process.stderr is not None
     for line in process.stderr:  # blocks until the server says it is ready (or dies)
+        if seen is not None:
+            seen.append(line)
         if "serving on" in line:
             assert f"127.0.0.1:{port}" in line
             return process
@@ -96,6 +108,42 @@ async def test_a_second_signal_ends_the_drain_window(tmp_path: Path) -> None:
         process.wait()
 
 
+def file_mode_and_text(path: str) -> tuple[int, str]:
+    with open(path) as file:
+        return stat.S_IMODE(os.fstat(file.fileno()).st_mode), file.read()
+
+
+async def test_the_first_start_prints_an_organiser_token_once(tmp_path: Path) -> None:
+    """The organiser file is created 0600 holding only a hash; the token it prints lets
+    its holder create a match; a restart prints no token."""
+    db = tmp_path / "arena.db"
+    port = free_port()
+    first: list[str] = []
+    process = launch(db, port, seen=first, organiser=False)
+    try:
+        printed = [line for line in first if "organiser token (shown once" in line]
+        assert len(printed) == 1
+        token = printed[0].rsplit(" ", 1)[1].strip()
+        mode, text = file_mode_and_text(f"{db}.organisers")
+        assert mode == 0o600
+        assert token not in text
+        channel, client = stub(port)
+        async with channel:
+            request = ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED)
+            with pytest.raises(grpc.aio.AioRpcError):
+                await client.CreateMatch(request)
+            created = await client.CreateMatch(request, metadata=bearer(token))
+            assert created.referee_token
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    again: list[str] = []
+    process = launch(db, port, seen=again, organiser=False)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) == 0
+    assert not any("organiser token" in line for line in again)
+
+
 def test_serve_help_names_its_settings() -> None:
     result = CliRunner().invoke(main, ["serve", "--help"])
     assert result.exit_code == 0
@@ -108,6 +156,10 @@ def test_serve_help_names_its_settings() -> None:
         "totem.db",
         "--drain-seconds",
         "TOTEM_DRAIN_SECONDS",
+        "--organisers",
+        "TOTEM_ORGANISERS",
+        "--open-creation",
+        "--creations-per-minute",
     ):
         assert text in result.output
 

@@ -9,6 +9,7 @@ import pytest
 
 from server.serve import RunningServer, start
 from tests.client.support import sqlite_store
+from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import Client, connect
 
 
@@ -24,5 +25,5 @@ async def arena(tmp_path: Path) -> AsyncIterator[RunningServer]:
 
 @pytest.fixture
 async def client(arena: RunningServer) -> AsyncIterator[Client]:
-    async with connect(f"127.0.0.1:{arena.port}") as connected:
+    async with connect(f"127.0.0.1:{arena.port}", organiser_token=ORGANISER_TOKEN) as connected:
         yield connected

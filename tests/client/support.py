@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from server.access import ORGANISER_TOKEN_ENV
+from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import MatchEvent
 
 #: Bound on any single wait, so that a broken test fails instead of hanging. Not a timing
@@ -12,8 +14,12 @@ BOUND = 60.0
 
 
 def sqlite_store(path: Path) -> dict[str, str]:
-    """Server settings for an SQLite event store at ``path``."""
-    return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}
+    """Server settings for an SQLite event store at ``path``, the tests' organiser known."""
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+        "SQLITE_DBNAME": str(path),
+        ORGANISER_TOKEN_ENV: ORGANISER_TOKEN,
+    }
 
 
 def symbol(shape: int, colour: int) -> int:

@@ -13,6 +13,7 @@ import pytest
 
 from server.serve import RunningServer, start
 from tests.client.support import BOUND, kind, sqlite_store
+from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import Client, EventStream, MatchEvent, Session, TotemError, connect
 
 
@@ -84,7 +85,7 @@ async def test_watch_resumes_across_a_server_restart(tmp_path: Path) -> None:
     port = first.port
     second: RunningServer | None = None
     try:
-        async with connect(f"127.0.0.1:{port}") as client:
+        async with connect(f"127.0.0.1:{port}", organiser_token=ORGANISER_TOKEN) as client:
             # Nobody plays: the turn timer reveals for the players, so events keep coming.
             created = await client.create_match(max_players=2, turn_timeout_ms=50)
             for name in ("alice", "bob"):
@@ -113,7 +114,7 @@ async def test_watch_gives_up_after_max_failures() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    async with connect(f"127.0.0.1:{port}") as client:
+    async with connect(f"127.0.0.1:{port}", organiser_token=ORGANISER_TOKEN) as client:
         stream = client.watch(str(uuid.uuid4()), max_failures=2)
         with pytest.raises(TotemError) as failed:
             await asyncio.wait_for(anext(stream), BOUND)
@@ -130,7 +131,7 @@ async def test_watch_does_not_retry_a_refusal(client: Client) -> None:
 
 
 async def test_closing_the_client_ends_a_watch_with_an_error(arena: RunningServer) -> None:
-    client = connect(f"127.0.0.1:{arena.port}")
+    client = connect(f"127.0.0.1:{arena.port}", organiser_token=ORGANISER_TOKEN)
     created = await client.create_match(max_players=2)
     stream = client.watch(created.match_id)
     assert kind(await asyncio.wait_for(anext(stream), BOUND)) == "created"

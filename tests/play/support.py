@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from server.serve import RunningServer
+from tests.service.helpers import ORGANISER_TOKEN
 from totem_client.play import GAMES
 from totem_client.play.app import PlayApp
 from totem_client.play.openings import Opening
@@ -32,7 +33,7 @@ def player(server: RunningServer, opening: Opening, game: str = "jungle-speed") 
 
 
 def player_at(address: str, opening: Opening, game: str = "jungle-speed") -> PlayApp:
-    return PlayApp(GAMES[game], opening, address)
+    return PlayApp(GAMES[game], opening, address, organiser_token=ORGANISER_TOKEN)
 
 
 def shown(widget: Widget) -> str:

@@ -18,7 +18,7 @@ from tests.play.support import (
     until,
     until_shown,
 )
-from tests.service.helpers import DECK, INWARD, deal_for, symbol
+from tests.service.helpers import DECK, INWARD, ORGANISER_TOKEN, deal_for, symbol
 from totem_client import connect
 from totem_client.play.jungle_speed_bots import NewMatch
 from totem_client.play.openings import JoinMatch, SpectateMatch
@@ -237,7 +237,7 @@ async def test_the_result_is_shown_when_the_match_ends(server: RunningServer) ->
 
 
 async def test_join_a_match_by_id_and_start_it(server: RunningServer) -> None:
-    async with connect(f"127.0.0.1:{server.port}") as client:
+    async with connect(f"127.0.0.1:{server.port}", organiser_token=ORGANISER_TOKEN) as client:
         created = await client.create_match(max_players=3, turn_timeout_ms=0)
         await client.join(created.match_id, "bob")
         app = player(server, JoinMatch(created.match_id, "carol"))
@@ -252,7 +252,7 @@ async def test_join_a_match_by_id_and_start_it(server: RunningServer) -> None:
 
 
 async def test_spectate_a_match_by_id(server: RunningServer) -> None:
-    async with connect(f"127.0.0.1:{server.port}") as client:
+    async with connect(f"127.0.0.1:{server.port}", organiser_token=ORGANISER_TOKEN) as client:
         created = await client.create_match(
             max_players=2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {0: [PURPLE_STAR]})
         )

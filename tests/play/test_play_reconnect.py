@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from server.serve import RunningServer, start
 from tests.play.support import SIZE, player_at, text_of, until_shown
-from tests.service.helpers import deal_for, symbol
+from tests.service.helpers import ORGANISER_TOKEN, deal_for, symbol
 from totem_client import connect
 from totem_client.play.openings import SpectateMatch
 
@@ -19,7 +19,7 @@ async def test_the_screen_says_reconnecting_and_resumes_after_a_restart(
     address = f"127.0.0.1:{first.port}"
     second: RunningServer | None = None
     try:
-        async with connect(address) as client:
+        async with connect(address, organiser_token=ORGANISER_TOKEN) as client:
             # Two cards of different shapes, no special card: two plain reveals.
             deal = deal_for(2, {0: [symbol(0, 0)], 1: [symbol(1, 0)]})
             created = await client.create_match(
@@ -39,7 +39,7 @@ async def test_the_screen_says_reconnecting_and_resumes_after_a_restart(
 
             second = await start(address, store_env)
             await until_shown(pilot, app, "#status", "· connected ·")
-            async with connect(address) as client:
+            async with connect(address, organiser_token=ORGANISER_TOKEN) as client:
                 # The tokens are in the match's events: they work on the new server.
                 await client.session(created.match_id, dora.token, seat=dora.seat).reveal()
             # The stream resumed after the last version shown: the next event, once.

@@ -22,6 +22,7 @@ from tests.play.support import (
     until,
     until_shown,
 )
+from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import connect
 from totem_client.client import Session, tribes_options
 from totem_client.play.app import PlayApp
@@ -232,7 +233,7 @@ async def _move(pilot: Pilot[None], app: PlayApp, size: int, space: int) -> None
 
 
 async def test_five_rounds_won_with_the_keys_end_the_match(server: RunningServer) -> None:
-    async with connect(f"127.0.0.1:{server.port}") as client:
+    async with connect(f"127.0.0.1:{server.port}", organiser_token=ORGANISER_TOKEN) as client:
         # bob (seat 0) is the test's; carol (seat 1) the screen's, who moves first.
         options = tribes_options(max_players=2, turn_timeout_ms=0, prearranged_cards=[[2, 1]])
         created = await client.create("tribes", options)
@@ -288,7 +289,7 @@ async def test_five_rounds_won_with_the_keys_end_the_match(server: RunningServer
 
 
 async def test_spectate_a_drawn_round(server: RunningServer) -> None:
-    async with connect(f"127.0.0.1:{server.port}") as client:
+    async with connect(f"127.0.0.1:{server.port}", organiser_token=ORGANISER_TOKEN) as client:
         options = tribes_options(
             max_players=2, turn_timeout_ms=0, round_move_limit=1, prearranged_cards=[[1, 2]]
         )
@@ -315,7 +316,7 @@ async def test_spectate_a_drawn_round(server: RunningServer) -> None:
 
 
 async def test_join_a_match_by_id_and_start_it(server: RunningServer) -> None:
-    async with connect(f"127.0.0.1:{server.port}") as client:
+    async with connect(f"127.0.0.1:{server.port}", organiser_token=ORGANISER_TOKEN) as client:
         created = await client.create("tribes", tribes_options(max_players=3, turn_timeout_ms=0))
         await client.join(created.match_id, "bob")
         app = tribes_player(server, JoinMatch(created.match_id, "carol"))

@@ -12,8 +12,9 @@ from click.testing import CliRunner, Result
 from replay_support import json_lines
 
 from replay.cli import main
+from server.access import ORGANISER_TOKEN_ENV
 from server.serve import RunningServer, start
-from tests.service.helpers import act, bearer, deal_for, grab, stub, symbol
+from tests.service.helpers import ORGANISER_TOKEN, act, bearer, deal_for, grab, stub, symbol
 from totem.v1 import match_service_pb2 as ms
 from totem_client import connect
 
@@ -25,7 +26,12 @@ DUEL_DEAL = deal_for(2, {0: [symbol(0, 0), symbol(1, 1)], 1: [symbol(0, 1), symb
 async def served(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[RunningServer]:
     db = tmp_path_factory.mktemp("served") / "totem.db"
     running = await start(
-        "127.0.0.1:0", {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db)}
+        "127.0.0.1:0",
+        {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(db),
+            ORGANISER_TOKEN_ENV: ORGANISER_TOKEN,
+        },
     )
     try:
         yield running
@@ -40,7 +46,7 @@ async def invoke(*args: object, env: dict[str, str] | None = None) -> Result:
 
 async def duel_at_version_6(port: int) -> tuple[str, str]:
     """A match of ana and bo whose duel is open at version 6; its id and referee token."""
-    async with connect(f"127.0.0.1:{port}") as client:
+    async with connect(f"127.0.0.1:{port}", organiser_token=ORGANISER_TOKEN) as client:
         created = await client.create_match(
             max_players=2, turn_timeout_ms=0, prearranged_deal=DUEL_DEAL
         )
@@ -106,7 +112,12 @@ async def test_a_fork_replays_shows_its_origin_and_verifies(
 ) -> None:
     db = tmp_path_factory.mktemp("forked") / "totem.db"
     running = await start(
-        "127.0.0.1:0", {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db)}
+        "127.0.0.1:0",
+        {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(db),
+            ORGANISER_TOKEN_ENV: ORGANISER_TOKEN,
+        },
     )
     try:
         origin, referee = await duel_at_version_6(running.port)

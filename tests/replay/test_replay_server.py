@@ -10,6 +10,7 @@ from replay_support import json_lines
 
 from replay.cli import main
 from server.serve import start
+from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import EventStream, MatchEvent, connect
 
 
@@ -36,7 +37,7 @@ def replay(store_env: dict[str, str], *args: object) -> Result:
 async def test_matches_served_over_grpc_replay_and_verify(store_env: dict[str, str]) -> None:
     running = await start("127.0.0.1:0", store_env)
     try:
-        async with connect(f"127.0.0.1:{running.port}") as client:
+        async with connect(f"127.0.0.1:{running.port}", organiser_token=ORGANISER_TOKEN) as client:
             ended = await client.create_match(
                 max_players=2,
                 turn_timeout_ms=0,

@@ -11,9 +11,18 @@ from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
+#: The organiser of every test server (``TOTEM_ORGANISER_TOKEN`` in its environment):
+#: only an organiser creates matches, and gets their referee tokens.
+ORGANISER_TOKEN = "organiser-of-the-tests-0123456789abcdef0123456789abcdef"
+
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
+
+
+def organiser() -> tuple[tuple[str, str], ...]:
+    """The metadata of a call made by the tests' organiser."""
+    return bearer(ORGANISER_TOKEN)
 
 
 def stub(port: int) -> tuple[grpc.aio.Channel, match_service_pb2_grpc.MatchServiceStub]:
@@ -60,7 +69,8 @@ async def create_and_join(
         ms.CreateMatchRequest(
             game=common_pb2.GAME_JUNGLE_SPEED,
             jungle_speed=js_options(max_players=players, **options),
-        )
+        ),
+        metadata=organiser(),
     )
     tokens = []
     for seat in range(players):

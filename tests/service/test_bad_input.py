@@ -11,7 +11,7 @@ import pytest
 from google.rpc import error_details_pb2, status_pb2
 
 from server.serve import RunningServer
-from tests.service.helpers import act, bearer, create_and_join, grab, reveal, stub
+from tests.service.helpers import act, bearer, create_and_join, grab, organiser, reveal, stub
 from totem.v1 import common_pb2
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
@@ -205,7 +205,7 @@ async def test_bad_match_options_are_invalid_arguments(server: RunningServer, ca
     request, rule = BAD_CREATIONS[case]
     channel, client = stub(server.port)
     async with channel:
-        error = await refusal(client.CreateMatch(request))
+        error = await refusal(client.CreateMatch(request, metadata=organiser()))
     assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
     if rule:
         assert rule_of(error) == rule

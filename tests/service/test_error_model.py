@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from server import codec
 from server.application import MATCH_LOG_ID
 from server.serve import SERVICE_NAME, RunningServer
-from tests.service.helpers import bearer, create_and_join, stub
+from tests.service.helpers import bearer, create_and_join, organiser, stub
 from tests.service.test_bad_input import refusal, rule_of, stored
 from totem.v1 import common_pb2
 from totem.v1 import match_service_pb2 as ms
@@ -193,7 +193,9 @@ async def test_names_with_control_format_or_invisible_characters_are_refused(
     """JS-1.5: a seat is taken under a name every screen shows as it is."""
     channel, client = stub(server.port)
     async with channel:
-        created = await client.CreateMatch(ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED))
+        created = await client.CreateMatch(
+            ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED), metadata=organiser()
+        )
         before = stored(server)
         error = await refusal(
             client.JoinMatch(
@@ -209,7 +211,9 @@ async def test_names_with_control_format_or_invisible_characters_are_refused(
 async def test_names_in_any_script_are_welcome(server: RunningServer) -> None:
     channel, client = stub(server.port)
     async with channel:
-        created = await client.CreateMatch(ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED))
+        created = await client.CreateMatch(
+            ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED), metadata=organiser()
+        )
         for name in ("Zoë", "Алёна", "José María", "山田"):
             await client.JoinMatch(
                 ms.JoinMatchRequest(match_id=created.match_id, name=name, any_seat=True)

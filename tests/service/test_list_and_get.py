@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from server.serve import RunningServer
-from tests.service.helpers import bearer, create_and_join, stub
+from tests.service.helpers import bearer, create_and_join, organiser, stub
 from totem.v1 import common_pb2
 from totem.v1 import match_service_pb2 as ms
 
@@ -14,7 +14,9 @@ async def test_list_matches_pages_in_creation_order_with_filters(server: Running
         full = [(await create_and_join(client, 2))[0] for _ in range(3)]
         waiting = [
             (
-                await client.CreateMatch(ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED))
+                await client.CreateMatch(
+                    ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED), metadata=organiser()
+                )
             ).match_id
             for _ in range(2)
         ]

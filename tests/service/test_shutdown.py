@@ -20,7 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from server.errors import RETRY_METADATA_KEY, SHUTDOWN_RETRY_MS
 from server.serve import RunningServer, start
-from tests.service.helpers import act, bearer, create_and_join, reveal, stub
+from tests.service.helpers import act, bearer, create_and_join, organiser, reveal, stub
 from totem.v1 import match_service_pb2 as ms
 
 #: Long enough that a test ends the drain window itself, never by the clock.
@@ -80,7 +80,7 @@ async def test_streams_end_at_once_and_commands_are_refused_while_draining(
         assert "not applied" in str(refused.value.details())
         assert retry_delay_ms(refused.value) == SHUTDOWN_RETRY_MS
         for request in (
-            client.CreateMatch(ms.CreateMatchRequest(game=1)),
+            client.CreateMatch(ms.CreateMatchRequest(game=1), metadata=organiser()),
             client.JoinMatch(ms.JoinMatchRequest(match_id=match_id, any_seat=True)),
         ):
             with pytest.raises(grpc.aio.AioRpcError) as also:

@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from domain.kernel.signing import signed_message
 from server.keys import KeyFileError
 from server.serve import start
+from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import MatchEvent, connect
 
 
@@ -29,7 +30,7 @@ def scripted_deck() -> list[int]:
 
 async def play_to_the_end(port: int) -> tuple[str, bytes, list[MatchEvent]]:
     """End a match over gRPC; return its id, the server's key and the referee's stream."""
-    async with connect(f"127.0.0.1:{port}") as client:
+    async with connect(f"127.0.0.1:{port}", organiser_token=ORGANISER_TOKEN) as client:
         algorithm, public_key = await client.server_key()
         assert algorithm == "Ed25519"
         created = await client.create_match(
@@ -83,7 +84,9 @@ async def test_the_key_file_is_reused_on_restart(tmp_path: Path) -> None:
     for _ in range(2):
         running = await start("127.0.0.1:0", env)  # the default: beside the SQLite file
         try:
-            async with connect(f"127.0.0.1:{running.port}") as client:
+            async with connect(
+                f"127.0.0.1:{running.port}", organiser_token=ORGANISER_TOKEN
+            ) as client:
                 keys_seen.append((await client.server_key())[1])
         finally:
             await running.stop(grace=None)
@@ -105,7 +108,7 @@ async def test_an_operator_given_key_is_used_as_it_is(tmp_path: Path) -> None:
     env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "t.db")}
     running = await start("127.0.0.1:0", env, key_file=str(key_file))
     try:
-        async with connect(f"127.0.0.1:{running.port}") as client:
+        async with connect(f"127.0.0.1:{running.port}", organiser_token=ORGANISER_TOKEN) as client:
             _, public_key = await client.server_key()
     finally:
         await running.stop(grace=None)

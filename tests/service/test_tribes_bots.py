@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from server.serve import RunningServer
+from tests.service.helpers import ORGANISER_TOKEN
 from totem.v1 import common_pb2
 from totem_client import MatchEvent, connect
 from totem_client.bots import play_tribes_table
@@ -14,7 +15,7 @@ MATCH_BOUND = 240.0
 
 
 async def test_bots_play_a_whole_match_to_the_feathers(server: RunningServer) -> None:
-    async with connect(f"127.0.0.1:{server.port}") as client:
+    async with connect(f"127.0.0.1:{server.port}", organiser_token=ORGANISER_TOKEN) as client:
         watching: list[asyncio.Task[list[MatchEvent]]] = []
 
         async def spectate(match_id: str) -> list[MatchEvent]:

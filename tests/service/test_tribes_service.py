@@ -12,7 +12,7 @@ import grpc
 import pytest
 
 from server.serve import RunningServer, start
-from tests.service.helpers import bearer, reveal, stub, watch_until
+from tests.service.helpers import bearer, organiser, reveal, stub, watch_until
 from tests.service.test_bad_input import refusal, rule_of, stored
 from tests.service.tribes_helpers import (
     act,
@@ -373,7 +373,7 @@ async def test_bad_tribes_options_are_invalid_arguments(server: RunningServer, c
     request, rule = BAD_CREATIONS[case]
     channel, client = stub(server.port)
     async with channel:
-        error = await refusal(client.CreateMatch(request))
+        error = await refusal(client.CreateMatch(request, metadata=organiser()))
     assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert rule_of(error) == rule
     assert list(server.app.logged_matches()) == []

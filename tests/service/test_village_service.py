@@ -11,7 +11,7 @@ import grpc
 import pytest
 
 from server.serve import RunningServer, start
-from tests.service.helpers import bearer, stub, watch_until
+from tests.service.helpers import bearer, organiser, stub, watch_until
 from tests.service.test_bad_input import refusal, rule_of, stored
 from tests.service.village_helpers import (
     Stub,
@@ -280,7 +280,8 @@ async def test_bad_village_options_are_invalid_arguments(server: RunningServer) 
         ):
             error = await refusal(
                 client.CreateMatch(
-                    ms.CreateMatchRequest(game=common_pb2.GAME_VILLAGE, village=options)
+                    ms.CreateMatchRequest(game=common_pb2.GAME_VILLAGE, village=options),
+                    metadata=organiser(),
                 )
             )
             assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and rule_of(error) == rule

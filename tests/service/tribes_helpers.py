@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.service.helpers import bearer
+from tests.service.helpers import bearer, organiser
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import match_service_pb2 as ms
 from totem.v1 import tribes_pb2 as tr
@@ -29,7 +29,8 @@ async def create_tribes(
         ms.CreateMatchRequest(
             game=common_pb2.GAME_TRIBES,
             tribes=tribes_options(max_players=players, **options),
-        )
+        ),
+        metadata=organiser(),
     )
     tokens = []
     for seat in range(players):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tests.service.helpers import bearer
+from tests.service.helpers import bearer, organiser
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import match_service_pb2 as ms
 from totem.v1 import village_pb2 as vi
@@ -35,7 +35,8 @@ async def create_village(
         ms.CreateMatchRequest(
             game=common_pb2.GAME_VILLAGE,
             village=village_options(max_players=players, **options),
-        )
+        ),
+        metadata=organiser(),
     )
     tokens = []
     for seat in range(players):

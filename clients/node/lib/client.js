@@ -343,12 +343,23 @@ const VILLAGE_OPTIONS = Object.freeze([
  */
 
 /**
+ * @typedef {object} ClientOptions
+ * @property {number | null} [callTimeoutMs]
+ * @property {grpc.ChannelCredentials} [credentials]
+ * @property {grpc.ChannelOptions} [channelOptions]
+ * @property {string} [protosDir]
+ * @property {string | null} [organiserToken] sent with CreateMatch only
+ */
+
+/**
  * A client of the server at `address` (`host:port`), over a plaintext channel.
  * Connecting is lazy: the first call (or `waitReady`) finds out whether the server is
  * there. `callTimeoutMs` bounds every unary call (null: no bound), not Watch streams.
+ * `organiserToken`, an organiser's credential from the server's operator, is sent when
+ * creating a match (only organisers may, unless the server opens creation to anyone)
+ * and nowhere else.
  * @param {string} address
- * @param {{callTimeoutMs?: number | null, credentials?: grpc.ChannelCredentials,
- *   channelOptions?: grpc.ChannelOptions, protosDir?: string}} [options]
+ * @param {ClientOptions} [options]
  * @returns {Client}
  */
 export function connect(address, options = {}) {
@@ -369,12 +380,12 @@ function bearer(token) {
 export class Client {
   /**
    * @param {string} address
-   * @param {{callTimeoutMs?: number | null, credentials?: grpc.ChannelCredentials,
-   *   channelOptions?: grpc.ChannelOptions, protosDir?: string}} [options]
+   * @param {ClientOptions} [options]
    */
   constructor(address, options = {}) {
     const { MatchService } = loadContract(options.protosDir);
     this.address = address;
+    this.organiserToken = options.organiserToken ?? null;
     this.callTimeoutMs =
       options.callTimeoutMs === undefined ? DEFAULT_CALL_TIMEOUT_MS : options.callTimeoutMs;
     this.closed = false;
@@ -441,11 +452,12 @@ export class Client {
   async createMatch(options = {}) {
     const { game = 'jungle_speed', entropy, ...gameOptions } = options;
     const info = gameInfo(game);
-    const response = await this.unary('CreateMatch', {
+    const request = {
       game: info.enum,
       [info.field]: info.options(gameOptions),
       entropy: Buffer.from(entropy ?? ''),
-    });
+    };
+    const response = await this.unary('CreateMatch', request, this.organiserToken);
     this.games.set(response.match_id, info.name);
     return {
       match_id: response.match_id,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { JungleSpeedBot, connect, playTable } from '../index.js';
-import { BOUND_MS, bounded, kind, recordCalls, serverFor } from './support.js';
+import { BOUND_MS, bounded, kind, recordCalls, serverFor, ORGANISER_TOKEN } from './support.js';
 
 /** Short, so that a bot that stops playing is replaced by the timer and no test hangs. */
 const TURN_TIMEOUT_MS = 200;
@@ -38,6 +38,7 @@ for (const [players, variant] of /** @type {const} */ ([
     /** @type {string[]} */
     const calls = [];
     const botClient = connect(server.address, {
+    organiserToken: ORGANISER_TOKEN,
       channelOptions: { interceptors: [recordCalls(calls)] },
     });
     t.after(() => botClient.close());

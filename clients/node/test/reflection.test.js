@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
 
-import { serverFor } from './support.js';
+import { ORGANISER_TOKEN, serverFor } from './support.js';
 
 const BUF = fileURLToPath(new URL('../node_modules/.bin/buf', import.meta.url));
 
@@ -50,7 +50,13 @@ test('buf curl lists the services and creates a match through reflection v1', as
 
   const request = { game: 'GAME_JUNGLE_SPEED', jungleSpeed: { maxPlayers: 2 } };
   const created = JSON.parse(
-    await bufCurl(`${base}/totem.v1.MatchService/CreateMatch`, '--data', JSON.stringify(request)),
+    await bufCurl(
+      `${base}/totem.v1.MatchService/CreateMatch`,
+      '--header',
+      `Authorization: Bearer ${ORGANISER_TOKEN}`,
+      '--data',
+      JSON.stringify(request),
+    ),
   );
   assert.match(created.matchId, /^[0-9a-f-]{36}$/);
   const view = await client.getMatch(created.matchId);

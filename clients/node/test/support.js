@@ -9,6 +9,9 @@ import grpc from '@grpc/grpc-js';
 
 import { connect } from '../index.js';
 
+/** The organiser of every test server: only an organiser creates matches. */
+export const ORGANISER_TOKEN = 'organiser-of-the-node-tests-0123456789abcdef0123456789';
+
 /** Bound on a single wait, so that a broken test fails instead of hanging. */
 export const BOUND_MS = 60_000;
 const READY = /totem serving on [^\s]+:(\d+) /;
@@ -40,6 +43,7 @@ export class Server {
     // The store is the SQLite file given, whatever the environment says.
     delete env.PERSISTENCE_MODULE;
     delete env.POSTGRES_DBNAME;
+    env.TOTEM_ORGANISER_TOKEN = ORGANISER_TOKEN;
     const child = spawn('totem', ['serve', '--address', `127.0.0.1:${port}`, '--db', db], {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -95,7 +99,10 @@ export async function serverFor(t, options = {}) {
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const server = await Server.start(path.join(dir, 'totem.db'));
   t.after(() => server.stop());
-  const client = connect(server.address, options.clientOptions);
+  const client = connect(server.address, {
+    organiserToken: ORGANISER_TOKEN,
+    ...options.clientOptions,
+  });
   t.after(() => client.close());
   return { server, client, dir };
 }

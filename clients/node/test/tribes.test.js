@@ -12,7 +12,7 @@ import {
   playTribesTable,
   tribesCommands,
 } from '../index.js';
-import { BOUND_MS, bounded, recordCalls, serverFor } from './support.js';
+import { BOUND_MS, bounded, recordCalls, serverFor, ORGANISER_TOKEN } from './support.js';
 
 /** Short, so that a bot that stops playing is replaced by the timer and no test hangs. */
 const TURN_TIMEOUT_MS = 500;
@@ -302,6 +302,7 @@ test('2 Tribes bots play a whole match to the Feathers from the stream alone', {
   /** @type {string[]} */
   const calls = [];
   const botClient = connect(server.address, {
+    organiserToken: ORGANISER_TOKEN,
     channelOptions: { interceptors: [recordCalls(calls)] },
   });
   t.after(() => botClient.close());

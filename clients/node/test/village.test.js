@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { TotemError, connect, playVillageTable, villageCommands } from '../index.js';
-import { bounded, recordCalls, serverFor } from './support.js';
+import { bounded, recordCalls, serverFor, ORGANISER_TOKEN } from './support.js';
 
 /** Short deadlines, so that a bot that stops answering is replaced by the timers. */
 const DEADLINES = Object.freeze({
@@ -75,6 +75,7 @@ test('two Village bots play a whole match from their streams alone', async (t) =
   /** @type {string[]} */
   const calls = [];
   const botClient = connect(server.address, {
+    organiserToken: ORGANISER_TOKEN,
     channelOptions: { interceptors: [recordCalls(calls)] },
   });
   t.after(() => botClient.close());

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 
 import { connect } from '../index.js';
-import { Server, bounded, collectUntil, kind, serverFor } from './support.js';
+import { ORGANISER_TOKEN, Server, bounded, collectUntil, kind, serverFor } from './support.js';
 
 /** @param {Record<string, any>[]} events */
 const versions = (events) => events.map((e) => e.version);
@@ -20,7 +20,7 @@ test('watch resumes after the server restarts on the same store', async (t) => {
   const db = path.join(dir, 'restart.db');
   let server = await Server.start(db);
   t.after(() => server.stop());
-  const client = connect(server.address);
+  const client = connect(server.address, { organiserToken: ORGANISER_TOKEN });
   t.after(() => client.close());
 
   // Nobody plays: the turn timer reveals for the players, so events keep coming.

@@ -57,6 +57,7 @@ def table_options(command: F) -> F:
     """The options every game's table of bots takes, beside its own."""
     decorators = [
         options.address,
+        options.organiser_token,
         click.option(
             "--seed-entropy",
             default="",
@@ -117,6 +118,7 @@ def table_options(command: F) -> F:
 def jungle_speed(
     players: int,
     address: str,
+    organiser_token: str | None,
     variant: str,
     turn_timeout_ms: int | None,
     seed_entropy: bytes,
@@ -143,12 +145,13 @@ def jungle_speed(
             on_seated=seated,
         )
 
-    result = _play_table(address, connect_timeout, players, table)
+    result = _play_table(address, organiser_token, connect_timeout, players, table)
     _print_result(result, variant.upper(), stats)
 
 
 def _play_table(
     address: str,
+    organiser_token: str | None,
     connect_timeout: float,
     players: int,
     table: Callable[[Client, OnSeated], Awaitable[R]],
@@ -160,7 +163,7 @@ def _play_table(
         click.echo(f"match {match_id}: {players} bots seated, playing", err=True)
 
     async def play() -> R:
-        async with connect(address) as client:
+        async with connect(address, organiser_token=organiser_token) as client:
             await client.wait_ready(connect_timeout)
             return await table(client, seated)
 
@@ -236,6 +239,7 @@ def tribes(
     players: int,
     extended: bool,
     address: str,
+    organiser_token: str | None,
     board_size: int | None,
     turn_timeout_ms: int | None,
     seed_entropy: bytes,
@@ -261,7 +265,7 @@ def tribes(
             on_seated=seated,
         )
 
-    result = _play_table(address, connect_timeout, players, table)
+    result = _play_table(address, organiser_token, connect_timeout, players, table)
     summary = result.summary
     game = "extended" if extended else "base"
     click.echo(
@@ -299,6 +303,7 @@ def tribes(
     help="A variation of the rules; repeat to combine them.",
 )
 @options.address
+@options.organiser_token
 @click.option(
     "--deadline-ms",
     type=click.IntRange(0, 3_600_000),
@@ -327,6 +332,7 @@ def village(
     players: int,
     variations: tuple[str, ...],
     address: str,
+    organiser_token: str | None,
     deadline_ms: int | None,
     seed_entropy: bytes,
     think_ms: tuple[float, float],
@@ -351,7 +357,7 @@ def village(
             on_seated=seated,
         )
 
-    result = _play_table(address, connect_timeout, players, table)
+    result = _play_table(address, organiser_token, connect_timeout, players, table)
     summary = result.summary
     click.echo(
         f"Village {summary.variant or 'base'}, {len(summary.players)} bots: match ended "

@@ -294,9 +294,12 @@ def connect(
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
     options: Sequence[tuple[str, Any]] = (),
     tls: ClientTls | None = None,
+    organiser_token: str | None = None,
 ) -> Client:
     """A client of the server at ``address`` (``host:port``), over TLS when ``tls`` is
-    given, else over a plaintext channel.
+    given, else over a plaintext channel. ``organiser_token``, an organiser's credential
+    from the server's operator, is sent when creating a match (only organisers may,
+    unless the server opens creation to anyone) and nowhere else.
 
     Use it as ``async with connect(address) as client: ...`` from inside a running event
     loop; leaving the block closes the channel. Connecting is lazy: the first call (or
@@ -308,7 +311,9 @@ def connect(
         channel = grpc.aio.insecure_channel(address, options=list(options))
     else:
         channel = grpc.aio.secure_channel(address, tls.credentials(), options=list(options))
-    return Client(channel, address=address, call_timeout=call_timeout)
+    return Client(
+        channel, address=address, call_timeout=call_timeout, organiser_token=organiser_token
+    )
 
 
 def _metadata(token: str | None) -> tuple[tuple[str, str], ...] | None:
@@ -324,10 +329,12 @@ class Client:
         *,
         address: str = "",
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+        organiser_token: str | None = None,
     ) -> None:
         self.channel = channel
         self.address = address
         self.call_timeout = call_timeout
+        self.organiser_token = organiser_token
         self.closed = False
         self._stub = match_service_pb2_grpc.MatchServiceStub(channel)
 
@@ -378,7 +385,9 @@ class Client:
         """Create a match of ``game`` (``"jungle_speed"``, ``"tribes"``) with its options
         message (``JungleSpeedOptions``, ``TribesOptions``; None: every default).
 
-        ``entropy`` (at most 64 bytes) is mixed into the match seed.
+        ``entropy`` (at most 64 bytes) is mixed into the match seed. Created with the
+        client's organiser token, the match comes with its referee's token; created
+        without one (where the server lets anyone create), it has no referee.
         """
         try:
             info = GAMES[game]
@@ -390,7 +399,7 @@ class Client:
                 raise TypeError(f"{type(options).__name__} are not options of {game}")
             getattr(request, info.field).CopyFrom(options)
         response: match_service_pb2.CreateMatchResponse = await self._unary(
-            self._stub.CreateMatch, request
+            self._stub.CreateMatch, request, self.organiser_token
         )
         return CreatedMatch(response.match_id, response.referee_token, response.seed_commitment)
 

@@ -23,3 +23,14 @@ connect_timeout = click.option(
     show_default=True,
     help="Seconds to wait for the server before giving up.",
 )
+
+#: ``--organiser-token``: the credential that lets a client create matches.
+organiser_token = click.option(
+    "--organiser-token",
+    envvar="TOTEM_ORGANISER_TOKEN",
+    default=None,
+    metavar="TOKEN",
+    help="An organiser's token from the server's operator, sent only to create a match "
+    "(env TOTEM_ORGANISER_TOKEN). Needed unless the server lets anyone create matches "
+    "(totem serve --open-creation).",
+)

@@ -203,12 +203,14 @@ class PlayApp(App[None]):
         address: str,
         *,
         connect_timeout: float = 5.0,
+        organiser_token: str | None = None,
     ) -> None:
         super().__init__()
         self.entry = entry
         self.opening = opening
         self.address = address
         self.connect_timeout = connect_timeout
+        self.organiser_token = organiser_token
         self.session: Session | None = None
         self.match_id: str | None = None
         self.failure: str | None = None
@@ -226,7 +228,9 @@ class PlayApp(App[None]):
 
     async def _play(self) -> None:
         self.status_line.set_connection(f"connecting to {self.address}")
-        async with connect(self.address, options=CHANNEL_OPTIONS) as client:
+        async with connect(
+            self.address, options=CHANNEL_OPTIONS, organiser_token=self.organiser_token
+        ) as client:
             try:
                 await client.wait_ready(self.connect_timeout)
                 self.status_line.set_connection(self.opening.description)

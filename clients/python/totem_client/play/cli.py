@@ -45,6 +45,7 @@ def match_options(function: F) -> F:
     for option in reversed(
         [
             options.address,
+            options.organiser_token,
             click.option(
                 "--name",
                 default=_default_name,
@@ -88,7 +89,7 @@ def existing_match(
         raise click.UsageError("--seat goes with --join")
     if not (join or spectate):
         return None
-    generic = {"address", "name", "join", "seat", "spectate", "connect_timeout"}
+    generic = {"address", "organiser_token", "name", "join", "seat", "spectate", "connect_timeout"}
     for param in ctx.command.params:
         given = ctx.get_parameter_source(param.name or "") != click.core.ParameterSource.DEFAULT
         if param.name not in generic and given:
@@ -101,12 +102,20 @@ def existing_match(
     return JoinMatch(join, name, seat)
 
 
-def run_player(entry: GameEntry, opening: Opening, address: str, connect_timeout: float) -> None:
+def run_player(
+    entry: GameEntry,
+    opening: Opening,
+    address: str,
+    connect_timeout: float,
+    organiser_token: str | None = None,
+) -> None:
     """Run the full-screen player; afterwards print the match id, or why it could not
     be opened (exit status 1)."""
     from totem_client.play.app import PlayApp
 
-    app = PlayApp(entry, opening, address, connect_timeout=connect_timeout)
+    app = PlayApp(
+        entry, opening, address, connect_timeout=connect_timeout, organiser_token=organiser_token
+    )
     app.run()
     if app.failure is not None:
         raise click.ClickException(app.failure)
@@ -171,6 +180,7 @@ def _delays(
 def jungle_speed(
     ctx: click.Context,
     address: str,
+    organiser_token: str | None,
     name: str,
     join: str | None,
     seat: int | None,
@@ -199,7 +209,7 @@ def jungle_speed(
         bot_reaction_ms=bot_reaction_ms,
         bot_reveal_delay_ms=bot_reveal_delay_ms,
     )
-    run_player(GAMES["jungle-speed"], opening, address, connect_timeout)
+    run_player(GAMES["jungle-speed"], opening, address, connect_timeout, organiser_token)
 
 
 @play.command("tribes")
@@ -244,6 +254,7 @@ def jungle_speed(
 def tribes(
     ctx: click.Context,
     address: str,
+    organiser_token: str | None,
     name: str,
     join: str | None,
     seat: int | None,
@@ -276,7 +287,7 @@ def tribes(
         turn_timeout_ms=turn_timeout_ms,
         bot_think_ms=bot_think_ms,
     )
-    run_player(GAMES["tribes"], opening, address, connect_timeout)
+    run_player(GAMES["tribes"], opening, address, connect_timeout, organiser_token)
 
 
 @play.command("village")
@@ -316,6 +327,7 @@ def tribes(
 def village(
     ctx: click.Context,
     address: str,
+    organiser_token: str | None,
     name: str,
     join: str | None,
     seat: int | None,
@@ -343,4 +355,4 @@ def village(
         timeouts_ms=timeouts,
         bot_think_ms=bot_think_ms,
     )
-    run_player(GAMES["village"], opening, address, connect_timeout)
+    run_player(GAMES["village"], opening, address, connect_timeout, organiser_token)
