@@ -75,7 +75,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from domain.jungle_speed import JungleSpeed, Options  # noqa: E402
 from domain.kernel import MatchStatus, ReceiveStamp  # noqa: E402
-from replay.store import last_version, open_arena, read_records, walk  # noqa: E402
+from replay.store import last_event, open_arena, read_records, walk  # noqa: E402
 from server.application import Arena, postgres_env  # noqa: E402
 
 DEFAULT_DSN = os.environ.get(
@@ -272,7 +272,7 @@ def replay_tool(arena: Arena, match_id: UUID, version: int | None) -> Tool:
     cpu, began = time.process_time(), time.perf_counter()
     records = read_records(arena, match_id, version)  # ``at`` reads only up to N
     if version is not None:
-        last_version(arena, match_id)  # ``at`` names the match's length too
+        last_event(arena, match_id)  # ``at`` names the match's length too
     read = time.perf_counter()
     last = None
     for _event, match in walk(records, version):

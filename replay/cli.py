@@ -17,7 +17,6 @@ from rich.console import Console
 from rich.text import Text
 
 from domain.kernel.match import MatchAggregate, MatchStatus
-from domain.kernel.views import Viewer
 from replay import format as fmt
 from replay import games, json_output, step
 from replay.explain import explain
@@ -228,6 +227,7 @@ def _options(match: MatchAggregate) -> str:
 @click.option("--to", "last", type=click.IntRange(min=1), help="Last version to show.")
 @click.option("--seat", type=click.IntRange(min=0), help="Each event as this seat's player saw it.")
 @click.option("--spectator", is_flag=True, help="Each event as a spectator saw it.")
+@step.referee_option
 @click.pass_obj
 def events(
     settings: Settings,
@@ -237,6 +237,7 @@ def events(
     last: int | None,
     seat: int | None,
     spectator: bool,
+    referee: bool,
 ) -> None:
     """One line per event: version, time (UTC), name and what it did (referee view).
 
@@ -247,10 +248,12 @@ def events(
     --seat N or --spectator shows each event as that viewer saw it, through the server's
     own redaction; with --json each line then holds only version, name, timestamp and
     that viewer's view (no hashed fields, which would tell what the viewer could not see).
+    A match still in play is shown as a spectator sees it unless --referee is given.
     """
-    seen = step.viewer_of(seat, spectator)
+    loaded = load(settings.db, match_text)
+    seen = step.viewer_of(seat, spectator, referee, loaded.live)
     out = console()
-    records = load(settings.db, match_text).records
+    records = loaded.records
     if seen.seat is not None:
         final = list(walk(records))[-1][1]
         step.check_seat(seen, final, final.version)
@@ -258,7 +261,7 @@ def events(
         version = event.originator_version
         if first is not None and version < first:
             continue
-        if as_json and seat is None and not spectator:
+        if as_json and seen.viewer.sees_everything:
             click.echo(json.dumps(event_record(match, event), ensure_ascii=False))
             continue
         name, view = games.event_view(match, event, seen.viewer)
@@ -278,6 +281,7 @@ def events(
 @click.option("--seat", type=click.IntRange(min=0), help="The view this seat's player had.")
 @click.option("--spectator", is_flag=True, help="The view a spectator had.")
 @click.option("--json", "as_json", is_flag=True, help="Print the state view as JSON.")
+@step.referee_option
 @click.pass_obj
 def at(
     settings: Settings,
@@ -286,15 +290,16 @@ def at(
     seat: int | None,
     spectator: bool,
     as_json: bool,
+    referee: bool,
 ) -> None:
     """The state of a match right after event VERSION, as the referee saw it.
 
     Rebuilt by applying the stored events one by one up to VERSION. --seat N shows what
-    seat N's player could see then, --spectator what a spectator could.
+    seat N's player could see then, --spectator what a spectator could. A match still in
+    play is shown as a spectator sees it unless --referee is given.
     """
-    if seat is not None and spectator:
-        raise click.UsageError("choose --seat or --spectator, not both")
     loaded = load(settings.db, match_text, upto=version)
+    seen = step.viewer_of(seat, spectator, referee, loaded.live)
     match_id, records = loaded.match_id, loaded.records
     steps = list(walk(records, version))
     if steps[-1][1].version < version:
@@ -302,16 +307,12 @@ def at(
             f"match {match_id} has {loaded.last} events: there is no version {version}"
         )
     event, match = steps[-1]
-    if seat is not None:
-        if seat >= len(match.players):
-            raise ReplayError(
-                f"seat {seat} is not taken at version {version} ({len(match.players)} seats taken)"
-            )
-        viewer, who = Viewer.player(seat), f"the player of {fmt.seat(match, seat)}"
-    elif spectator:
-        viewer, who = Viewer.spectator(), "a spectator"
+    viewer = seen.viewer
+    if seen.seat is not None:
+        step.check_seat(seen, match, version)
+        who = f"the player of {fmt.seat(match, seen.seat)}"
     else:
-        viewer, who = Viewer.referee(), "the referee (everything)"
+        who = "the referee (everything)" if viewer.sees_everything else "a spectator"
     view = games.state_view(match, viewer)
     if as_json:
         click.echo(json.dumps(view, indent=2, ensure_ascii=False))

@@ -18,7 +18,7 @@ from replay import format as fmt
 from replay import games
 from replay.explain_rules import HUMAN_LIMIT_MS, Contender, Context, Explanation
 from replay.source import load
-from replay.step import HasStore, Stepper
+from replay.step import HasStore, Stepper, referee_option, require_referee
 from replay.store import Record, ReplayError
 
 
@@ -92,9 +92,15 @@ def print_explanation(explanation: Explanation) -> None:
     help="Flag a grab whose reaction time is under this as suspect.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
+@referee_option
 @click.pass_obj
 def explain(
-    settings: HasStore, match_text: str, version: int, human_limit_ms: float, as_json: bool
+    settings: HasStore,
+    match_text: str,
+    version: int,
+    human_limit_ms: float,
+    as_json: bool,
+    referee: bool,
 ) -> None:
     """Why the event at VERSION came out as it did.
 
@@ -106,9 +112,12 @@ def explain(
     both). A reaction under --human-limit-ms is flagged SUSPECT. A rule outcome (a Tribes
     round won or drawn, a revealed line; a Village feast, census, wipe-out or the end):
     the rule ids that decided it and the facts they used. Any other event: one line
-    saying there is nothing to explain, exit status 0.
+    saying there is nothing to explain, exit status 0. The facts are the referee's: a
+    match still in play is explained only with --referee.
     """
-    records = load(settings.db, match_text).records
+    loaded = load(settings.db, match_text)
+    require_referee(loaded.live, referee, "an explanation")
+    records = loaded.records
     name, explanation = explain_records(records, version, human_limit_ms)
     if explanation is None:
         if as_json:

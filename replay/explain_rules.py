@@ -125,6 +125,9 @@ def _js_ended(ctx: Context) -> Explanation:
     else:
         rule, how = "JS-8.3", f"the match was {reason}"
     facts = [how, f"result: {fmt.result(match, ctx.fields.get('result', []))}"]
+    if ctx.fields.get("statement"):
+        said = "the referee stated" if reason == "stopped" else "the server observed"
+        facts.append(f"{said}: {ctx.fields['statement']}")
     return Explanation(ctx.version, ctx.name, f"match {reason}", [rule], facts)
 
 

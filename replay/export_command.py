@@ -13,6 +13,7 @@ from replay import format as fmt
 from replay.bundle import bundle_lines
 from replay.html import page
 from replay.source import load
+from replay.step import referee_option, require_referee
 from replay.store import ReplayError, walk
 
 
@@ -31,17 +32,23 @@ from replay.store import ReplayError, walk
     is_flag=True,
     help="One HTML file, with no outside resource, to step through the match in a browser.",
 )
+@referee_option
 @click.pass_context
-def export(ctx: click.Context, match_text: str, output: Path | None, as_html: bool) -> None:
+def export(
+    ctx: click.Context, match_text: str, output: Path | None, as_html: bool, referee: bool
+) -> None:
     """Export a match so that it can be checked without the store.
 
     By default an audit bundle: JSON Lines, a header line then one line per event, from
     which `totem-replay verify BUNDLE` recomputes every digest and every other command
     taking MATCH replays the match. With --html, one page that draws the match at every
-    version, with controls to step through it.
+    version, with controls to step through it. Both hold everything, the referee's view
+    included: a match still in play is exported only with --referee.
     """
     db: str = getattr(ctx.obj, "db", "")
-    records = load(db, match_text).records
+    loaded = load(db, match_text)
+    require_referee(loaded.live, referee, "an export")
+    records = loaded.records
     # The aggregate is changed in place as events apply: each step is read as it comes.
     steps = fmt.progress(walk(records), len(records), "exporting")
     if as_html:

@@ -18,17 +18,29 @@ from replay.store import ReplayError
 from server.auth import METADATA_KEY
 from totem.v1 import match_service_pb2 as ms
 from totem.v1 import match_service_pb2_grpc
+from totem_client import options
+from totem_client.client import ClientTls
 
 #: Where the ``totem`` client looks for the server, so both tools agree by default.
 DEFAULT_SERVER = "127.0.0.1:50051"
 
 
 def call_fork(
-    server: str, token: str, match_id: str, version: int, timeout: float
+    server: str,
+    token: str,
+    match_id: str,
+    version: int,
+    timeout: float,
+    tls: ClientTls | None = None,
 ) -> tuple[ms.ForkMatchResponse, list[str]]:
     """The fork's answer and its seats' names, as its referee sees them."""
     metadata = ((METADATA_KEY, f"Bearer {token}"),)
-    with grpc.insecure_channel(server) as channel:
+    channel = (
+        grpc.insecure_channel(server)
+        if tls is None
+        else grpc.secure_channel(server, tls.credentials())
+    )
+    with channel:
         stub = match_service_pb2_grpc.MatchServiceStub(channel)
         try:
             forked: ms.ForkMatchResponse = stub.ForkMatch(
@@ -89,7 +101,7 @@ def fork_record(
     metavar="TOKEN",
     envvar="TOTEM_TOKEN",
     required=True,
-    help="The match's referee token, from CreateMatch (env TOTEM_TOKEN).",
+    help="The match's referee token, from CreateMatch, or an organiser's token (env TOTEM_TOKEN).",
 )
 @click.option(
     "--timeout",
@@ -99,8 +111,15 @@ def fork_record(
     help="Seconds to wait for the server's answer.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@options.tls
 def fork(
-    match_id: str, version: int, server: str, token: str, timeout: float, as_json: bool
+    match_id: str,
+    version: int,
+    server: str,
+    token: str,
+    timeout: float,
+    as_json: bool,
+    tls: ClientTls | None,
 ) -> None:
     """Start a new live match on the server from the exact state of MATCH right after
     its event VERSION, so that a disputed position can be played again.
@@ -109,7 +128,7 @@ def fork(
     has the same seats, a new token for each seat and for its referee, and a new seed.
     Prints the fork's id and every token: hand each seat's to its player.
     """
-    forked, names = call_fork(server, token, match_id, version, timeout)
+    forked, names = call_fork(server, token, match_id, version, timeout, tls)
     record = fork_record(match_id, version, forked, names)
     if as_json:
         click.echo(json.dumps(record, ensure_ascii=False))

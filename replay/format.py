@@ -78,6 +78,8 @@ def kernel_summary(match: MatchAggregate, name: str, view: dict[str, Any]) -> st
         return f"{text} {stamp(view.get('stamp'))}".rstrip()
     if name == "MatchEnded":
         text = f"match {view.get('reason', 'ended')}: {result(match, view.get('result', []))}"
+        if view.get("statement"):
+            text += f" ({view['statement']})"
         if view.get("seed"):
             text += f"; seed revealed {view['seed']}"
         return text

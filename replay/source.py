@@ -14,7 +14,7 @@ from replay.bundle import open_bundle
 from replay.store import (
     Record,
     ReplayError,
-    last_version,
+    last_event,
     open_arena,
     read_records,
     resolve_match,
@@ -32,6 +32,14 @@ class Loaded:
     source: str
     #: The version of the match's last event (``records`` may stop earlier: see ``upto``).
     last: int
+    #: The match has ended: nothing of it is secret any more. A match still in play has
+    #: hidden facts (its seed, face-down cards, secret spells) that only its referee and
+    #: the organisers may see.
+    ended: bool
+
+    @property
+    def live(self) -> bool:
+        return not self.ended
 
 
 def is_bundle(match_text: str) -> bool:
@@ -49,9 +57,18 @@ def load(db: str, match_text: str, upto: int | None = None) -> Loaded:
             raise ReplayError(f"no audit bundle at {path}: not an existing file")
         bundle = open_bundle(path)
         last = bundle.records[-1].version if bundle.records else 0
-        return Loaded(bundle.match_id, bundle.records, f"bundle {path}", last)
+        ended = bool(bundle.records) and is_end(bundle.records[-1].topic)
+        return Loaded(bundle.match_id, bundle.records, f"bundle {path}", last, ended)
     with open_arena(db) as arena:
         match_id = resolve_match(arena, match_text)
         records = read_records(arena, match_id, upto)
-        last = records[-1].version if upto is None else last_version(arena, match_id)
-        return Loaded(match_id, records, "store", last)
+        if upto is None:
+            last, topic = records[-1].version, records[-1].topic
+        else:
+            last, topic = last_event(arena, match_id)
+        return Loaded(match_id, records, "store", last, is_end(topic))
+
+
+def is_end(topic: str) -> bool:
+    """Whether the event of ``topic`` ends a match (it is always its last)."""
+    return topic.rsplit(".", 1)[-1] == "MatchEnded"

@@ -159,14 +159,42 @@ class Seen:
     seat: int | None = None
 
 
-def viewer_of(seat: int | None, spectator: bool) -> Seen:
-    if seat is not None and spectator:
-        raise click.UsageError("choose --seat or --spectator, not both")
+#: ``--referee``: the one way to see a live match's hidden facts.
+referee_option = click.option(
+    "--referee",
+    is_flag=True,
+    help="Show a match still in play as its referee sees it, hidden facts (seed, "
+    "face-down cards, secret spells) included. Without it, a live match is shown as a "
+    "spectator sees it; an ended match hides nothing.",
+)
+
+
+def viewer_of(seat: int | None, spectator: bool, referee: bool = False, live: bool = False) -> Seen:
+    """The viewer asked for; without one, the referee for an ended match, a spectator for
+    a live one (its secrets are the referee's and the organisers', asked for by name)."""
+    if sum((seat is not None, spectator, referee)) > 1:
+        raise click.UsageError("choose one of --seat, --spectator and --referee")
     if seat is not None:
         return Seen(Viewer.player(seat), f"seat {seat}", seat)
     if spectator:
         return Seen(Viewer.spectator(), "a spectator")
+    if live and not referee:
+        click.echo(
+            "note: this match is still being played: shown as a spectator sees it "
+            "(--referee shows its hidden facts)",
+            err=True,
+        )
+        return Seen(Viewer.spectator(), "a spectator")
     return Seen(Viewer.referee(), "the referee")
+
+
+def require_referee(live: bool, referee: bool, what: str) -> None:
+    """Refuse ``what`` (which shows everything) for a live match without ``--referee``."""
+    if live and not referee:
+        raise ReplayError(
+            f"this match is still being played: {what} would show its hidden facts; pass "
+            "--referee to do it as its referee"
+        )
 
 
 def check_seat(seen: Seen, match: MatchAggregate, version: int) -> None:
@@ -421,12 +449,14 @@ def _key_command(key: str) -> str | None:
     help="Run these commands (or the commands in FILE, or '-' for stdin) and stop.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print each step as a JSON line.")
+@referee_option
 @click.pass_obj
 def step(
     settings: HasStore,
     match_text: str,
     seat: int | None,
     spectator: bool,
+    referee: bool,
     to_version: int | None,
     script: str | None,
     as_json: bool,
@@ -449,11 +479,12 @@ def step(
     wrong, late, recycle, finish; Tribes round, round-end, roll, lift, place,
     pass, penalty; Village round, round-end, phase, census, feast, birth, victims,
     illness, totem. Each event and state is shown as the viewer (--seat N, --spectator,
-    else the referee) saw it, through the server's own redaction.
+    --referee; else the referee for an ended match, a spectator for one still in play)
+    saw it, through the server's own redaction.
     """
-    seen = viewer_of(seat, spectator)
-    records = load(settings.db, match_text).records
-    stepper = Stepper(records)
+    loaded = load(settings.db, match_text)
+    seen = viewer_of(seat, spectator, referee, loaded.live)
+    stepper = Stepper(loaded.records)
     if seen.seat is not None and seen.seat >= stepper.seats_taken:
         raise ReplayError(
             f"seat {seen.seat} is never taken in this match ({stepper.seats_taken} seats taken)"

@@ -123,15 +123,15 @@ def read_records(arena: Arena, match_id: UUID, upto: int | None = None) -> list[
     return records
 
 
-def last_version(arena: Arena, match_id: UUID) -> int:
-    """The version of a match's last stored event, read alone."""
+def last_event(arena: Arena, match_id: UUID) -> tuple[int, str]:
+    """The version and topic of a match's last stored event, read alone."""
     try:
         last = arena.recorder.select_events(match_id, desc=True, limit=1)
     except Exception as exc:
         raise ReplayError(f"cannot read the events of match {match_id}: {_reason(exc)}") from exc
     if not last:
         raise ReplayError(f"no match {match_id} in this store")
-    return last[0].originator_version
+    return last[0].originator_version, last[0].topic
 
 
 def apply(match: MatchAggregate | None, event: Any) -> MatchAggregate:

@@ -16,6 +16,7 @@ import copy
 import logging
 import time
 from collections.abc import Callable, Hashable
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 from uuid import UUID
 
@@ -27,6 +28,7 @@ from domain.kernel.signing import Signer
 from server.application import Arena, MatchNotFound
 from server.errors import ServiceError, shutting_down
 from server.hub import EventHub, Frame
+from server.presence import Presence
 from server.stamps import Stamper
 from server.threads import StoreThreads
 
@@ -38,6 +40,9 @@ Work = Callable[[MatchAggregate], T]
 #: Commands waiting for one match beyond this are refused with RESOURCE_EXHAUSTED.
 MAX_QUEUED = 1024
 SAVE_ATTEMPTS = 5
+
+#: A waiting match nobody joins for this long (ms) ends as abandoned.
+WAITING_EXPIRY_MS = 3_600_000
 
 #: What a command refused while the server shuts down is told.
 NOT_APPLIED = "this command was not applied: send it again"
@@ -122,6 +127,7 @@ class MatchActor:
         if not self.queue.empty():
             return False
         self.actors.forget(self)
+        self.actors.presence.forget(self.match_id)
         return True
 
     async def _loaded(self) -> MatchAggregate:
@@ -174,13 +180,16 @@ class MatchActor:
         self._schedule_timer(match)
 
     def _schedule_timer(self, match: MatchAggregate) -> None:
+        """Set the timer for the match's next deadline: the game's own (a turn timer),
+        or the moment the match is abandoned if nobody comes back (JS-8.3)."""
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
-        deadline_ms = match.timer_deadline_ms()
-        if deadline_ms is None or self.actors.draining:
+        deadlines = [match.timer_deadline_ms(), self.actors.abandon_deadline_ms(match)]
+        due = [d for d in deadlines if d is not None]
+        if not due or self.actors.draining:
             return
-        delay = max(0.0, deadline_ms / 1000 - time.time())
+        delay = max(0.0, min(due) / 1000 - time.time())
         self.timer = asyncio.get_running_loop().call_later(delay, self._timer_fired)
 
     def _timer_fired(self) -> None:
@@ -192,6 +201,10 @@ class MatchActor:
         def fire(match: MatchAggregate) -> None:
             if match.status is MatchStatus.PLAYING and match.timer_due(stamp):
                 match.fire_timer(stamp)
+            if match.status is not MatchStatus.ENDED:
+                statement = self.actors.abandonment(match, stamp.wall_ms)
+                if statement is not None:
+                    match.abandon(statement)
 
         try:
             future = self.submit(fire)
@@ -217,6 +230,10 @@ class MatchActor:
         self.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self.task
+
+
+def _ms(when: datetime) -> int:
+    return int(when.timestamp() * 1000)
 
 
 class Publisher:
@@ -298,6 +315,7 @@ class Actors:
         stamper: Stamper,
         threads: StoreThreads | None = None,
         signer: Signer | None = None,
+        waiting_expiry_ms: int = WAITING_EXPIRY_MS,
     ) -> None:
         self.app = app
         #: Signs the MatchEnded of every match these actors end (server/keys.py).
@@ -310,6 +328,10 @@ class Actors:
         self.draining = False
         self._hurry = asyncio.Event()
         self._actors: dict[UUID, MatchActor] = {}
+        #: Who is at each table, for abandonment (JS-8.3).
+        self.presence = Presence(on_change=self._presence_changed)
+        #: A waiting match nobody joins for this long ends as abandoned.
+        self.waiting_expiry_ms = waiting_expiry_ms
 
     def actor(self, match_id: UUID) -> MatchActor:
         actor = self._actors.get(match_id)
@@ -321,6 +343,44 @@ class Actors:
         if self._actors.get(actor.match_id) is actor:
             del self._actors[actor.match_id]
             self.publisher.forget(actor.match_id)
+
+    # ---- abandonment (JS-8.3) ----------------------------------------------------
+
+    def abandon_deadline_ms(self, match: MatchAggregate) -> int | None:
+        """When ``match`` is abandoned if nothing changes (wall ms), or None: a waiting
+        match nobody joins expires; a match in play whose remaining players are all away
+        ends after its ``abandon_after_ms``. A change of presence sets the timer again."""
+        if match.status is MatchStatus.WAITING:
+            return _ms(match.modified_on) + self.waiting_expiry_ms
+        if match.status is MatchStatus.PLAYING:
+            away = self.presence.away_since_ms(match.id, match.seats_in_play())
+            return None if away is None else away + match.abandon_after_ms
+        return None
+
+    def abandonment(self, match: MatchAggregate, now_ms: int) -> str | None:
+        """What the server observed if ``match`` is abandoned at ``now_ms``, else None.
+        The statement is recorded in the match's end."""
+        deadline = self.abandon_deadline_ms(match)
+        if deadline is None or now_ms < deadline:
+            return None
+        if match.status is MatchStatus.WAITING:
+            return (
+                f"nobody joined for {self.waiting_expiry_ms // 1000} s: "
+                f"{len(match.players)} of {match.max_players} seats taken"
+            )
+        away = self.presence.away_since_ms(match.id, match.seats_in_play())
+        assert away is not None
+        seats = ", ".join(str(s) for s in match.seats_in_play())
+        since = datetime.fromtimestamp(away / 1000, UTC).isoformat(timespec="milliseconds")
+        return (
+            f"every player still in play (seats {seats}) was away for "
+            f"{match.abandon_after_ms} ms: no open stream and no command since {since}"
+        )
+
+    def _presence_changed(self, match_id: UUID) -> None:
+        actor = self._actors.get(match_id)
+        if actor is not None and actor.match is not None:
+            actor._schedule_timer(actor.match)
 
     def check_open(self) -> None:
         """Refuse a command that needs no actor (a creation) once shutting down."""
@@ -348,12 +408,13 @@ class Actors:
             raise
 
     async def recover(self) -> int:
-        """Start an actor for every match in play, so that its timer runs again."""
+        """Start an actor for every match waiting or in play, so that its timers (its
+        turn timer, its abandonment) run again."""
         ids = await self.threads.call(lambda: [e.match_id for e in self.app.logged_matches()])
         started = 0
         for match_id in ids:
             match = await self.threads.call(self.app.load, match_id)
-            if match.status is MatchStatus.PLAYING:
+            if match.status is not MatchStatus.ENDED:
                 self.actor(match_id).resume(match)
                 started += 1
         return started

@@ -110,6 +110,16 @@ def main() -> None:
     help="Matches one organiser may create per minute (env TOTEM_ORGANISER_CREATIONS_PER_MINUTE).",
 )
 @click.option(
+    "--waiting-expiry-seconds",
+    type=click.IntRange(min=1),
+    default=3600,
+    show_default=True,
+    envvar="TOTEM_WAITING_EXPIRY_SECONDS",
+    help="A match waiting for players that nobody joins for this long ends as abandoned "
+    "(env TOTEM_WAITING_EXPIRY_SECONDS). A match in play ends so when its remaining "
+    "players have all been away for its own abandon_after_ms (JS-8.3).",
+)
+@click.option(
     "--drain-seconds",
     type=click.FloatRange(min=0),
     envvar="TOTEM_DRAIN_SECONDS",
@@ -134,6 +144,7 @@ def serve(
     open_creation: bool,
     creations_per_minute: int,
     organiser_creations_per_minute: int,
+    waiting_expiry_seconds: int,
     drain_seconds: float,
     log_level: str,
 ) -> None:
@@ -192,7 +203,14 @@ def serve(
     try:
         asyncio.run(
             serve_forever(
-                address, env, ready, tls, key_file=key_file, drain=drain_seconds, access=policy
+                address,
+                env,
+                ready,
+                tls,
+                key_file=key_file,
+                drain=drain_seconds,
+                access=policy,
+                waiting_expiry_ms=waiting_expiry_seconds * 1000,
             )
         )
     except keys.KeyFileError as exc:  # the server does not start: one line, no traceback

@@ -20,7 +20,7 @@ from domain.kernel.signing import Signer
 from server import codec, keys
 from server.access import Access, Organisers
 from server.access import from_env as organisers_from_env
-from server.actors import Actors
+from server.actors import WAITING_EXPIRY_MS, Actors
 from server.application import Arena, store_env
 from server.hub import EventHub
 from server.service import MatchService, tolerant
@@ -178,6 +178,7 @@ async def start(
     tls: ServerTls | None = None,
     key_file: str | None = None,
     access: Access | None = None,
+    waiting_expiry_ms: int = WAITING_EXPIRY_MS,
 ) -> RunningServer:
     """Start serving on ``address`` (port 0 picks a free port) and return at once.
 
@@ -192,7 +193,7 @@ async def start(
     app = Arena(env, seed_source=seed_source)
     hub = EventHub(codec.encoded_event)
     stamper = Stamper()
-    actors = Actors(app, hub, stamper, signer=signer)
+    actors = Actors(app, hub, stamper, signer=signer, waiting_expiry_ms=waiting_expiry_ms)
     await actors.recover()
     raced = frozenset(f"/{SERVICE_NAME}/{name}" for name in MatchService.RACED)
     server = grpc.aio.server(
@@ -241,9 +242,12 @@ async def serve_forever(
     key_file: str | None = None,
     drain: float = DRAIN_SECONDS,
     access: Access | None = None,
+    waiting_expiry_ms: int = WAITING_EXPIRY_MS,
 ) -> None:
     """Run until SIGINT or SIGTERM, then shut down cleanly (:meth:`RunningServer.stop`)."""
-    running = await start(address, env, tls=tls, key_file=key_file, access=access)
+    running = await start(
+        address, env, tls=tls, key_file=key_file, access=access, waiting_expiry_ms=waiting_expiry_ms
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
 

@@ -214,7 +214,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         if game is None:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "game must be set to a known game")
         game_codec = codec.codec_for(game)
-        options = game_codec.options_from_request(request)
+        options = codec.options_with_common(game_codec.options_from_request(request), request)
         self.actors.check_open()
         # Only an organiser's match has a referee: its creator may hand the token on.
         token, token_hash = auth.new_token() if creation.with_referee else ("", "")
@@ -255,6 +255,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                     "the referee and the organisers see every hidden fact: they cannot take a seat",
                 )
             taken = match.join(request.name, request.entropy, token_hash, stamp, seat)
+            self.actors.presence.acted(match_id, taken)
             return taken, match.version
 
         joined, version = (await self.actors.run(match_id, join)).value
@@ -379,12 +380,14 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         kind = request.WhichOneof("command")
         if kind is None:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "command must be set")
-        game_codec = codec.codec_for(kind)
-        command = game_codec.command(request)
+        common = kind in codec.COMMON_COMMANDS
+        command = (
+            codec.common_command(request) if common else codec.codec_for(kind).command(request)
+        )
         claimed = request.seat if request.HasField("seat") else None
 
         def act(match: MatchAggregate) -> match_service_pb2.ActResponse:
-            if kind != type(match).GAME:
+            if not common and kind != type(match).GAME:
                 raise InvalidArgument(
                     match.PLAYERS_RULE, f"this match is {type(match).GAME}, not {kind}"
                 )
@@ -393,7 +396,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 if not viewer.sees_everything:
                     raise ServiceError(
                         grpc.StatusCode.PERMISSION_DENIED,
-                        "only the referee (the token from CreateMatch) can send this command",
+                        "only the referee (the token from CreateMatch) or an organiser can "
+                        "send this command",
                     )
                 if claimed is not None:
                     raise ServiceError(
@@ -417,6 +421,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 )
             reacted = self.stamper.with_sent_time(stamp, match_id, viewer.seat)
             command.run(match, viewer.seat, reacted)
+            if viewer.seat is not None:
+                self.actors.presence.acted(match_id, viewer.seat)
             # Answered from inside the actor: the version and state are this command's own.
             return match_service_pb2.ActResponse(
                 version=match.version,
@@ -433,6 +439,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         kind of viewer (see :mod:`server.hub`); yields wire bytes (see
         :func:`server.serve.add_match_service`)."""
         sub: Subscription | None = None
+        present: int | None = None  # the seat this stream keeps at the table
         try:
             if isinstance(request, Undecodable):
                 raise request.refusal()
@@ -457,6 +464,9 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 await self.actors.run(match_id, subscribe, writes=False)
             ).value
             seat = viewer.seat  # a player's; spectators and the referee have none
+            if seat is not None:
+                self.actors.presence.stream_opened(match_id, seat)
+                present = seat
             last = request.after_version
             sent_stored = last < version
             if sent_stored:
@@ -491,6 +501,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         finally:
             if sub is not None:
                 sub.close()
+            if present is not None:
+                self.actors.presence.stream_closed(match_id, present)
 
     def _stored(
         self, match_id: UUID, after: int, upto: int, key: tuple[Viewer, bool]

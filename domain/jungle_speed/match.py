@@ -611,6 +611,14 @@ class JungleSpeed(MatchAggregate):
             self._end(EndReason.COMPLETED, self._result(remaining))
         return self.status is MatchStatus.PLAYING
 
+    def seats_in_play(self) -> list[int]:
+        """Finished players have left the game (JS-8.1): only the others' absence counts."""
+        return [s for s in self.seats if self.active(s)]
+
+    def standings(self) -> list[dict[str, int]]:
+        """The finishing order so far, the players still in sharing the next place."""
+        return self._result(self.seats_in_play())
+
     def _result(self, remaining: list[int]) -> list[dict[str, int]]:
         """The finishing order, then the players still in (JS-8.2). RU: everyone who
         finished is first, however many finished together, and every other player is

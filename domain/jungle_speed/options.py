@@ -7,6 +7,7 @@ from typing import Any
 
 from domain.jungle_speed.cards import Deck
 from domain.kernel.errors import InvalidArgument
+from domain.kernel.options import CommonOptions
 
 VARIANTS = ("ES", "RU")
 MAX_TIMEOUT_MS = 3_600_000
@@ -14,7 +15,7 @@ MAX_SPECIALS_EACH = 8
 
 
 @dataclass(frozen=True)
-class Options:
+class Options(CommonOptions):
     """Options of a Jungle Speed match, with the defaults the rules name.
 
     ``turn_timeout_ms`` of 0 turns the turn timer off (JS-3.4).
@@ -32,6 +33,7 @@ class Options:
 
     def validate(self) -> Options:
         """Return self, or raise :class:`InvalidArgument` naming the rule of the bad field."""
+        self.validate_common("JS-8.3")
         if self.variant not in VARIANTS:
             raise InvalidArgument("JS-2.1", f"variant must be one of {', '.join(VARIANTS)}")
         if not 2 <= self.max_players <= 10:

@@ -22,6 +22,7 @@ from eventsourcing.utils import get_topic
 
 from domain.kernel.chain import GENESIS_DIGEST, event_digest
 from domain.kernel.errors import InvalidArgument, RuleViolation
+from domain.kernel.options import DEFAULT_ABANDON_AFTER_MS
 from domain.kernel.randomness import commitment, effective_seed
 from domain.kernel.signing import Signer
 from domain.kernel.stamps import ReceiveStamp
@@ -30,6 +31,8 @@ M = TypeVar("M", bound="MatchAggregate")
 
 MAX_NAME_LENGTH = 40
 MAX_ENTROPY_BYTES = 64
+#: A referee's statement when stopping a match.
+MAX_STATEMENT_CHARS = 200
 
 
 def check_entropy(rule: str, entropy: bytes) -> None:
@@ -327,8 +330,53 @@ class MatchAggregate(Aggregate):
 
     # ---- the end -----------------------------------------------------------------
 
-    def _end(self, reason: EndReason, result: list[dict[str, int]]) -> None:
-        self._match_ended(reason=reason.value, result=result, seed=self.seed)
+    @property
+    def abandon_after_ms(self) -> int:
+        """How long every remaining player may be away before the match is abandoned (a
+        match stored before the option existed takes its default)."""
+        return int(self.options_data.get("abandon_after_ms", DEFAULT_ABANDON_AFTER_MS))
+
+    def seats_in_play(self) -> list[int]:
+        """The seats still playing, whose absence abandons the match: by default every
+        seat taken. A game where players leave before the end (Jungle Speed's finished
+        players, JS-8.1) overrides this."""
+        return list(range(len(self.players)))
+
+    def standings(self) -> list[dict[str, int]]:
+        """The result if the match ended now without a winner: by default every seat
+        shares first place. Games with a partial order so far override this."""
+        return [{"seat": seat, "place": 1} for seat in range(len(self.players))]
+
+    def abandon(self, statement: str) -> None:
+        """End the match as abandoned: waiting with nobody joining, or in play with every
+        remaining player away for :attr:`abandon_after_ms` (JS-8.3). Whether they were
+        away is the server's observation (streams and commands are not events): the
+        server states it, and the statement is recorded with the end."""
+        self._require_not_ended()
+        self._end(EndReason.ABANDONED, self.standings(), statement)
+
+    def stop(self, statement: str, result: list[dict[str, int]] | None = None) -> None:
+        """A referee stops the match (JS-8.3), saying why in ``statement``, with the result
+        they state (every seat taken exactly once, places from 1) or, without one, the
+        standings so far."""
+        rule = self.END_RULES[EndReason.STOPPED]
+        self._require_not_ended()
+        text = statement.strip()
+        if not 1 <= len(text) <= MAX_STATEMENT_CHARS or not is_clean_text(text):
+            raise InvalidArgument(
+                rule,
+                f"a stop needs a statement of 1 to {MAX_STATEMENT_CHARS} printable characters",
+            )
+        if result:
+            seats = sorted(p["seat"] for p in result)
+            if seats != list(range(len(self.players))):
+                raise InvalidArgument(rule, "the result must place every seat taken exactly once")
+            if any(not 1 <= p["place"] <= len(self.players) for p in result):
+                raise InvalidArgument(rule, "places go from 1 to the number of seats")
+        self._end(EndReason.STOPPED, list(result) if result else self.standings(), text)
+
+    def _end(self, reason: EndReason, result: list[dict[str, int]], statement: str = "") -> None:
+        self._match_ended(reason=reason.value, result=result, seed=self.seed, statement=statement)
 
     @event("MatchEnded")
     def _match_ended(
@@ -338,9 +386,12 @@ class MatchAggregate(Aggregate):
         seed: str,
         signature: str = "",
         public_key: str = "",
+        statement: str = "",
     ) -> None:
         """``signature`` and ``public_key`` (hex; empty: not signed) are filled in by
-        :meth:`trigger_event` from :attr:`signer`, outside the digest."""
+        :meth:`trigger_event` from :attr:`signer`, outside the digest. ``statement``: why
+        a match that did not complete ended (a referee's words, or the server's
+        observation of an abandonment)."""
         self.status = MatchStatus.ENDED
         self.end_reason = EndReason(reason)
         self.result = result
@@ -369,6 +420,11 @@ def payload(evt: object) -> dict[str, Any]:
 #: separators. They reorder, hide or forge what a judge's terminal and every other
 #: player's screen show.
 UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def is_clean_text(text: str) -> bool:
+    """Whether ``text`` holds only printable characters (see :data:`UNPRINTABLE`)."""
+    return all(unicodedata.category(c) not in UNPRINTABLE for c in text)
 
 
 def check_name(rule: str, name: str) -> None:

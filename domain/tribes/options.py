@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from domain.kernel.errors import InvalidArgument
+from domain.kernel.options import CommonOptions
 from domain.tribes.pieces import DEFAULT_FACES, FACES, MAX_BOARD, MIN_BOARD
 
 MIN_PLAYERS = 2
@@ -25,7 +26,7 @@ MAX_PREARRANGED = 1_000
 
 
 @dataclass(frozen=True)
-class Options:
+class Options(CommonOptions):
     """Options of a Tribes match, with the defaults the rules give.
 
     - ``board_size`` (TR-1.2): None lets the number of players at the start decide (3×3
@@ -55,6 +56,7 @@ class Options:
 
     def validate(self) -> Options:
         """Return self, or raise :class:`InvalidArgument` naming the rule of the bad field."""
+        self.validate_common("TR-3.5")
         if not MIN_PLAYERS <= self.max_players <= MAX_PLAYERS:
             raise InvalidArgument(
                 "TR-1.1", f"max_players must be between {MIN_PLAYERS} and {MAX_PLAYERS}"

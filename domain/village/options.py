@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from domain.kernel.errors import InvalidArgument
+from domain.kernel.options import CommonOptions
 from domain.village.model import BOY, GIRL
 
 MAX_TIMEOUT_MS = 3_600_000
@@ -28,7 +29,7 @@ TIMEOUT_RULES = {
 
 
 @dataclass(frozen=True)
-class Options:
+class Options(CommonOptions):
     """Options of a Village match.
 
     ``max_players``: 2 to 4 (VI-1.1); the match starts when the last seat is taken, or
@@ -62,6 +63,7 @@ class Options:
 
     def validate(self) -> Options:
         """Return self, or raise :class:`InvalidArgument` naming the rule of the bad field."""
+        self.validate_common("VI-4.1")
         if not 2 <= self.max_players <= 4:
             raise InvalidArgument("VI-1.1", "max_players must be between 2 and 4")
         for kind, rule in TIMEOUT_RULES.items():

@@ -6,7 +6,7 @@ Views arrive already redacted from the domain; a codec only changes their shape.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from google.protobuf.message import Message
@@ -71,6 +71,24 @@ class GameCodec(Protocol):
     def event_message(self, name: str, view: dict[str, Any]) -> Message: ...
 
     def state_message(self, view: dict[str, Any]) -> Message: ...
+
+
+#: Commands of every game, members of ``ActRequest.command`` beside the games' own.
+COMMON_COMMANDS = frozenset({"stop"})
+
+
+def common_command(request: match_service_pb2.ActRequest) -> Command:
+    """A command every game has: the referee's stop (JS-8.3)."""
+    stop = request.stop
+    result = [{"seat": p.seat, "place": p.place} for p in stop.result]
+    return Command(lambda m, seat, stamp: m.stop(stop.statement, result), referee=True)
+
+
+def options_with_common(options: Any, request: match_service_pb2.CreateMatchRequest) -> Any:
+    """A game's options with the options every match has, from the request's own fields."""
+    if request.abandon_after_ms:
+        options = replace(options, abandon_after_ms=request.abandon_after_ms)
+    return options
 
 
 def codec_for(game: str) -> GameCodec:
@@ -143,6 +161,7 @@ def match_event(
                 seed=bytes.fromhex(view["seed"]),
                 signature=bytes.fromhex(view.get("signature", "")),
                 public_key=bytes.fromhex(view.get("public_key", "")),
+                statement=view.get("statement", ""),
             )
         )
     elif name == "Forked":

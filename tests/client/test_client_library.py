@@ -212,3 +212,15 @@ def test_a_rule_id_with_a_letter_is_read_from_the_message() -> None:
         "TR-2.2a",
         "a lifted totem cannot go back to its own space",
     )
+
+
+async def test_js_8_3_the_referee_session_stops_a_match(client: Client) -> None:
+    created = await client.create_match(max_players=2, turn_timeout_ms=0)
+    for name in ("alice", "bob"):
+        await client.join(created.match_id, name)
+    answer = await client.referee(created).stop("a draw, as both agreed", {0: 1, 1: 1})
+    end = answer.events[-1].match_ended
+    assert end.statement == "a draw, as both agreed"
+    assert [(p.seat, p.place) for p in end.result] == [(0, 1), (1, 1)]
+    view = await client.get(created.match_id)
+    assert view.summary.status == common_pb2.MATCH_STATUS_ENDED

@@ -1,6 +1,7 @@
 """Finishing and the end of a match: JS-8.1 and JS-8.2 (ES and RU).
 
-JS-8.3 (abandonment, a referee's stop) belongs to the server and is not tested here.
+JS-8.3 (abandonment, a referee's stop) is in test_kernel_abandon_and_stop.py (every game
+ends that way) and, for the server's side of it, tests/service/test_abandonment.py.
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import grpc
+from google.rpc import error_details_pb2, status_pb2
 
 from domain.jungle_speed.cards import Deck
+from server.errors import RETRY_METADATA_KEY
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
@@ -140,3 +142,26 @@ async def play_reveals(
         state = await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
         version = (await act(client, match_id, tokens[state.jungle_speed.turn], reveal())).version
     return version
+
+
+def rule_of(error: grpc.aio.AioRpcError) -> str:
+    """The rule id, from trailing metadata, checked against the rich status details."""
+    metadata = dict(error.trailing_metadata() or ())
+    status = status_pb2.Status.FromString(metadata["grpc-status-details-bin"])
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info)
+    assert info.metadata["rule"] == metadata["totem-rule"]
+    return str(metadata["totem-rule"])
+
+
+def retry_delay_ms(error: grpc.aio.AioRpcError) -> int:
+    """The retry hint of a refusal: the RetryInfo detail, checked against the trailer."""
+    metadata = dict(error.trailing_metadata() or ())
+    status = status_pb2.Status.FromString(metadata["grpc-status-details-bin"])
+    infos = [d for d in status.details if d.Is(error_details_pb2.RetryInfo.DESCRIPTOR)]
+    assert len(infos) == 1
+    info = error_details_pb2.RetryInfo()
+    infos[0].Unpack(info)
+    delay_ms = info.retry_delay.ToMilliseconds()
+    assert metadata[RETRY_METADATA_KEY] == str(delay_ms)
+    return delay_ms

@@ -8,10 +8,18 @@ from uuid import uuid4
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2, status_pb2
 
 from server.serve import RunningServer
-from tests.service.helpers import act, bearer, create_and_join, grab, organiser, reveal, stub
+from tests.service.helpers import (
+    act,
+    bearer,
+    create_and_join,
+    grab,
+    organiser,
+    reveal,
+    rule_of,
+    stub,
+)
 from totem.v1 import common_pb2
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
@@ -23,16 +31,6 @@ async def refusal(call: Awaitable[Any]) -> grpc.aio.AioRpcError:
     except grpc.aio.AioRpcError as error:
         return error
     raise AssertionError("the call was accepted")
-
-
-def rule_of(error: grpc.aio.AioRpcError) -> str:
-    """The rule id, from trailing metadata, checked against the rich status details."""
-    metadata = dict(error.trailing_metadata() or ())
-    status = status_pb2.Status.FromString(metadata["grpc-status-details-bin"])
-    info = error_details_pb2.ErrorInfo()
-    assert status.details[0].Unpack(info)
-    assert info.metadata["rule"] == metadata["totem-rule"]
-    return str(metadata["totem-rule"])
 
 
 def stored(server: RunningServer) -> int:

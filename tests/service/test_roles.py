@@ -23,9 +23,9 @@ from tests.service.helpers import (
     create_and_join,
     js_options,
     organiser,
+    retry_delay_ms,
     stub,
 )
-from tests.service.test_shutdown import retry_delay_ms
 from totem.v1 import common_pb2
 from totem.v1 import match_service_pb2 as ms
 

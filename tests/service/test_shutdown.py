@@ -15,29 +15,23 @@ from uuid import UUID
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from server.errors import RETRY_METADATA_KEY, SHUTDOWN_RETRY_MS
+from server.errors import SHUTDOWN_RETRY_MS
 from server.serve import RunningServer, start
-from tests.service.helpers import act, bearer, create_and_join, organiser, reveal, stub
+from tests.service.helpers import (
+    act,
+    bearer,
+    create_and_join,
+    organiser,
+    retry_delay_ms,
+    reveal,
+    stub,
+)
 from totem.v1 import match_service_pb2 as ms
 
 #: Long enough that a test ends the drain window itself, never by the clock.
 FOREVER_S = 3600.0
-
-
-def retry_delay_ms(error: grpc.aio.AioRpcError) -> int:
-    """The retry hint of a refusal: the RetryInfo detail, checked against the trailer."""
-    metadata = dict(error.trailing_metadata() or ())
-    status = status_pb2.Status.FromString(metadata["grpc-status-details-bin"])
-    infos = [d for d in status.details if d.Is(error_details_pb2.RetryInfo.DESCRIPTOR)]
-    assert len(infos) == 1
-    info = error_details_pb2.RetryInfo()
-    infos[0].Unpack(info)
-    delay_ms = info.retry_delay.ToMilliseconds()
-    assert metadata[RETRY_METADATA_KEY] == str(delay_ms)
-    return delay_ms
 
 
 @pytest.fixture

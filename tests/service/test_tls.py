@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import ipaddress
 from collections.abc import AsyncIterator
@@ -9,14 +10,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from replay.cli import main as replay_main
 from server.cli import _loopback, main
+from server.cli import main as totem_main
 from server.serve import RunningServer, ServerTls, start
+from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import ClientTls, TotemError, connect
 
 
@@ -164,3 +168,56 @@ def test_tls_options_go_together(tmp_path: Path, pki: Authority) -> None:
 )
 def test_which_addresses_are_loopback(address: str, loopback: bool) -> None:
     assert _loopback(address) is loopback
+
+
+def _write_pki(directory: Path, pki: Authority) -> dict[str, str]:
+    paths = {
+        "ca": directory / "ca.pem",
+        "cert": directory / "client.pem",
+        "key": directory / "client.key",
+    }
+    paths["ca"].write_bytes(pki.ca.cert)
+    paths["cert"].write_bytes(pki.client.cert)
+    paths["key"].write_bytes(pki.client.key)
+    return {name: str(path) for name, path in paths.items()}
+
+
+async def test_the_command_line_tools_reach_a_mutual_tls_server(
+    mtls_server: RunningServer, pki: Authority, tmp_path: Path
+) -> None:
+    """`totem server-key`, `totem bots` and `totem-replay fork` take --tls-ca, --tls-cert
+    and --tls-key; without the client certificate the server turns them away."""
+    files = _write_pki(tmp_path, pki)
+    address = f"localhost:{mtls_server.port}"
+    tls = ["--tls-ca", files["ca"], "--tls-cert", files["cert"], "--tls-key", files["key"]]
+
+    def totem(*args: str) -> Result:
+        return CliRunner().invoke(totem_main, list(args))
+
+    key = await asyncio.to_thread(totem, "server-key", "--server", address, *tls)
+    assert key.exit_code == 0, key.output
+    assert len(key.stdout.strip()) == 64
+    refused = await asyncio.to_thread(
+        totem, "server-key", "--server", address, "--tls-ca", files["ca"], "--connect-timeout", "2"
+    )
+    assert refused.exit_code != 0
+
+    played = await asyncio.to_thread(
+        totem,
+        *("bots", "jungle-speed", "--players", "2", "--address", address),
+        *("--organiser-token", ORGANISER_TOKEN, "--turn-timeout-ms", "0", *tls),
+    )
+    assert played.exit_code == 0, played.output
+    assert "match ended" in played.stdout
+
+    client_tls = ClientTls(ca=pki.ca.cert, cert=pki.client.cert, key=pki.client.key)
+    async with connect(address, tls=client_tls, organiser_token=ORGANISER_TOKEN) as client:
+        created = await client.create_match(max_players=2, turn_timeout_ms=0)
+        for name in ("ana", "bo"):
+            await client.join(created.match_id, name)
+        version = (await client.get(created.match_id)).summary.version
+    argv = ["fork", created.match_id, str(version), "--server", address, "--json", *tls]
+    forked = await asyncio.to_thread(
+        CliRunner().invoke, replay_main, [*argv, "--token", ORGANISER_TOKEN]
+    )
+    assert forked.exit_code == 0, forked.output

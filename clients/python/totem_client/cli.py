@@ -23,7 +23,7 @@ from totem_client.bots.tribes import play_table as play_tribes_table
 from totem_client.bots.village import DEFAULT_THINK_MS as VILLAGE_THINK_MS
 from totem_client.bots.village import VillageBot
 from totem_client.bots.village import play_table as play_village_table
-from totem_client.client import VILLAGE_VARIATIONS, Client, connect
+from totem_client.client import VILLAGE_VARIATIONS, Client, ClientTls, connect
 from totem_client.errors import TotemError
 
 MAX_ENTROPY_BYTES = 64
@@ -58,6 +58,7 @@ def table_options(command: F) -> F:
     decorators = [
         options.address,
         options.organiser_token,
+        options.tls,
         click.option(
             "--seed-entropy",
             default="",
@@ -119,6 +120,7 @@ def jungle_speed(
     players: int,
     address: str,
     organiser_token: str | None,
+    tls: ClientTls | None,
     variant: str,
     turn_timeout_ms: int | None,
     seed_entropy: bytes,
@@ -145,13 +147,14 @@ def jungle_speed(
             on_seated=seated,
         )
 
-    result = _play_table(address, organiser_token, connect_timeout, players, table)
+    result = _play_table(address, organiser_token, tls, connect_timeout, players, table)
     _print_result(result, variant.upper(), stats)
 
 
 def _play_table(
     address: str,
     organiser_token: str | None,
+    tls: ClientTls | None,
     connect_timeout: float,
     players: int,
     table: Callable[[Client, OnSeated], Awaitable[R]],
@@ -163,7 +166,7 @@ def _play_table(
         click.echo(f"match {match_id}: {players} bots seated, playing", err=True)
 
     async def play() -> R:
-        async with connect(address, organiser_token=organiser_token) as client:
+        async with connect(address, organiser_token=organiser_token, tls=tls) as client:
             await client.wait_ready(connect_timeout)
             return await table(client, seated)
 
@@ -240,6 +243,7 @@ def tribes(
     extended: bool,
     address: str,
     organiser_token: str | None,
+    tls: ClientTls | None,
     board_size: int | None,
     turn_timeout_ms: int | None,
     seed_entropy: bytes,
@@ -265,7 +269,7 @@ def tribes(
             on_seated=seated,
         )
 
-    result = _play_table(address, organiser_token, connect_timeout, players, table)
+    result = _play_table(address, organiser_token, tls, connect_timeout, players, table)
     summary = result.summary
     game = "extended" if extended else "base"
     click.echo(
@@ -304,6 +308,7 @@ def tribes(
 )
 @options.address
 @options.organiser_token
+@options.tls
 @click.option(
     "--deadline-ms",
     type=click.IntRange(0, 3_600_000),
@@ -333,6 +338,7 @@ def village(
     variations: tuple[str, ...],
     address: str,
     organiser_token: str | None,
+    tls: ClientTls | None,
     deadline_ms: int | None,
     seed_entropy: bytes,
     think_ms: tuple[float, float],
@@ -357,7 +363,7 @@ def village(
             on_seated=seated,
         )
 
-    result = _play_table(address, organiser_token, connect_timeout, players, table)
+    result = _play_table(address, organiser_token, tls, connect_timeout, players, table)
     summary = result.summary
     click.echo(
         f"Village {summary.variant or 'base'}, {len(summary.players)} bots: match ended "

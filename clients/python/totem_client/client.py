@@ -35,7 +35,9 @@ JungleSpeedCommand = jungle_speed_pb2.JungleSpeedCommand
 TribesCommand = tribes_pb2.TribesCommand
 VillageCommand = village_pb2.VillageCommand
 #: A command of any game, for :meth:`Client.act`.
-Command = JungleSpeedCommand | TribesCommand | VillageCommand
+StopMatch = match_service_pb2.StopMatch
+#: A game's command, or the referee's stop of any game (JS-8.3).
+Command = JungleSpeedCommand | TribesCommand | VillageCommand | StopMatch
 
 
 @dataclass(frozen=True)
@@ -564,7 +566,10 @@ class Client:
         (JS-5.1); ``seat``, if given, must be the token's own seat.
         """
         request = match_service_pb2.ActRequest(match_id=match_id, seen_version=seen_version)
-        getattr(request, game_of_message(command).field).CopyFrom(command)
+        if isinstance(command, StopMatch):
+            request.stop.CopyFrom(command)
+        else:
+            getattr(request, game_of_message(command).field).CopyFrom(command)
         if seat is not None:
             request.seat = seat
         response: ActResponse = await self._unary(self._stub.Act, request, token)
@@ -850,6 +855,12 @@ class Session:
             special = "doom" if option.totem.kind == tribes_pb2.TRIBES_TOTEM_KIND_DOOM else "mini"
             return await self.place(destination, special=special, badge=badge)
         return await self.place(destination, badge=badge)
+
+    async def stop(self, statement: str, result: Mapping[int, int] | None = None) -> ActResponse:
+        """Referee only, any game: stop the match (JS-8.3), saying why; ``result`` maps
+        every seat to its place (None: the standings so far)."""
+        placements = [common_pb2.Placement(seat=s, place=p) for s, p in (result or {}).items()]
+        return await self.act(StopMatch(statement=statement, result=placements))
 
     async def penalise(self, seat: int) -> ActResponse:
         """Tribes, referee only: penalise ``seat`` for coaching (TR-4.1)."""

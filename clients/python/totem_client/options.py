@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
 import click
+
+from totem_client.client import ClientTls
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 
@@ -34,3 +43,69 @@ organiser_token = click.option(
     "(env TOTEM_ORGANISER_TOKEN). Needed unless the server lets anyone create matches "
     "(totem serve --open-creation).",
 )
+
+
+def _client_tls(
+    tls: bool, ca: Path | None, cert: Path | None, key: Path | None
+) -> ClientTls | None:
+    """The TLS settings the options describe, or None for plaintext."""
+    if (cert is None) != (key is None):
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    if not (tls or ca or cert):
+        return None
+    return ClientTls(
+        ca=ca.read_bytes() if ca else None,
+        cert=cert.read_bytes() if cert else None,
+        key=key.read_bytes() if key else None,
+    )
+
+
+def tls(command: F) -> F:
+    """``--tls``, ``--tls-ca``, ``--tls-cert``, ``--tls-key``: how to reach a server that
+    serves TLS (``totem serve --tls-cert``), handed to the command as one ``tls``
+    argument (a :class:`ClientTls`, or None for plaintext)."""
+
+    @functools.wraps(command)
+    def with_tls(
+        *args: Any,
+        tls: bool,
+        tls_ca: Path | None,
+        tls_cert: Path | None,
+        tls_key: Path | None,
+        **kwargs: Any,
+    ) -> Any:
+        return command(*args, tls=_client_tls(tls, tls_ca, tls_cert, tls_key), **kwargs)
+
+    pem = click.Path(exists=True, dir_okay=False, path_type=Path)
+    decorators = [
+        click.option(
+            "--tls",
+            is_flag=True,
+            envvar="TOTEM_TLS",
+            help="Reach the server over TLS, trusting the system's CAs (env TOTEM_TLS).",
+        ),
+        click.option(
+            "--tls-ca",
+            type=pem,
+            envvar="TOTEM_TLS_CA",
+            help="PEM CA certificates that signed the server's certificate: TLS, trusting "
+            "these (env TOTEM_TLS_CA).",
+        ),
+        click.option(
+            "--tls-cert",
+            type=pem,
+            envvar="TOTEM_TLS_CLIENT_CERT",
+            help="PEM certificate chain of this client, for a server that asks for one "
+            "(mutual TLS; env TOTEM_TLS_CLIENT_CERT).",
+        ),
+        click.option(
+            "--tls-key",
+            type=pem,
+            envvar="TOTEM_TLS_CLIENT_KEY",
+            help="PEM private key of --tls-cert (env TOTEM_TLS_CLIENT_KEY).",
+        ),
+    ]
+    wrapped: Any = with_tls
+    for decorator in reversed(decorators):
+        wrapped = decorator(wrapped)
+    return cast(F, wrapped)

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from totem_client import options
-from totem_client.client import connect
+from totem_client.client import ClientTls, connect
 from totem_client.errors import TotemError
 
 
@@ -26,8 +26,8 @@ def pem(raw_public_key: bytes) -> str:
     ).decode()
 
 
-async def _fetch(address: str, wait_s: float) -> tuple[str, bytes]:
-    async with connect(address) as client:
+async def _fetch(address: str, wait_s: float, tls: ClientTls | None) -> tuple[str, bytes]:
+    async with connect(address, tls=tls) as client:
         await client.wait_ready(wait_s)
         return await client.server_key()
 
@@ -44,13 +44,14 @@ async def _fetch(address: str, wait_s: float) -> tuple[str, bytes]:
 )
 @click.option("--pem", "as_pem", is_flag=True, help="Print the key as PEM instead of hex.")
 @options.connect_timeout
-def server_key(address: str, as_pem: bool, connect_timeout: float) -> None:
+@options.tls
+def server_key(address: str, as_pem: bool, connect_timeout: float, tls: ClientTls | None) -> None:
     """Print the server's public key (Ed25519, 64 hex digits; PEM with --pem).
 
     Give it to `totem-replay verify --key` to check a match's signature against it.
     """
     try:
-        algorithm, key = asyncio.run(_fetch(address, connect_timeout))
+        algorithm, key = asyncio.run(_fetch(address, connect_timeout, tls))
     except TotemError as exc:
         raise click.ClickException(f"{address}: {exc}") from exc
     if algorithm != "Ed25519" or len(key) != 32:

@@ -453,6 +453,7 @@ class MatchEnded(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     SIGNATURE_FIELD_NUMBER: _builtins.int
     PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    STATEMENT_FIELD_NUMBER: _builtins.int
     reason: Global___EndReason.ValueType
     """Why it ended."""
     seed: _builtins.bytes
@@ -466,6 +467,11 @@ class MatchEnded(_message.Message):
     """
     public_key: _builtins.bytes
     """The raw public key (32 bytes) that made `signature`: compare it with GetServerKey."""
+    statement: _builtins.str
+    """Why a match that did not complete ended: the referee's words (END_REASON_STOPPED),
+    or what the server observed (END_REASON_ABANDONED: who was away since when).
+    Empty for a completed match.
+    """
     @_builtins.property
     def result(self) -> _containers.RepeatedCompositeFieldContainer[Global___Placement]:
         """Every seat with its place (JS-8.2)."""
@@ -478,10 +484,11 @@ class MatchEnded(_message.Message):
         seed: _builtins.bytes = ...,
         signature: _builtins.bytes = ...,
         public_key: _builtins.bytes = ...,
+        statement: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["public_key", b"public_key", "reason", b"reason", "result", b"result", "seed", b"seed", "signature", b"signature"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["public_key", b"public_key", "reason", b"reason", "result", b"result", "seed", b"seed", "signature", b"signature", "statement", b"statement"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -34,11 +34,17 @@ class CreateMatchRequest(_message.Message):
     TRIBES_FIELD_NUMBER: _builtins.int
     VILLAGE_FIELD_NUMBER: _builtins.int
     ENTROPY_FIELD_NUMBER: _builtins.int
+    ABANDON_AFTER_MS_FIELD_NUMBER: _builtins.int
     game: _common_pb2.Game.ValueType
     """The game to play; required (INVALID_ARGUMENT if unset or not playable yet)."""
     entropy: _builtins.bytes
     """Optional entropy of the creator (0 to 64 bytes), mixed into the match seed
     (docs/randomness.md). Public: recorded in the creation event.
+    """
+    abandon_after_ms: _builtins.int
+    """How long every remaining player may be away (no open Watch stream for the seat and
+    no command from it) before the match ends as abandoned (JS-8.3): 1000 to 86400000
+    ms; unset (0): 300000. A match of any game.
     """
     @_builtins.property
     def jungle_speed(self) -> _jungle_speed_pb2.JungleSpeedOptions:
@@ -60,10 +66,11 @@ class CreateMatchRequest(_message.Message):
         tribes: _tribes_pb2.TribesOptions | None = ...,
         village: _village_pb2.VillageOptions | None = ...,
         entropy: _builtins.bytes = ...,
+        abandon_after_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["jungle_speed", b"jungle_speed", "options", b"options", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["entropy", b"entropy", "game", b"game", "jungle_speed", b"jungle_speed", "options", b"options", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abandon_after_ms", b"abandon_after_ms", "entropy", b"entropy", "game", b"game", "jungle_speed", b"jungle_speed", "options", b"options", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_options: _TypeAlias = _typing.Literal["jungle_speed", "tribes", "village"]  # noqa: Y015
     _WhichOneofArgType_options: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
@@ -342,6 +349,7 @@ class ActRequest(_message.Message):
     JUNGLE_SPEED_FIELD_NUMBER: _builtins.int
     TRIBES_FIELD_NUMBER: _builtins.int
     VILLAGE_FIELD_NUMBER: _builtins.int
+    STOP_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     seen_version: _builtins.int
@@ -366,6 +374,10 @@ class ActRequest(_message.Message):
     def village(self) -> _village_pb2.VillageCommand:
         """A Village command."""
 
+    @_builtins.property
+    def stop(self) -> Global___StopMatch:
+        """A referee command of every game: stop the match (JS-8.3)."""
+
     def __init__(
         self,
         *,
@@ -375,14 +387,15 @@ class ActRequest(_message.Message):
         jungle_speed: _jungle_speed_pb2.JungleSpeedCommand | None = ...,
         tribes: _tribes_pb2.TribesCommand | None = ...,
         village: _village_pb2.VillageCommand | None = ...,
+        stop: Global___StopMatch | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "seat", b"seat", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "seat", b"seat", "stop", b"stop", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "match_id", b"match_id", "seat", b"seat", "seen_version", b"seen_version", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "match_id", b"match_id", "seat", b"seat", "seen_version", b"seen_version", "stop", b"stop", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_command: _TypeAlias = _typing.Literal["jungle_speed", "tribes", "village"]  # noqa: Y015
+    _WhichOneofReturnType_command: _TypeAlias = _typing.Literal["jungle_speed", "tribes", "village", "stop"]  # noqa: Y015
     _WhichOneofArgType_command: _TypeAlias = _typing.Literal["command", b"command"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
@@ -390,6 +403,41 @@ class ActRequest(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_command) -> _WhichOneofReturnType_command | None: ...
 
 Global___ActRequest: _TypeAlias = ActRequest  # noqa: Y015
+
+@_typing.final
+class StopMatch(_message.Message):
+    """The referee stops a match (JS-8.3; in Tribes TR-3.5, in Village VI-4.1 name the end):
+    it ends with END_REASON_STOPPED and the statement recorded in MatchEnded.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATEMENT_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    statement: _builtins.str
+    """Why, in the referee's words: 1 to 200 printable characters (INVALID_ARGUMENT
+    otherwise).
+    """
+    @_builtins.property
+    def result(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Placement]:
+        """The result the referee states: every seat taken exactly once, places from 1.
+        Empty: the standings so far (Jungle Speed: the finishing order, the players still
+        in sharing the next place; other games: every seat shares first place).
+        """
+
+    def __init__(
+        self,
+        *,
+        statement: _builtins.str = ...,
+        result: _abc.Iterable[_common_pb2.Placement] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "statement", b"statement"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StopMatch: _TypeAlias = StopMatch  # noqa: Y015
 
 @_typing.final
 class ActResponse(_message.Message):

@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from totem.v1 import common_pb2
-from totem_client.client import Client, MatchEvent, MatchSummary, Session, connect
+from totem_client.client import Client, ClientTls, MatchEvent, MatchSummary, Session, connect
 from totem_client.errors import TotemError
 from totem_client.play import GameEntry
 from totem_client.play.openings import CannotOpen, Opening, Table
@@ -204,6 +204,7 @@ class PlayApp(App[None]):
         *,
         connect_timeout: float = 5.0,
         organiser_token: str | None = None,
+        tls: ClientTls | None = None,
     ) -> None:
         super().__init__()
         self.entry = entry
@@ -211,6 +212,7 @@ class PlayApp(App[None]):
         self.address = address
         self.connect_timeout = connect_timeout
         self.organiser_token = organiser_token
+        self.tls = tls
         self.session: Session | None = None
         self.match_id: str | None = None
         self.failure: str | None = None
@@ -229,7 +231,10 @@ class PlayApp(App[None]):
     async def _play(self) -> None:
         self.status_line.set_connection(f"connecting to {self.address}")
         async with connect(
-            self.address, options=CHANNEL_OPTIONS, organiser_token=self.organiser_token
+            self.address,
+            options=CHANNEL_OPTIONS,
+            organiser_token=self.organiser_token,
+            tls=self.tls,
         ) as client:
             try:
                 await client.wait_ready(self.connect_timeout)

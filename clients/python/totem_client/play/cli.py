@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from totem_client import options
-from totem_client.client import VILLAGE_DEADLINES, VILLAGE_VARIATIONS
+from totem_client.client import VILLAGE_DEADLINES, VILLAGE_VARIATIONS, ClientTls
 from totem_client.play import GAMES, GameEntry
 from totem_client.play.jungle_speed_bots import BOT_REACTION_MS, BOT_REVEAL_DELAY_MS, NewMatch
 from totem_client.play.openings import JoinMatch, Opening, SpectateMatch
@@ -46,6 +46,7 @@ def match_options(function: F) -> F:
         [
             options.address,
             options.organiser_token,
+            options.tls,
             click.option(
                 "--name",
                 default=_default_name,
@@ -89,7 +90,16 @@ def existing_match(
         raise click.UsageError("--seat goes with --join")
     if not (join or spectate):
         return None
-    generic = {"address", "organiser_token", "name", "join", "seat", "spectate", "connect_timeout"}
+    generic = {
+        "address",
+        "organiser_token",
+        "tls",
+        "name",
+        "join",
+        "seat",
+        "spectate",
+        "connect_timeout",
+    }
     for param in ctx.command.params:
         given = ctx.get_parameter_source(param.name or "") != click.core.ParameterSource.DEFAULT
         if param.name not in generic and given:
@@ -108,13 +118,19 @@ def run_player(
     address: str,
     connect_timeout: float,
     organiser_token: str | None = None,
+    tls: ClientTls | None = None,
 ) -> None:
     """Run the full-screen player; afterwards print the match id, or why it could not
     be opened (exit status 1)."""
     from totem_client.play.app import PlayApp
 
     app = PlayApp(
-        entry, opening, address, connect_timeout=connect_timeout, organiser_token=organiser_token
+        entry,
+        opening,
+        address,
+        connect_timeout=connect_timeout,
+        organiser_token=organiser_token,
+        tls=tls,
     )
     app.run()
     if app.failure is not None:
@@ -181,6 +197,7 @@ def jungle_speed(
     ctx: click.Context,
     address: str,
     organiser_token: str | None,
+    tls: ClientTls | None,
     name: str,
     join: str | None,
     seat: int | None,
@@ -209,7 +226,7 @@ def jungle_speed(
         bot_reaction_ms=bot_reaction_ms,
         bot_reveal_delay_ms=bot_reveal_delay_ms,
     )
-    run_player(GAMES["jungle-speed"], opening, address, connect_timeout, organiser_token)
+    run_player(GAMES["jungle-speed"], opening, address, connect_timeout, organiser_token, tls)
 
 
 @play.command("tribes")
@@ -255,6 +272,7 @@ def tribes(
     ctx: click.Context,
     address: str,
     organiser_token: str | None,
+    tls: ClientTls | None,
     name: str,
     join: str | None,
     seat: int | None,
@@ -287,7 +305,7 @@ def tribes(
         turn_timeout_ms=turn_timeout_ms,
         bot_think_ms=bot_think_ms,
     )
-    run_player(GAMES["tribes"], opening, address, connect_timeout, organiser_token)
+    run_player(GAMES["tribes"], opening, address, connect_timeout, organiser_token, tls)
 
 
 @play.command("village")
@@ -328,6 +346,7 @@ def village(
     ctx: click.Context,
     address: str,
     organiser_token: str | None,
+    tls: ClientTls | None,
     name: str,
     join: str | None,
     seat: int | None,
@@ -355,4 +374,4 @@ def village(
         timeouts_ms=timeouts,
         bot_think_ms=bot_think_ms,
     )
-    run_player(GAMES["village"], opening, address, connect_timeout, organiser_token)
+    run_player(GAMES["village"], opening, address, connect_timeout, organiser_token, tls)

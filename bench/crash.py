@@ -1,0 +1,375 @@
+"""Crash test: bot matches of every game while the server is killed (SIGKILL) at random
+moments and started again on the same store.
+
+What must hold, checked at the end against the store itself:
+
+- every acknowledged command is stored: each event an Act answer carried is in the
+  store at its version, with the same digest (so it is the command's own event, not
+  another one that took its place), and every acknowledged join's version is stored;
+- every match verifies (``totem-replay verify --all``: chain, signatures, seeds, draws);
+- no stream saw a gap or a duplicate: every bot's stream resumed by itself across the
+  restarts and yielded versions 1, 2, 3, ... (the client library refuses a gap);
+- timers fire again: a match nobody plays, moved on only by its turn timer, has events
+  recorded by the server after the last restart.
+
+Run: ``python bench/crash.py [--kills 24] [--postgres [DSN]]`` (never part of pass/fail);
+``tests/service/test_crash.py`` runs a short version in the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+# Run as ``python bench/crash.py``, this file's folder comes first on the path, where
+# bench/replay.py would hide the ``replay`` package.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+from domain.kernel.views import Viewer  # noqa: E402
+from replay.cli import main as replay_main  # noqa: E402
+from server import codec  # noqa: E402
+from server.application import Arena, postgres_env  # noqa: E402
+from totem_client import connect  # noqa: E402
+from totem_client.bots import base as bot_base  # noqa: E402
+from totem_client.bots import jungle_speed, tribes, village  # noqa: E402
+from totem_client.client import RESUMABLE_CODES, Client, MatchEvent  # noqa: E402
+from totem_client.errors import TotemError  # noqa: E402
+
+ORGANISER_TOKEN = secrets.token_urlsafe(32)
+#: Seconds the server runs between two kills: drawn uniformly in this range.
+RUN_BETWEEN_KILLS_S = (0.4, 2.0)
+#: The timer-only match: its turn timer moves it on while nobody plays.
+TIMER_MS = 150
+
+
+@dataclass
+class Report:
+    store: str
+    kills: int = 0
+    acknowledged_events: int = 0
+    acknowledged_joins: int = 0
+    tables_finished: dict[str, int] = field(default_factory=dict)
+    timer_events_after_last_restart: int = 0
+    matches_verified: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``totem serve`` in a process of its own, killed and started again at will."""
+
+    def __init__(self, env: Mapping[str, str], workdir: Path) -> None:
+        self.port = free_port()
+        self.env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "PERSI"))},
+            **env,
+            "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN,
+            "TOTEM_KEY_FILE": str(workdir / "server.key"),
+            "TOTEM_ORGANISERS": str(workdir / "organisers"),
+        }
+        self.db = env.get("SQLITE_DBNAME", str(workdir / "crash.db"))
+        self.log = (workdir / "server.log").open("ab")
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        argv = [sys.executable, "-m", "server", "serve", "--address", self.address]
+        self.process = subprocess.Popen(
+            [*argv, "--db", self.db, "--log-level", "WARNING"],
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        assert self.process.stderr is not None
+        for line in self.process.stderr:  # blocks until the server says it is ready
+            self.log.write(line)
+            if b"serving on" in line:
+                break
+        else:
+            raise RuntimeError(f"the server did not start (exit {self.process.wait()})")
+        # Keep reading its log, so that a full pipe never blocks it.
+        stream = self.process.stderr
+        asyncio.get_running_loop().run_in_executor(None, self._drain, stream)
+
+    def _drain(self, stream: Any) -> None:
+        for line in stream:
+            self.log.write(line)
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=60)
+
+
+class Recorder:
+    """Every acknowledgement the clients received: each Act answer's events, as the seat
+    that sent the command saw them, and the version of each join."""
+
+    def __init__(self) -> None:
+        self.acts: dict[str, list[tuple[int, list[MatchEvent]]]] = {}
+        self.joins: dict[str, list[int]] = {}
+
+    def watch(self, client: Client) -> None:
+        act, join = client.act, client.join
+
+        async def recorded_act(match_id: str, *args: Any, **kwargs: Any) -> Any:
+            response = await act(match_id, *args, **kwargs)
+            if response.events:
+                answer = (kwargs["seat"], list(response.events))
+                self.acts.setdefault(match_id, []).append(answer)
+            return response
+
+        async def recorded_join(match_id: str, *args: Any, **kwargs: Any) -> Any:
+            session = await join(match_id, *args, **kwargs)
+            self.joins.setdefault(match_id, []).append(session.seen_version)
+            return session
+
+        client.act = recorded_act  # type: ignore[method-assign]
+        client.join = recorded_join  # type: ignore[method-assign]
+
+
+async def tables(client: Client, game: str, rng: random.Random, report: Report) -> None:
+    """Bot matches of ``game``, one after the other, for ever; a table that failed while
+    the server was away (its creation or a join) is started again."""
+    while True:
+        try:
+            if game == "jungle_speed":
+                await jungle_speed.play_table(
+                    client, 2, turn_timeout_ms=1000, seed=rng.randrange(1 << 30)
+                )
+            elif game == "tribes":
+                await tribes.play_table(
+                    client, 2, turn_timeout_ms=1000, seed=rng.randrange(1 << 30)
+                )
+            else:
+                await village.play_table(client, 2, seed=rng.randrange(1 << 30))
+        except TotemError as error:
+            if error.code not in RESUMABLE_CODES:  # a gap in a stream (DATA_LOSS), say
+                report.problems.append(f"a {game} table failed: {error}")
+            await asyncio.sleep(0.2)
+            continue
+        report.tables_finished[game] = report.tables_finished.get(game, 0) + 1
+
+
+async def timer_match(client: Client) -> str:
+    """A Jungle Speed match of two whose players never act: only its timer moves it."""
+    created = await client.create_match(max_players=2, turn_timeout_ms=TIMER_MS)
+    for name in ("idle-1", "idle-2"):
+        await client.join(created.match_id, name)
+    return created.match_id
+
+
+async def crash_run(
+    env: Mapping[str, str],
+    store: str,
+    kills: int,
+    seed: int,
+    workdir: Path,
+    damage: Callable[[Recorder], None] | None = None,
+) -> Report:
+    """Play, kill and restart ``kills`` times, then check what was acknowledged.
+    ``damage`` (for testing the check itself) may change the store before the check."""
+    rng = random.Random(seed)
+    report = Report(store)
+    recorder = Recorder()
+    bot_base.MAX_TRANSIENT_FAILURES = 1000  # the bots ride out every restart
+    server = Server(env, workdir)
+    server.start()
+    try:
+        async with connect(server.address, organiser_token=ORGANISER_TOKEN) as client:
+            recorder.watch(client)
+            await client.wait_ready(30)
+            idle = await timer_match(client)
+            players = [
+                asyncio.create_task(tables(client, game, rng, report), name=game)
+                for game in ("jungle_speed", "tribes", "village")
+            ]
+            idle_version = 0
+            for _ in range(kills):
+                await asyncio.sleep(rng.uniform(*RUN_BETWEEN_KILLS_S))
+                server.kill()
+                report.kills += 1
+                server.start()
+            with contextlib.suppress(TotemError):
+                idle_version = (await client.get(idle)).summary.version
+            await asyncio.sleep(1.0)  # the timers and the bots carry on after the last one
+            for task in players:
+                task.cancel()
+            for task in players:
+                with contextlib.suppress(asyncio.CancelledError, TotemError):
+                    await task
+            final = (await client.get(idle)).summary.version
+            report.timer_events_after_last_restart = final - idle_version
+    finally:
+        server.stop()
+    if damage is not None:
+        damage(recorder)
+    check(env, recorder, report, idle)
+    return report
+
+
+def check(env: Mapping[str, str], recorder: Recorder, report: Report, idle: str) -> None:
+    """Compare every acknowledgement with the store, and verify every match."""
+    arena = Arena(dict(env))
+    try:
+        for match_id, answers in recorder.acts.items():
+            check_answers(arena, uuid.UUID(match_id), answers, report)
+        for match_id, versions in recorder.joins.items():
+            last = max(e.originator_version for e in arena.events_after(uuid.UUID(match_id)))
+            for version in versions:
+                report.acknowledged_joins += 1
+                if version > last:
+                    report.problems.append(
+                        f"match {match_id}: acknowledged join at version {version} not stored"
+                    )
+    finally:
+        arena.close()
+    if report.timer_events_after_last_restart <= 0:
+        report.problems.append(f"the timer of match {idle} did not fire after the last restart")
+    runner = CliRunner()
+    argv = ["verify", "--all", "--json"]
+    if env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
+        argv = ["--db", env["SQLITE_DBNAME"], *argv]
+    verified = runner.invoke(replay_main, argv, env=dict(env))
+    lines = [line for line in verified.stdout.splitlines() if line.strip()]
+    report.matches_verified = sum('"ok": true' in line for line in lines)
+    if verified.exit_code != 0:
+        report.problems.append(f"totem-replay verify --all failed:\n{verified.output[-2000:]}")
+
+
+def check_answers(
+    arena: Arena, match_id: uuid.UUID, answers: list[tuple[int, list[MatchEvent]]], report: Report
+) -> None:
+    """Each answer's events must be the stored events at their versions, encoded for the
+    seat that acted exactly as the server encodes them (so each is the command's own
+    event, not another that took its version). The stored events are walked once."""
+    ending: dict[int, list[tuple[int, list[MatchEvent]]]] = {}
+    for seat, events in answers:
+        ending.setdefault(events[-1].version, []).append((seat, events))
+        report.acknowledged_events += len(events)
+    stored = arena.events_after(match_id)
+    by_version = {e.originator_version: e for e in stored}
+    for _, events in answers:
+        for received in events:
+            if received.version not in by_version:
+                report.problems.append(
+                    f"match {match_id}: acknowledged version {received.version} is missing"
+                )
+    match: Any = None
+    for evt in stored:
+        try:
+            match = evt.mutate(match)
+        except Exception as exc:  # a hole or a forgery: verify --all names it too
+            report.problems.append(
+                f"match {match_id}: the stored events stop replaying at version "
+                f"{evt.originator_version}: {exc!r}"
+            )
+            return
+        for seat, events in ending.pop(evt.originator_version, []):
+            for received in events:
+                own = by_version.get(received.version)
+                if (
+                    own is not None
+                    and codec.match_event(match, own, Viewer.player(seat)) != received
+                ):
+                    report.problems.append(
+                        f"match {match_id}: acknowledged version {received.version} holds "
+                        "another event"
+                    )
+
+
+@contextlib.contextmanager
+def store(postgres: str | None) -> Iterator[tuple[dict[str, str], str, Path]]:
+    """A fresh store (SQLite file or PostgreSQL schema) and a work directory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        if postgres is None:
+            env = {
+                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                "SQLITE_DBNAME": str(workdir / "crash.db"),
+            }
+            yield env, "SQLite", workdir
+            return
+        import psycopg
+
+        schema = f"totem_crash_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(postgres, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        try:
+            yield postgres_env(postgres, schema), "PostgreSQL", workdir
+        finally:
+            with psycopg.connect(postgres, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def print_report(report: Report, seconds: float) -> None:
+    print(f"## {report.store}: {report.kills} SIGKILLs in {seconds:.0f} s")
+    print(f"- acknowledged events checked against the store: {report.acknowledged_events}")
+    print(f"- acknowledged joins checked: {report.acknowledged_joins}")
+    print(f"- bot tables played to the end: {report.tables_finished}")
+    print(f"- timer events after the last restart: {report.timer_events_after_last_restart}")
+    print(f"- matches verified: {report.matches_verified}")
+    print(f"- problems: {len(report.problems)}")
+    for problem in report.problems:
+        print(f"  - {problem}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kills", type=int, default=24, help="SIGKILLs per store (24)")
+    parser.add_argument(
+        "--postgres",
+        nargs="?",
+        const="host=127.0.0.1 port=5432 user=postgres dbname=test",
+        help="also run on PostgreSQL (libpq DSN; default the local test database)",
+    )
+    parser.add_argument("--seed", type=int, default=1, help="random seed of the kills")
+    args = parser.parse_args()
+    failed = False
+    for postgres in [None] + ([args.postgres] if args.postgres else []):
+        with store(postgres) as (env, name, workdir):
+            began = time.monotonic()
+            report = asyncio.run(crash_run(env, name, args.kills, args.seed, workdir))
+            print_report(report, time.monotonic() - began)
+            failed |= not report.ok
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

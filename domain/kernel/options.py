@@ -1,0 +1,34 @@
+"""Options every match has, whatever its game.
+
+Each game's options dataclass extends :class:`CommonOptions`, so that the options stored
+in a match's ``Created`` event hold these too (a match stored before an option existed
+takes its default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.kernel.errors import InvalidArgument
+
+#: A match whose remaining players have all been away this long ends as abandoned.
+DEFAULT_ABANDON_AFTER_MS = 300_000
+MIN_ABANDON_AFTER_MS = 1_000
+MAX_ABANDON_AFTER_MS = 86_400_000
+
+
+@dataclass(frozen=True)
+class CommonOptions:
+    #: How long every remaining player may be away (no open stream, no command) before
+    #: the match ends as abandoned (JS-8.3 in Jungle Speed; each game's end rule).
+    abandon_after_ms: int = DEFAULT_ABANDON_AFTER_MS
+
+    def validate_common(self, rule: str) -> None:
+        """Raise :class:`InvalidArgument` citing ``rule`` (the game's rule for how a match
+        ends without its players) for a common option out of range."""
+        if not MIN_ABANDON_AFTER_MS <= self.abandon_after_ms <= MAX_ABANDON_AFTER_MS:
+            raise InvalidArgument(
+                rule,
+                f"abandon_after_ms must be between {MIN_ABANDON_AFTER_MS} and "
+                f"{MAX_ABANDON_AFTER_MS}",
+            )
