@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import threading
-from typing import Any
 from uuid import UUID
 
 import grpc
@@ -62,43 +59,3 @@ async def test_match_timers_and_streams_carry_on_after_a_restart(store_env: dict
             assert [e.originator_version for e in stored] == list(range(1, answer.version + 1))
     finally:
         await second.stop(grace=None)
-
-
-async def test_stopping_waits_for_a_save_under_way(store_env: dict[str, str]) -> None:
-    """The store closes only after the saves under way are done: closing it under a
-    running save would lose the event (or crash the process, as SQLite can)."""
-    first = await start("127.0.0.1:0", store_env)
-    channel, client = stub(first.port)
-    saving, release = threading.Event(), threading.Event()
-    save = first.app.save
-
-    def slow_save(*args: Any, **kwargs: Any) -> Any:
-        saving.set()
-        release.wait(30)
-        return save(*args, **kwargs)
-
-    try:
-        match_id, _, tokens = await create_and_join(client, 2, turn_timeout_ms=0)
-        first.app.save = slow_save  # type: ignore[method-assign]
-        reveal_call = asyncio.ensure_future(act(client, match_id, tokens[0], reveal()))
-        assert await asyncio.to_thread(saving.wait, 30)
-        stopping = asyncio.ensure_future(first.stop(grace=None))
-        await asyncio.sleep(0.2)
-        assert not stopping.done()  # it waits for the save ...
-        release.set()
-        await asyncio.wait_for(stopping, 30)  # ... then stops
-        with contextlib.suppress(grpc.aio.AioRpcError):
-            await reveal_call
-    finally:
-        release.set()
-        await channel.close()
-    second = await start("127.0.0.1:0", store_env)
-    try:
-        stored = second.app.events_after(UUID(match_id))
-        assert js_event_name(stored[-1]) == "Revealed"
-    finally:
-        await second.stop(grace=None)
-
-
-def js_event_name(event: object) -> str:
-    return type(event).__name__

@@ -97,6 +97,9 @@ async def test_streams_end_at_once_and_commands_are_refused_while_draining(
 async def test_waiting_commands_are_refused_and_the_save_under_way_completes(
     store_env: dict[str, str],
 ) -> None:
+    """The store closes only after the save under way is done (closing it under a running
+    save would lose the event, or crash the process, as SQLite can); the command queued
+    behind it is refused, never applied."""
     first = await start("127.0.0.1:0", store_env)
     channel, client = stub(first.port)
     saving, release = threading.Event(), threading.Event()
