@@ -47,6 +47,7 @@ class StreamBot:
         self.summary: MatchSummary | None = None
         self._changed = asyncio.Event()
         self._transient = 0
+        self._follower: asyncio.Task[None] | None = None
 
     @property
     def name(self) -> str:
@@ -58,6 +59,7 @@ class StreamBot:
         stream = self.session.watch(after_version=max(self.session.seen_version - 1, 0))
         follower = asyncio.create_task(self._follow(stream), name=f"bot {self.name} watch")
         follower.add_done_callback(lambda _: self._changed.set())
+        self._follower = follower
         try:
             while True:
                 self._changed.clear()
@@ -111,6 +113,7 @@ class StreamBot:
                     raise
                 log.info("bot %s: %s; trying again", self.name, error)
                 await asyncio.sleep(TRANSIENT_PAUSE)
+                await self._catch_up()
                 return error
             if error.code != grpc.StatusCode.FAILED_PRECONDITION:
                 raise
@@ -118,3 +121,20 @@ class StreamBot:
             return error
         self._transient = 0
         return None
+
+    async def _catch_up(self) -> None:
+        """After a failure whose outcome is unknown (the server went away: the command may
+        have been applied before it did), decide again only from a state that includes
+        whatever the server recorded: wait until the stream has brought its version."""
+        try:
+            version = (await self.session.get()).summary.version
+        except TotemError:
+            return  # still away: the next failure comes back here
+        while True:
+            self._changed.clear()  # before looking, so that no change slips between
+            state = self.session.state
+            if state is not None and state.summary.version >= version:
+                return
+            if self._follower is None or self._follower.done():
+                return  # the run loop raises what stopped the stream
+            await self._changed.wait()
