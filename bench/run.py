@@ -73,7 +73,8 @@ async def main(rounds: int, watchers: int) -> None:
         match_id = ""
         tokens: list[str] = []
         drains: list[asyncio.Task[None]] = []
-        state = ms.GetMatchResponse()
+        seat = 0
+        command = js.JungleSpeedCommand()
 
         async def new_match() -> None:
             nonlocal match_id, tokens, drains
@@ -94,23 +95,32 @@ async def main(rounds: int, watchers: int) -> None:
             ]
 
         async def look() -> None:
-            """Untimed: find out what to do next; start a new match when one ends."""
-            nonlocal state
-            state = await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
-            if state.summary.status == common_pb2.MATCH_STATUS_ENDED:
+            """Untimed: find a seat with something to do, from the seats' own legal
+            actions (a grab that wins a race first, else a reveal); start a new match
+            when one ends or when nobody may do anything (with the timer off, a deal can
+            leave every pile empty of what may be revealed)."""
+            nonlocal seat, command
+            while True:
+                for candidate, token in enumerate(tokens):
+                    view = await client.GetMatch(
+                        ms.GetMatchRequest(match_id=match_id),
+                        metadata=(("authorization", f"Bearer {token}"),),
+                    )
+                    legal = view.jungle_speed.legal
+                    if legal.grabs:
+                        seat, command = candidate, js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
+                        return
+                    if legal.reveal:
+                        seat, command = (
+                            candidate,
+                            js.JungleSpeedCommand(reveal=js.JungleSpeedReveal()),
+                        )
+                        return
                 await new_match()
-                state = await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
 
         async def reveal_or_grab() -> None:
-            """The seat to play reveals; an open duel is settled by a grab. Both are
-            commands that are stamped, decided, saved and fanned out."""
-            game = state.jungle_speed
-            if game.open_duels:
-                seat = game.open_duels[0].seats[0]
-                command = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
-            else:
-                seat = game.turn
-                command = js.JungleSpeedCommand(reveal=js.JungleSpeedReveal())
+            """The seat found reveals or grabs: commands that are stamped, decided, saved
+            and fanned out."""
             await client.Act(
                 ms.ActRequest(match_id=match_id, jungle_speed=command),
                 metadata=(("authorization", f"Bearer {tokens[seat]}"),),
