@@ -303,12 +303,16 @@ class Actors:
             raise
 
     async def recover(self) -> int:
-        """Start an actor for every match in play, so that its timer runs again."""
-        ids = await self.threads.call(lambda: [e.match_id for e in self.app.logged_matches()])
+        """Start an actor for every live match (waiting or playing), so that its timer
+        runs again, and return how many. Which matches are live is read from the
+        projection of match summaries, caught up first (a store written before it
+        existed, or whose table was dropped): ended matches are never loaded."""
+        await self.threads.call(self.app.catch_up_summaries)
+        ids = await self.threads.call(self.app.live_match_ids)
         started = 0
         for match_id in ids:
             match = await self.threads.call(self.app.load, match_id)
-            if match.status is MatchStatus.PLAYING:
+            if match.status is not MatchStatus.ENDED:
                 self.actor(match_id).resume(match)
                 started += 1
         return started
