@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import secrets
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +31,8 @@ from server.threads import StoreThreads
 #: default is an in-memory store.
 DEFAULT_DB = "totem.db"
 LOG_ATTEMPTS = 20
+#: The longest pause (seconds) between two attempts to take a log position.
+LOG_BACKOFF_S = 0.05
 #: Threads that read the projection of match summaries (ListMatches), apart from the
 #: store threads that save: a listing never waits behind saves, nor saves behind it.
 QUERY_WORKERS = 4
@@ -131,6 +136,11 @@ class Arena(Application[UUID]):
         self.match_log: EventSourcedLog[MatchLogged] = EventSourcedLog(
             self.events, MATCH_LOG_ID, MatchLogged
         )
+        #: One creation at a time in this process takes the next log position, so that
+        #: concurrent creations here never race for it; other processes sharing the
+        #: store still may, and are retried (:meth:`create_match`).
+        self._log_lock = threading.Lock()
+        self._next_log_position: int | None = None
         #: The threads that read the projection (:meth:`list_summaries`).
         self.queries = StoreThreads(QUERY_WORKERS, name="query")
 
@@ -167,20 +177,28 @@ class Arena(Application[UUID]):
     def create_match(self, factory: Callable[[bytes], MatchAggregate]) -> MatchAggregate:
         """Create and save a match; ``factory`` builds it from a fresh secret seed.
 
-        The match, its log entry and its summary are saved in one transaction. If another
-        writer took the log position first, the whole attempt is made again from a fresh
-        seed (a failed save has already collected the match's pending events).
+        The match, its log entry and its summary are saved in one transaction. In this
+        process, creations take log positions one at a time, so they never collide;
+        if another process sharing the store took the position first, the whole attempt
+        is made again from a fresh seed (a failed save has already collected the match's
+        pending events), after a random pause that grows with each attempt.
         """
         for attempt in range(LOG_ATTEMPTS):
             match = factory(self.seed_source())
-            logged = self.match_log.trigger_event(match_id=match.id, game=type(match).GAME)
-            try:
-                self.save(match, logged)
-            except IntegrityError:
-                if attempt == LOG_ATTEMPTS - 1:
-                    raise
-            else:
-                return match
+            with self._log_lock:
+                logged = self.match_log.trigger_event(
+                    self._next_log_position, match_id=match.id, game=type(match).GAME
+                )
+                try:
+                    self.save(match, logged)
+                except IntegrityError:
+                    self._next_log_position = None  # read the log's end again
+                    if attempt == LOG_ATTEMPTS - 1:
+                        raise
+                else:
+                    self._next_log_position = logged.originator_version + 1
+                    return match
+            time.sleep(random.uniform(0, LOG_BACKOFF_S * min(1.0, 2**attempt / 64)))
         raise AssertionError("unreachable")
 
     def load(self, match_id: UUID) -> MatchAggregate:
