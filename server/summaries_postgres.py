@@ -26,6 +26,13 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
     its process recorder writes its tracking record), before the events' table lock:
     a summary row's lock is only ever taken before that lock, never while holding it,
     so two saves cannot deadlock on them.
+
+    These statements must never fail: they run first in the library's pipeline, and a
+    failure there would skip the statements queued after it, which psycopg may then
+    take for prepared when they are not ("prepared statement ... does not exist" on the
+    next save). So ``position`` has no unique constraint here (the log's own key keeps
+    positions unique: a creation that takes a position already taken fails on its log
+    entry, the last statement, and writes nothing), and rows are upserted on their id.
     """
 
     def __init__(
@@ -42,7 +49,7 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
             SQL(
                 "CREATE TABLE IF NOT EXISTS {schema}.{table} ("
                 "match_id uuid PRIMARY KEY, "
-                "position bigint NOT NULL UNIQUE, "
+                "position bigint NOT NULL, "
                 "game text NOT NULL, "
                 "status text NOT NULL, "
                 "variant text NOT NULL, "
@@ -55,6 +62,7 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
             ).format(schema=schema, table=table)
         )
         for suffix, columns in (
+            ("position", "position"),
             ("status", "status, position"),
             ("game", "game, position"),
             ("game_status", "game, status, position"),
