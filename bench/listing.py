@@ -13,7 +13,9 @@ process, over loopback:
 - ListMatches with a status filter (``MATCH_STATUS_PLAYING``, 20 a page): the median and
   largest time of single calls, one after the other;
 - the latency of ``Act`` in another match (a reveal, its player waiting for each answer)
-  alone, then while 6 ListMatches like the one above run at once, again and again.
+  alone, then while 6 ListMatches like the one above run at once, again and again (each
+  of the 6 makes at least ``--listings`` calls, and goes on until ``--acts`` Acts have
+  been timed beside them; Acts go on while any listing runs, up to 20 times ``--acts``).
 
 Every loop is bounded in count. Tests never assert a duration; the figures go to
 docs/performance.md.
@@ -223,13 +225,17 @@ async def measure(env: dict[str, str], args: argparse.Namespace) -> None:
         print(f"Act in another match, no listing: {ms_of(quiet)}", flush=True)
 
         listings: list[float] = []
+        busy: list[float] = []
 
         async def lister() -> None:
-            for _ in range(args.listings):
+            """ListMatches again and again: at least ``--listings`` calls, and on until
+            ``--acts`` Acts have been timed beside them."""
+            done = 0
+            while done < args.listings or len(busy) < args.acts:
                 listings.append(await timed_listing(client))
+                done += 1
 
         listers = [asyncio.ensure_future(lister()) for _ in range(CONCURRENT_LISTINGS)]
-        busy: list[float] = []
         while not all(t.done() for t in listers) and len(busy) < args.acts * 20:
             busy.append(await one_act())
         await asyncio.gather(*listers)
