@@ -408,9 +408,13 @@ class Actors:
             raise
 
     async def recover(self) -> int:
-        """Start an actor for every match waiting or in play, so that its timers (its
-        turn timer, its abandonment) run again."""
-        ids = await self.threads.call(lambda: [e.match_id for e in self.app.logged_matches()])
+        """Start an actor for every live match (waiting or playing), so that its timers
+        (its turn timer, its abandonment) run again, and return how many. Which matches
+        are live is read from the projection of match summaries, caught up first (a store
+        written before it existed, or whose table was dropped): ended matches are never
+        loaded."""
+        await self.threads.call(self.app.catch_up_summaries)
+        ids = await self.threads.call(self.app.live_match_ids)
         started = 0
         for match_id in ids:
             match = await self.threads.call(self.app.load, match_id)

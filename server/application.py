@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import secrets
-from collections.abc import Callable, Iterator, Mapping
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -18,13 +21,29 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from eventsourcing.application import AggregateNotFoundError, Application, EventSourcedLog
 from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import IntegrityError
+from eventsourcing.utils import Environment, EnvType
 
 from domain.kernel.match import MatchAggregate
+from server.summaries import Summary, SummaryRecorder, summary_of
+from server.threads import StoreThreads
 
 #: The default store: an embedded SQLite file. Set explicitly, since the library's own
 #: default is an in-memory store.
 DEFAULT_DB = "totem.db"
 LOG_ATTEMPTS = 20
+#: The longest pause (seconds) between two attempts to take a log position.
+LOG_BACKOFF_S = 0.05
+#: Threads that read the projection of match summaries (ListMatches), apart from the
+#: store threads that save: a listing never waits behind saves, nor saves behind it.
+QUERY_WORKERS = 4
+#: Rows written per transaction when the projection is caught up or rebuilt.
+PROJECTION_BATCH = 500
+
+#: The recorders that keep the projection of match summaries (:mod:`server.summaries`).
+SUMMARY_RECORDERS = {
+    "eventsourcing.sqlite": "server.summaries:SQLiteSummaryRecorder",
+    "eventsourcing.postgres": "server.summaries_postgres:PostgresSummaryRecorder",
+}
 
 
 #: The log of every match created: stored beside the matches, never one of them.
@@ -95,7 +114,8 @@ def postgres_env(dsn: str, schema: str) -> dict[str, str]:
 
 
 class Arena(Application[UUID]):
-    """All matches of all games, and the log that lists them."""
+    """All matches of all games, the log that lists them, and the projection of their
+    summaries (:mod:`server.summaries`), kept in the transaction that saves them."""
 
     name = "Arena"
 
@@ -106,32 +126,79 @@ class Arena(Application[UUID]):
     ) -> None:
         _create_private(env or {})
         super().__init__(env)
+        if not isinstance(self.recorder, SummaryRecorder):
+            raise ValueError(
+                f"the store {self.persistence!r} keeps no match summaries: use "
+                + " or ".join(SUMMARY_RECORDERS)
+            )
+        self.summaries: SummaryRecorder = self.recorder
         self.seed_source = seed_source or (lambda: secrets.token_bytes(32))
         self.match_log: EventSourcedLog[MatchLogged] = EventSourcedLog(
             self.events, MATCH_LOG_ID, MatchLogged
         )
+        #: One creation at a time in this process takes the next log position, so that
+        #: concurrent creations here never race for it; other processes sharing the
+        #: store still may, and are retried (:meth:`create_match`).
+        self._log_lock = threading.Lock()
+        self._next_log_position: int | None = None
+        #: The threads that read the projection (:meth:`list_summaries`).
+        self.queries = StoreThreads(QUERY_WORKERS, name="query")
+
+    def construct_env(self, name: str, env: EnvType | None = None) -> Environment:
+        """The library's settings, with the recorder that keeps the match summaries
+        (``APPLICATION_RECORDER_TOPIC``, unless the operator names one)."""
+        environment = super().construct_env(name, env)
+        topic = SUMMARY_RECORDERS.get(environment.get("PERSISTENCE_MODULE", ""))
+        if topic is not None and not environment.get("APPLICATION_RECORDER_TOPIC"):
+            environment["APPLICATION_RECORDER_TOPIC"] = topic
+        return environment
 
     @property
     def persistence(self) -> str:
         return str(self.env.get("PERSISTENCE_MODULE", ""))
 
+    def save(self, *objs: Any, **kwargs: Any) -> list[Any]:
+        """Save as the library does, with the summary of every match saved written in
+        the same transaction (:mod:`server.summaries`): once this returns, the
+        projection shows what was saved."""
+        return super().save(*objs, summaries=self._summaries_of(objs), **kwargs)
+
+    @staticmethod
+    def _summaries_of(objs: Iterable[Any]) -> list[Summary]:
+        """The rows of the matches among ``objs`` with events to save; a match logged
+        in the same save is a creation, whose row takes its log position."""
+        positions = {o.match_id: o.originator_version for o in objs if isinstance(o, MatchLogged)}
+        return [
+            summary_of(o, positions.get(o.id))
+            for o in objs
+            if isinstance(o, MatchAggregate) and o.pending_events
+        ]
+
     def create_match(self, factory: Callable[[bytes], MatchAggregate]) -> MatchAggregate:
         """Create and save a match; ``factory`` builds it from a fresh secret seed.
 
-        The match and its log entry are saved in one transaction. If another writer took
-        the log position first, the whole attempt is made again from a fresh seed (a
-        failed save has already collected the match's pending events).
+        The match, its log entry and its summary are saved in one transaction. In this
+        process, creations take log positions one at a time, so they never collide;
+        if another process sharing the store took the position first, the whole attempt
+        is made again from a fresh seed (a failed save has already collected the match's
+        pending events), after a random pause that grows with each attempt.
         """
         for attempt in range(LOG_ATTEMPTS):
             match = factory(self.seed_source())
-            logged = self.match_log.trigger_event(match_id=match.id, game=type(match).GAME)
-            try:
-                self.save(match, logged)
-            except IntegrityError:
-                if attempt == LOG_ATTEMPTS - 1:
-                    raise
-            else:
-                return match
+            with self._log_lock:
+                logged = self.match_log.trigger_event(
+                    self._next_log_position, match_id=match.id, game=type(match).GAME
+                )
+                try:
+                    self.save(match, logged)
+                except IntegrityError:
+                    self._next_log_position = None  # read the log's end again
+                    if attempt == LOG_ATTEMPTS - 1:
+                        raise
+                else:
+                    self._next_log_position = logged.originator_version + 1
+                    return match
+            time.sleep(random.uniform(0, LOG_BACKOFF_S * min(1.0, 2**attempt / 64)))
         raise AssertionError("unreachable")
 
     def load(self, match_id: UUID) -> MatchAggregate:
@@ -157,3 +224,45 @@ class Arena(Application[UUID]):
     def logged_matches(self, after: int = 0, limit: int | None = None) -> Iterator[MatchLogged]:
         """Log entries after log position ``after`` (positions start at 1)."""
         return self.match_log.get(gt=after or None, limit=limit)
+
+    # ---- the projection of match summaries ---------------------------------------
+
+    def list_summaries(
+        self, after: int, limit: int, game: str | None = None, status: str | None = None
+    ) -> list[Summary]:
+        """Summaries after log position ``after``, in creation order, read from the
+        projection alone: no match is loaded."""
+        return self.summaries.select_summaries(after, limit, game, status)
+
+    def live_match_ids(self) -> list[UUID]:
+        """The matches waiting or playing, from the projection."""
+        return self.summaries.live_match_ids()
+
+    def catch_up_summaries(self) -> int:
+        """Write the summaries of the matches logged after the last log position the
+        projection holds, and return how many: none on a store whose projection is
+        whole; every match on a store written before the projection existed, or whose
+        table was dropped. Rows lost in the middle need :meth:`rebuild_summaries`."""
+        return self._project(self.logged_matches(after=self.summaries.max_summary_position()))
+
+    def rebuild_summaries(self) -> int:
+        """Rewrite the summary of every match logged, from its events. Safe while
+        servers run: a row is never moved back to a lower version."""
+        return self._project(self.logged_matches())
+
+    def _project(self, entries: Iterable[MatchLogged]) -> int:
+        written = 0
+        batch: list[Summary] = []
+        for entry in entries:
+            batch.append(summary_of(self.load(entry.match_id), entry.originator_version))
+            if len(batch) == PROJECTION_BATCH:
+                self.summaries.write_summaries(batch)
+                written, batch = written + len(batch), []
+        if batch:
+            self.summaries.write_summaries(batch)
+        return written + len(batch)
+
+    def close(self) -> None:
+        """Wait for the reads under way, then close the store."""
+        self.queries.shutdown()
+        super().close()

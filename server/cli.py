@@ -217,6 +217,41 @@ def serve(
         raise click.ClickException(str(exc)) from exc
 
 
+@main.command("rebuild-summaries")
+@click.option(
+    "--db",
+    envvar="TOTEM_DB",
+    default=DEFAULT_DB,
+    show_default=True,
+    help="SQLite file of the event store (env TOTEM_DB). Ignored when PostgreSQL is "
+    "selected with PERSISTENCE_MODULE=eventsourcing.postgres or POSTGRES_DBNAME.",
+)
+def rebuild_summaries(db: str) -> None:
+    """Rewrite the summary of every match from its events.
+
+    ListMatches and start-up read a table of match summaries kept in the store beside
+    the events, written with them. A server catches the table up at start-up when
+    matches are missing at its end (a store from before the table existed, or the table
+    dropped); this command rewrites every row, for rows lost or damaged anywhere. It
+    reads every match ever played: it takes as long as a replay of the whole store. Safe
+    while servers run: no row is ever moved back to an older version.
+    """
+    from server.application import Arena
+
+    env = store_env(db)
+    if (
+        env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite"
+        and not Path(env["SQLITE_DBNAME"]).exists()
+    ):
+        raise click.ClickException(f"no store at {env['SQLITE_DBNAME']}")
+    arena = Arena(env)
+    try:
+        written = arena.rebuild_summaries()
+    finally:
+        arena.close()
+    click.echo(f"{written} match summaries written", err=True)
+
+
 def _loopback(address: str) -> bool:
     """Whether ``host:port`` listens on this machine only."""
     host = address.rsplit(":", 1)[0].strip("[]")

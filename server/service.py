@@ -23,7 +23,7 @@ from domain.games import GAMES
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer
-from server import auth, codec, keys
+from server import auth, codec, keys, summaries
 from server.access import Access
 from server.actors import Actors
 from server.application import Arena
@@ -343,25 +343,22 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             raise ServiceError(
                 grpc.StatusCode.INVALID_ARGUMENT, f"unknown status filter {request.status}"
             )
-        return await self.actors.threads.call(self._list, after, size, game, request.status)
+        status = summaries.status_name(request.status)
+        return await self.app.queries.call(self._list, after, size, game, status)
 
     def _list(
-        self, after: int, size: int, game: str | None, status: int
+        self, after: int, size: int, game: str | None, status: str | None
     ) -> match_service_pb2.ListMatchesResponse:
-        """One page of summaries; a next-page token only if another match follows."""
-        response = match_service_pb2.ListMatchesResponse()
-        position = after
-        for logged in self.app.logged_matches(after=after):
-            if game is not None and logged.game != game:
-                continue
-            summary = codec.summary(self.app.load(logged.match_id))
-            if status and summary.status != status:
-                continue
-            if len(response.matches) == size:
-                response.next_page_token = str(position)
-                break
-            response.matches.append(summary)
-            position = logged.originator_version
+        """One page read from the projection of match summaries (:mod:`server.summaries`)
+        in the query threads: no match is loaded, and no save waits behind it. The page
+        token is the log position of the page's last match; one more row is read to know
+        whether another page follows."""
+        rows = self.app.list_summaries(after, size + 1, game, status)
+        response = match_service_pb2.ListMatchesResponse(
+            matches=[summaries.message(row) for row in rows[:size]]
+        )
+        if len(rows) > size:
+            response.next_page_token = str(rows[size - 1].position)
         return response
 
     @refusals

@@ -20,8 +20,8 @@ DEFAULT_WORKERS = 8
 
 
 class StoreThreads:
-    def __init__(self, workers: int = DEFAULT_WORKERS) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="store")
+    def __init__(self, workers: int = DEFAULT_WORKERS, name: str = "store") -> None:
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
 
     async def call(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in a store thread. Cancelling the caller does not stop a
@@ -31,4 +31,8 @@ class StoreThreads:
 
     async def close(self) -> None:
         """Refuse new calls and wait for those under way to finish."""
-        await asyncio.to_thread(self._executor.shutdown, True)
+        await asyncio.to_thread(self.shutdown)
+
+    def shutdown(self) -> None:
+        """:meth:`close`, from a thread that may block."""
+        self._executor.shutdown(wait=True)

@@ -1,0 +1,161 @@
+"""The projection of match summaries on PostgreSQL (see :mod:`server.summaries`).
+
+Imported only when PostgreSQL is the store (the recorder is named by its topic).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+from psycopg import Cursor
+from psycopg.rows import DictRow
+from psycopg.sql import SQL, Composed, Identifier
+
+from server.summaries import LIVE, TABLE, Summary, SummaryRecorder, _ordered, row_summary
+
+
+class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
+    """The library's PostgreSQL application recorder, writing the summaries it is given
+    (``summaries=[...]``) in the transaction that inserts the events.
+
+    They are written by the hook the library gives for this (``_insert_events``, where
+    its process recorder writes its tracking record), before the events' table lock:
+    a summary row's lock is only ever taken before that lock, never while holding it,
+    so two saves cannot deadlock on them.
+
+    These statements must never fail: they run first in the library's pipeline, and a
+    failure there would skip the statements queued after it, which psycopg may then
+    take for prepared when they are not ("prepared statement ... does not exist" on the
+    next save). So ``position`` has no unique constraint here (the log's own key keeps
+    positions unique: a creation that takes a position already taken fails on its log
+    entry, the last statement, and writes nothing), and rows are upserted on their id.
+    """
+
+    def __init__(
+        self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events"
+    ) -> None:
+        super().__init__(datastore, events_table_name=events_table_name)
+        if datastore.enable_db_functions:
+            # That path inserts events without the hook that writes the summaries.
+            msg = "POSTGRES_ENABLE_DB_FUNCTIONS is not supported: match summaries need it off"
+            raise ValueError(msg)
+        schema = Identifier(datastore.schema)
+        table = Identifier(TABLE)
+        self.sql_create_statements.append(
+            SQL(
+                "CREATE TABLE IF NOT EXISTS {schema}.{table} ("
+                "match_id uuid PRIMARY KEY, "
+                "position bigint NOT NULL, "
+                "game text NOT NULL, "
+                "status text NOT NULL, "
+                "variant text NOT NULL, "
+                "max_players integer NOT NULL, "
+                "players text NOT NULL, "
+                "version bigint NOT NULL, "
+                "created_us bigint NOT NULL, "
+                "result text NOT NULL, "
+                "end_reason text)"
+            ).format(schema=schema, table=table)
+        )
+        for suffix, columns in (
+            ("position", "position"),
+            ("status", "status, position"),
+            ("game", "game, position"),
+            ("game_status", "game, status, position"),
+        ):
+            self.sql_create_statements.append(
+                SQL(
+                    "CREATE INDEX IF NOT EXISTS {index} ON {schema}.{table} (" + columns + ")"
+                ).format(index=Identifier(f"{TABLE}_{suffix}"), schema=schema, table=table)
+            )
+        self.upsert_statement: Composed = SQL(
+            "INSERT INTO {schema}.{table} AS s (match_id, position, game, status, variant, "
+            "max_players, players, version, created_us, result, end_reason) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (match_id) DO UPDATE SET position = EXCLUDED.position, "
+            "status = EXCLUDED.status, players = EXCLUDED.players, "
+            "version = EXCLUDED.version, result = EXCLUDED.result, "
+            "end_reason = EXCLUDED.end_reason "
+            "WHERE s.version <= EXCLUDED.version"
+        ).format(schema=schema, table=table)
+        self.update_statement: Composed = SQL(
+            "UPDATE {schema}.{table} SET status = %s, players = %s, version = %s, "
+            "result = %s, end_reason = %s WHERE match_id = %s AND version <= %s"
+        ).format(schema=schema, table=table)
+        self.select_statement: Composed = SQL(
+            "SELECT * FROM {schema}.{table} WHERE position > %s"
+        ).format(schema=schema, table=table)
+        self.max_position_statement: Composed = SQL(
+            "SELECT MAX(position) AS max FROM {schema}.{table}"
+        ).format(schema=schema, table=table)
+        self.live_statement: Composed = SQL(
+            "SELECT match_id FROM {schema}.{table} WHERE status IN (%s, %s) ORDER BY position"
+        ).format(schema=schema, table=table)
+
+    def _insert_events(
+        self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> None:
+        super()._insert_events(curs, stored_events, **kwargs)
+        self._write(curs, kwargs.get("summaries") or ())
+
+    def _write(self, curs: Cursor[DictRow], summaries: Iterable[Summary]) -> None:
+        for s in _ordered(summaries):
+            status, players, version, result, end_reason = s.columns()
+            if s.position is None:
+                curs.execute(
+                    self.update_statement,
+                    (status, players, version, result, end_reason, s.match_id, s.version),
+                )
+            else:
+                curs.execute(
+                    self.upsert_statement,
+                    (
+                        s.match_id,
+                        s.position,
+                        s.game,
+                        status,
+                        s.variant,
+                        s.max_players,
+                        players,
+                        version,
+                        s.created_us,
+                        result,
+                        end_reason,
+                    ),
+                )
+
+    def write_summaries(self, summaries: Sequence[Summary]) -> None:
+        with self.datastore.transaction(commit=True) as curs:
+            self._write(curs, summaries)
+
+    def select_summaries(
+        self, after: int, limit: int, game: str | None = None, status: str | None = None
+    ) -> list[Summary]:
+        statement = self.select_statement
+        params: list[Any] = [after]
+        if game is not None:
+            statement += SQL(" AND game = %s")
+            params.append(game)
+        if status is not None:
+            statement += SQL(" AND status = %s")
+            params.append(status)
+        statement += SQL(" ORDER BY position LIMIT %s")
+        params.append(limit)
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(statement, params)
+            return [row_summary(row, row["match_id"]) for row in curs.fetchall()]
+
+    def max_summary_position(self) -> int:
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self.max_position_statement)
+            row = curs.fetchone()
+            return int(row["max"] or 0) if row is not None else 0
+
+    def live_match_ids(self) -> list[UUID]:
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self.live_statement, LIVE)
+            return [row["match_id"] for row in curs.fetchall()]
