@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from replay_support import Run, Store, open_store, store_match
+from replay_support import Run, Store, as_referee, open_store, store_match
 
 from replay.cli import main
 
@@ -38,7 +38,7 @@ def run(store: Store) -> Run:
     """Run ``totem-replay --db <the store's file> ARGS``."""
 
     def invoke(*args: object, db: Path | None = None, env: dict[str, str] | None = None) -> Result:
-        argv: Sequence[str] = ["--db", str(db or store.db), *map(str, args)]
+        argv: Sequence[str] = ["--db", str(db or store.db), *as_referee(args)]
         return CliRunner().invoke(main, argv, env=env)
 
     return invoke

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -185,3 +185,18 @@ def forge(db: Path, match_id: UUID, version: int, **changes: object) -> None:
 
 def json_lines(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+#: Commands that show a live match's hidden facts only with --referee.
+REFEREE_COMMANDS = frozenset({"at", "events", "step", "explain", "export"})
+VIEWER_OPTIONS = frozenset({"--seat", "--spectator", "--referee", "--help"})
+
+
+def as_referee(args: Sequence[object]) -> list[str]:
+    """``totem-replay`` arguments as a judge with the referee's right gives them: a command
+    that shows a match's hidden facts gets --referee unless a viewer is named (the tests
+    of the default, a live match seen as a spectator, call the tool without this)."""
+    argv = [str(a) for a in args]
+    if argv and argv[0] in REFEREE_COMMANDS and not VIEWER_OPTIONS & set(argv):
+        argv.append("--referee")
+    return argv

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
-from replay_support import Stamps, json_lines, open_store, store_match
+from replay_support import Stamps, as_referee, json_lines, open_store, store_match
 from test_replay_tribes import store_tribes
 from test_replay_village import ZERO, store_village
 
@@ -40,7 +40,7 @@ T0 = 5_000 * MS
 
 
 def run(db: Path, *args: object) -> Result:
-    argv: Sequence[str] = ["--db", str(db), *map(str, args)]
+    argv: Sequence[str] = ["--db", str(db), *as_referee(args)]
     return CliRunner().invoke(main, argv)
 
 
@@ -300,7 +300,7 @@ async def test_js_5_1_grpc_race_flags_the_bot_that_grabs_within_5_ms_of_delivery
     else:
         argv, env = ["--db", "/nonexistent/ignored.db"], dict(store_env)
     shown = CliRunner().invoke(
-        main, [*argv, "explain", match_id, str(target + 1), "--json"], env=env
+        main, [*argv, "explain", match_id, str(target + 1), "--json", "--referee"], env=env
     )
     assert shown.exit_code == 0, shown.output
     data = json.loads(shown.output)

@@ -13,7 +13,7 @@ from typing import Any
 import psycopg
 import pytest
 from click.testing import CliRunner, Result
-from replay_support import SEED, Stamps, json_lines, play, store_match
+from replay_support import SEED, Stamps, as_referee, json_lines, play, store_match
 
 from domain.jungle_speed import JungleSpeed, Options
 from domain.jungle_speed.views import state_view
@@ -78,7 +78,7 @@ def _playing(arena: Arena) -> JungleSpeed:
 def replay(recorded: Recorded, *args: object) -> Result:
     """The tool as an operator runs it beside a PostgreSQL server: the server's variables
     in the environment, and a --db that does not exist (it is ignored)."""
-    argv = ["--db", "/nonexistent/ignored.db", *map(str, args)]
+    argv = ["--db", "/nonexistent/ignored.db", *as_referee(args)]
     return CliRunner().invoke(main, argv, env=recorded.env)
 
 

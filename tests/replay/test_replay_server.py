@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from click.testing import CliRunner, Result
-from replay_support import json_lines
+from replay_support import as_referee, json_lines
 
 from replay.cli import main
 from server.serve import start
@@ -31,7 +31,7 @@ def replay(store_env: dict[str, str], *args: object) -> Result:
         env = {}
     else:
         argv, env = ["--db", "/nonexistent/ignored.db"], dict(store_env)
-    return CliRunner().invoke(main, [*argv, *map(str, args)], env=env)
+    return CliRunner().invoke(main, [*argv, *as_referee(args)], env=env)
 
 
 async def test_matches_served_over_grpc_replay_and_verify(store_env: dict[str, str]) -> None:

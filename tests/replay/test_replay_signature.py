@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from replay_support import (
     Stamps,
+    as_referee,
     change_byte,
     delete_row,
     digit_offset,
@@ -80,7 +81,7 @@ def signed(tmp_path: Path) -> Signed:
 
 
 def run(db: Path, *args: object) -> Result:
-    argv: Sequence[str] = ["--db", str(db), *map(str, args)]
+    argv: Sequence[str] = ["--db", str(db), *as_referee(args)]
     return CliRunner().invoke(main, argv)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from replay_support import Stamps, json_lines, open_store, play
+from replay_support import Stamps, as_referee, json_lines, open_store, play
 from test_replay_tribes import play as play_tribes
 from test_replay_village import ZERO
 from test_replay_village import play as play_village
@@ -138,7 +138,7 @@ class Recorded:
     live: Live
 
     def run(self, *args: object, input: str | None = None) -> Result:
-        argv: Sequence[str] = ["--db", str(self.db), *map(str, args)]
+        argv: Sequence[str] = ["--db", str(self.db), *as_referee(args)]
         return CliRunner().invoke(main, argv, input=input)
 
     def stepper(self, every: int = 16) -> Stepper:
@@ -304,7 +304,7 @@ def test_events_for_a_seat_nobody_took_is_one_clear_error(jungle: Recorded) -> N
     assert shown.exit_code == 2
     assert shown.output.strip().splitlines()[-1].startswith("Error: seat 7 is not taken")
     both = jungle.run("events", jungle.match.id, "--seat", 0, "--spectator")
-    assert both.exit_code == 2 and "--seat or --spectator" in both.output
+    assert both.exit_code == 2 and "choose one of --seat, --spectator and --referee" in both.output
 
 
 # ---- the script language and the non-interactive command ------------------------------

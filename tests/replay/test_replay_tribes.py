@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from replay_support import SEED, Stamps, forge, json_lines, open_store
+from replay_support import SEED, Stamps, as_referee, forge, json_lines, open_store
 
 from domain.kernel import MatchStatus
 from domain.kernel.match import METADATA_FIELDS, event_name
@@ -72,7 +72,7 @@ def store(tmp_path: Path) -> TribesStore:
 
 
 def run(store: TribesStore, *args: object) -> Result:
-    argv: Sequence[str] = ["--db", str(store.db), *map(str, args)]
+    argv: Sequence[str] = ["--db", str(store.db), *as_referee(args)]
     return CliRunner().invoke(main, argv)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from replay_support import Stamps, forge, open_store
+from replay_support import Stamps, as_referee, forge, open_store
 from replay_support import play as play_jungle_speed
 from test_replay_tribes import play as play_tribes
 from test_replay_village import SECRET, ZERO
@@ -48,7 +48,7 @@ class Fork:
 
 
 def run(db: Path, *args: object) -> Result:
-    argv: Sequence[str] = ["--db", str(db), *map(str, args)]
+    argv: Sequence[str] = ["--db", str(db), *as_referee(args)]
     return CliRunner().invoke(main, argv)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from replay_support import Stamps, forge, json_lines, open_store
+from replay_support import Stamps, as_referee, forge, json_lines, open_store
 
 from domain.kernel import MatchStatus
 from domain.kernel.match import METADATA_FIELDS, event_name
@@ -73,7 +73,7 @@ def store(tmp_path: Path) -> VillageStore:
 
 
 def run(store: VillageStore, *args: object) -> Result:
-    argv: Sequence[str] = ["--db", str(store.db), *map(str, args)]
+    argv: Sequence[str] = ["--db", str(store.db), *as_referee(args)]
     return CliRunner().invoke(main, argv)
 
 
