@@ -81,7 +81,10 @@ class MatchActor:
 
     async def _run(self) -> None:
         while True:
-            work, future = await self.queue.get()
+            item = await self._next()
+            if item is None:
+                return  # retired while idle
+            work, future = item
             self.busy = True
             try:
                 outcome = await self._execute(work)
@@ -110,6 +113,30 @@ class MatchActor:
             self.queue.task_done()
             refused += 1
         return refused
+
+    async def _next(self) -> tuple[Work[Any], asyncio.Future[Outcome[Any]]] | None:
+        """The next piece of work, in the order submitted; or None once this actor has
+        retired for being idle (:meth:`_idle_retired`)."""
+        while True:
+            idle = self.actors.idle_seconds
+            if idle is None or self.timer is not None:
+                return await self.queue.get()
+            try:
+                # Cancelling a get leaves the queue as it was: nothing submitted is lost.
+                return await asyncio.wait_for(self.queue.get(), idle)
+            except TimeoutError:
+                if self._idle_retired():
+                    return None
+
+    def _idle_retired(self) -> bool:
+        """Leave if nothing waits, nothing runs and no timer is set: an idle match needs
+        no actor, and its store holds everything. As in :meth:`_retired`, nothing awaits
+        between the check and the removal, so work submitted later finds no actor and
+        gets a fresh one, which loads the match from the store."""
+        if not self.queue.empty() or self.busy or self.timer is not None:
+            return False
+        self.actors.forget(self)
+        return True
 
     def _retired(self) -> bool:
         """An ended match needs no actor: leave, so that memory follows live matches.
@@ -249,6 +276,9 @@ class Publisher:
     def forget(self, match_id: UUID) -> None:
         self._queue.put_nowait((match_id, None, []))
 
+    def followed(self) -> int:
+        return len(self._matches)
+
     async def _run(self) -> None:
         while True:
             match_id, fresh, events = await self._queue.get()
@@ -298,8 +328,13 @@ class Actors:
         stamper: Stamper,
         threads: StoreThreads | None = None,
         signer: Signer | None = None,
+        idle_seconds: float | None = None,
     ) -> None:
         self.app = app
+        #: An actor idle this long leaves (None: only when its match ends).
+        self.idle_seconds = idle_seconds
+        #: Told the id of each match whose actor leaves (per-match memory to let go).
+        self._on_retired: list[Callable[[UUID], None]] = [stamper.forget]
         #: Signs the MatchEnded of every match these actors end (server/keys.py).
         self.signer = signer
         self.hub = hub
@@ -321,6 +356,20 @@ class Actors:
         if self._actors.get(actor.match_id) is actor:
             del self._actors[actor.match_id]
             self.publisher.forget(actor.match_id)
+            for forget in self._on_retired:
+                forget(actor.match_id)
+
+    def when_retired(self, forget: Callable[[UUID], None]) -> None:
+        """Call ``forget(match_id)`` whenever a match's actor leaves."""
+        self._on_retired.append(forget)
+
+    def live(self) -> int:
+        """How many match actors this process holds now."""
+        return len(self._actors)
+
+    def followed(self) -> int:
+        """How many matches the publisher keeps a copy of now."""
+        return self.publisher.followed()
 
     def check_open(self) -> None:
         """Refuse a command that needs no actor (a creation) once shutting down."""
