@@ -1,13 +1,15 @@
 """Benchmark: a burst of concurrent calls against one server process, and how each ends.
 
-Run ``python bench/burst.py [--calls 5000] [--extra ARG ...]``. The server runs as its own
-process (``python -m server serve`` on a temporary SQLite file), the client in this one,
-on one channel. First a baseline: as many concurrent health ``Check`` calls (no work at
-all). Then as many concurrent ``JoinMatch`` calls on one Jungle Speed match of ten seats:
-ten take a seat, the others are refused by the rules (FAILED_PRECONDITION) or by the
-server's bounds (RESOURCE_EXHAUSTED with a retry hint). The figures are the status codes
-counted, whether each RESOURCE_EXHAUSTED carried a retry hint, and the wall time; nothing is
-asserted. ``--extra`` passes options to ``totem serve`` (``--extra=--max-concurrent-rpcs=100``).
+Run ``python bench/burst.py [--calls 5000] [--root TREE] [--extra ARG ...]``. The server
+runs as its own process (``python -m server serve`` on a temporary SQLite file) from the
+source tree ``--root`` (this one by default: give another checkout to measure it the same
+way), the client in this one, on one channel. First a baseline: as many concurrent health
+``Check`` calls (no work at all). Then as many concurrent ``JoinMatch`` calls on one Jungle
+Speed match of ten seats: ten take a seat, the others are refused by the rules
+(FAILED_PRECONDITION) or by the server's bounds (RESOURCE_EXHAUSTED with a retry hint). The
+figures are the status codes counted, whether each RESOURCE_EXHAUSTED carried a retry hint,
+and the wall time; nothing is asserted. ``--extra`` passes options to ``totem serve``
+(``--extra=--max-concurrent-calls=100``).
 """
 
 from __future__ import annotations
@@ -39,8 +41,14 @@ ROOT = Path(__file__).resolve().parent.parent
 CALL_TIMEOUT_S = 300.0
 
 
-def start_server(workdir: Path, extra: list[str]) -> tuple[subprocess.Popen[bytes], int, Path]:
+def start_server(
+    root: Path, workdir: Path, extra: list[str]
+) -> tuple[subprocess.Popen[bytes], int, Path]:
+    """``totem serve`` of the tree ``root``, ready; its port and log."""
     env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        str(p) for p in (root, root / "protos", root / "clients" / "python")
+    )
     env["TOTEM_ORGANISER_TOKEN"] = ORGANISER_TOKEN
     env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
     env["TOTEM_KEY_FILE"] = str(workdir / "server.key")
@@ -50,7 +58,7 @@ def start_server(workdir: Path, extra: list[str]) -> tuple[subprocess.Popen[byte
             *(sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0"),
             *("--db", str(workdir / "burst.db"), "--log-level", "WARNING", *extra),
         ],
-        cwd=ROOT,
+        cwd=root,
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -132,10 +140,12 @@ async def run(port: int, count: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=5000)
+    parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--extra", action="append", default=[], help="an option of totem serve")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        process, port, log_path = start_server(Path(tmp), args.extra)
+        process, port, log_path = start_server(args.root.resolve(), Path(tmp), args.extra)
+        print(f"server: {args.root}, options {args.extra}")
         try:
             asyncio.run(run(port, args.calls))
         finally:
