@@ -494,6 +494,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                     self._stored, match_id, last, version, (viewer, with_state)
                 ):
                     await self._write(context, data, last)
+                    last += 1  # the stored events follow one another from ``last``
                 last = version
             if ended:
                 return
@@ -521,7 +522,9 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         """Write one event, or end the stream if the client does not take it in time:
         ``last`` is the version of the last event it surely took."""
         try:
-            await asyncio.wait_for(context.write(data), self.limits.stream_write_timeout_s)
+            # In this task (no task per write): the write is cancelled at the deadline.
+            async with asyncio.timeout(self.limits.stream_write_timeout_s):
+                await context.write(data)
         except TimeoutError:
             raise fell_behind(last) from None
 
@@ -531,7 +534,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         long: the status stays queued in the transport, and the stream's share of the
         server (its subscription, its slot) is already given back."""
         try:
-            await asyncio.wait_for(refuse(context, error), self.limits.stream_write_timeout_s)
+            async with asyncio.timeout(self.limits.stream_write_timeout_s):
+                await refuse(context, error)
         except TimeoutError:
             log.info("stream ended without its client reading the status: %s", error)
             raise asyncio.CancelledError() from None
