@@ -8,7 +8,10 @@ the clients run in this process. Nothing is asserted; it prints:
 1. **slow streams**: ``--streams`` Watch streams (spectators, with state, ten streams per
    connection) of a match with a long history that never read a message; after
    ``--hold-seconds``, how each one stands (still open, ended with RESOURCE_EXHAUSTED,
-   refused when opened), and the server's resident memory before and after opening them;
+   refused when opened), and the server's resident memory before and after opening them.
+   Their connections take at most 64 KiB a stream unread (the HTTP/2 default window, with
+   gRPC's window growth off), as a client that sends no window updates does; a gRPC
+   client left to itself reads several MiB off the socket for its application first;
 2. **one seat's grabs**: one seat sends ``--grabs`` grabs one after the other, all after
    the race was decided: how long they took, how many were answered and refused, how many
    events they wrote;
@@ -44,6 +47,13 @@ ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 HERE = Path(__file__).resolve().parent.parent
 INWARD = next(c.id for c in Deck().cards if c.kind.value == "INWARD_ARROWS")
 STREAMS_PER_CHANNEL = 10
+#: A client that does not read: the default HTTP/2 window, never grown.
+NOT_READING = [
+    ("grpc.use_local_subchannel_pool", 1),
+    ("grpc.http2.lookahead_bytes", 65535),
+    ("grpc.http2.bdp_probe", 0),
+]
+PARTS = ["grabs", "streams", "matches"]
 #: A stream that gives nothing for this long while read is counted as still open.
 QUIET_S = 3.0
 
@@ -193,9 +203,7 @@ async def slow_streams(server: Server, streams: int, events: int, hold: float) -
         )
     rss_before = server.rss_mb()
     channels = [
-        grpc.aio.insecure_channel(
-            f"127.0.0.1:{port}", options=[("grpc.use_local_subchannel_pool", 1)]
-        )
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=NOT_READING)
         for _ in range((streams + STREAMS_PER_CHANNEL - 1) // STREAMS_PER_CHANNEL)
     ]
     calls = [
@@ -269,16 +277,20 @@ async def looked_at(server: Server, matches: int, settle: float) -> None:
 
 
 async def run(server: Server, args: argparse.Namespace) -> None:
-    print(f"server: {args.root}, options {args.extra}")
-    await grabs(server.port, args.grabs)
-    await slow_streams(server, args.streams, args.history, args.hold_seconds)
-    await looked_at(server, args.matches, args.settle)
+    print(f"server: {args.root.name or args.root}, options {args.extra}")
+    if "grabs" in args.parts:
+        await grabs(server.port, args.grabs)
+    if "streams" in args.parts:
+        await slow_streams(server, args.streams, args.history, args.hold_seconds)
+    if "matches" in args.parts:
+        await looked_at(server, args.matches, args.settle)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", type=Path, default=HERE)
     parser.add_argument("--extra", action="append", default=[], help="an option of totem serve")
+    parser.add_argument("--parts", nargs="+", default=PARTS, choices=PARTS, help="what to measure")
     parser.add_argument("--grabs", type=int, default=1000)
     parser.add_argument("--streams", type=int, default=200)
     parser.add_argument("--history", type=int, default=1000)
