@@ -52,6 +52,7 @@ import grpc
 from domain.kernel.views import Viewer
 from server import codec
 from server.application import Arena, postgres_env
+from server.limits import Limits
 from server.serve import RunningServer, start
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
@@ -426,7 +427,17 @@ def ratio(a: float, b: float) -> str:
 
 async def main(args: argparse.Namespace) -> None:
     with store(args.postgres) as (env, store_name):
-        running = await start("127.0.0.1:0", {**env, "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN})
+        # As fast as the server answers, with as many watchers as asked: no bound of a client.
+        running = await start(
+            "127.0.0.1:0",
+            {**env, "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN},
+            limits=Limits(
+                commands_per_second=1e9,
+                command_burst=10**9,
+                streams_per_connection=10**6,
+                streams_per_address=10**6,
+            ),
+        )
         address = f"127.0.0.1:{running.port}"
         driver = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
         stub = match_service_pb2_grpc.MatchServiceStub(driver)

@@ -86,7 +86,10 @@ class MatchActor:
 
     async def _run(self) -> None:
         while True:
-            work, future = await self.queue.get()
+            item = await self._next()
+            if item is None:
+                return  # retired while idle
+            work, future = item
             self.busy = True
             try:
                 outcome = await self._execute(work)
@@ -115,6 +118,42 @@ class MatchActor:
             self.queue.task_done()
             refused += 1
         return refused
+
+    async def _next(self) -> tuple[Work[Any], asyncio.Future[Outcome[Any]]] | None:
+        """The next piece of work, in the order submitted; or None once this actor has
+        retired for being idle (:meth:`_idle_retired`)."""
+        while True:
+            idle = self.actors.idle_seconds
+            if idle is None or self._timer_within(idle):
+                return await self.queue.get()
+            try:
+                # Cancelling a get leaves the queue as it was: nothing submitted is lost.
+                return await asyncio.wait_for(self.queue.get(), idle)
+            except TimeoutError:
+                if self._idle_retired():
+                    return None
+
+    def _timer_within(self, seconds: float) -> bool:
+        """Whether the timer is set to fire within ``seconds``."""
+        if self.timer is None:
+            return False
+        return self.timer.when() - asyncio.get_running_loop().time() <= seconds
+
+    def _idle_retired(self) -> bool:
+        """Leave if nothing waits, nothing runs and the timer, if any, is further away
+        than the idle time: an idle match needs no actor, and its store holds
+        everything; a far timer (a turn timer, an abandonment) is left with the actors,
+        to bring an actor back when it is due. As in :meth:`_retired`, nothing awaits
+        between the check and the removal, so work submitted later finds no actor and
+        gets a fresh one, which loads the match from the store."""
+        idle = self.actors.idle_seconds or 0.0
+        if not self.queue.empty() or self.busy or self._timer_within(idle):
+            return False
+        if self.timer is not None:
+            self.actors.wake_at(self.match_id, self.timer.when())
+            self.cancel_timer()
+        self.actors.forget(self)
+        return True
 
     def _retired(self) -> bool:
         """An ended match needs no actor: leave, so that memory follows live matches.
@@ -232,6 +271,11 @@ class MatchActor:
             await self.task
 
 
+def _log_failure(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.warning("a match's timer could not be set again: %s", future.exception())
+
+
 def _ms(when: datetime) -> int:
     return int(when.timestamp() * 1000)
 
@@ -265,6 +309,9 @@ class Publisher:
 
     def forget(self, match_id: UUID) -> None:
         self._queue.put_nowait((match_id, None, []))
+
+    def followed(self) -> int:
+        return len(self._matches)
 
     async def _run(self) -> None:
         while True:
@@ -316,8 +363,13 @@ class Actors:
         threads: StoreThreads | None = None,
         signer: Signer | None = None,
         waiting_expiry_ms: int = WAITING_EXPIRY_MS,
+        idle_seconds: float | None = None,
     ) -> None:
         self.app = app
+        #: An actor idle this long leaves (None: only when its match ends).
+        self.idle_seconds = idle_seconds
+        #: Told the id of each match whose actor leaves (per-match memory to let go).
+        self._on_retired: list[Callable[[UUID], None]] = [stamper.forget]
         #: Signs the MatchEnded of every match these actors end (server/keys.py).
         self.signer = signer
         self.hub = hub
@@ -328,6 +380,8 @@ class Actors:
         self.draining = False
         self._hurry = asyncio.Event()
         self._actors: dict[UUID, MatchActor] = {}
+        #: Timers of matches whose actor left for being idle (:meth:`wake_at`).
+        self._wakeups: dict[UUID, asyncio.TimerHandle] = {}
         #: Who is at each table, for abandonment (JS-8.3).
         self.presence = Presence(on_change=self._presence_changed)
         #: A waiting match nobody joins for this long ends as abandoned.
@@ -336,13 +390,46 @@ class Actors:
     def actor(self, match_id: UUID) -> MatchActor:
         actor = self._actors.get(match_id)
         if actor is None:
+            # The new actor sets the match's timer itself once it has loaded the match.
+            wakeup = self._wakeups.pop(match_id, None)
+            if wakeup is not None:
+                wakeup.cancel()
             actor = self._actors[match_id] = MatchActor(self, match_id)
         return actor
+
+    def wake_at(self, match_id: UUID, when: float) -> None:
+        """Bring an actor back for the match at loop time ``when``, to fire its timer:
+        its actor left for being idle, its timer far away."""
+        loop = asyncio.get_running_loop()
+        self._wakeups[match_id] = loop.call_at(when, self._wake, match_id)
+
+    def _wake(self, match_id: UUID) -> None:
+        self._wakeups.pop(match_id, None)
+        if not self.draining:
+            self.actor(match_id)._timer_fired()
+
+    def waiting_wakeups(self) -> int:
+        """How many matches without an actor have a timer to fire."""
+        return len(self._wakeups)
 
     def forget(self, actor: MatchActor) -> None:
         if self._actors.get(actor.match_id) is actor:
             del self._actors[actor.match_id]
             self.publisher.forget(actor.match_id)
+            for forget in self._on_retired:
+                forget(actor.match_id)
+
+    def when_retired(self, forget: Callable[[UUID], None]) -> None:
+        """Call ``forget(match_id)`` whenever a match's actor leaves."""
+        self._on_retired.append(forget)
+
+    def live(self) -> int:
+        """How many match actors this process holds now."""
+        return len(self._actors)
+
+    def followed(self) -> int:
+        """How many matches the publisher keeps a copy of now."""
+        return self.publisher.followed()
 
     # ---- abandonment (JS-8.3) ----------------------------------------------------
 
@@ -378,9 +465,13 @@ class Actors:
         )
 
     def _presence_changed(self, match_id: UUID) -> None:
+        """Set the match's timer again: its abandonment may now be due at another time.
+        An actor that has left (idle) comes back for it, through a read."""
         actor = self._actors.get(match_id)
         if actor is not None and actor.match is not None:
             actor._schedule_timer(actor.match)
+        elif not self.draining:
+            self.submit(match_id, lambda match: None, writes=False).add_done_callback(_log_failure)
 
     def check_open(self) -> None:
         """Refuse a command that needs no actor (a creation) once shutting down."""
@@ -432,6 +523,9 @@ class Actors:
         actors = list(self._actors.values())
         for actor in actors:
             actor.cancel_timer()
+        for wakeup in self._wakeups.values():
+            wakeup.cancel()
+        self._wakeups.clear()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._hurry.wait(), window)
         refused = sum(actor.refuse_waiting() for actor in actors)
@@ -452,6 +546,9 @@ class Actors:
         """Stop every actor and the publisher. Waiting work is refused and running work
         is let finish first, drained or not."""
         self.draining = True
+        for wakeup in self._wakeups.values():
+            wakeup.cancel()
+        self._wakeups.clear()
         for actor in self._actors.values():
             actor.cancel_timer()
             actor.refuse_waiting()

@@ -12,6 +12,7 @@ import click
 
 from server import access, keys
 from server.application import DEFAULT_DB, store_env
+from server.limits import ENV_NAMES, Limits
 from totem_client.cli import bots
 from totem_client.play.cli import play
 from totem_client.server_key import server_key
@@ -131,6 +132,80 @@ def main() -> None:
     "waiting run; those still waiting at the end are refused, never applied. A second "
     "signal ends the window at once (env TOTEM_DRAIN_SECONDS).",
 )
+@click.option(
+    "--stream-write-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    envvar=ENV_NAMES["stream_write_timeout_s"],
+    default=Limits.stream_write_timeout_s,
+    show_default=True,
+    help="Seconds one write of a Watch stream may wait for its client to take it; a stream "
+    "that falls behind or stops reading is then ended with RESOURCE_EXHAUSTED and the "
+    "version to resume after (env TOTEM_STREAM_WRITE_TIMEOUT).",
+)
+@click.option(
+    "--streams-per-connection",
+    type=click.IntRange(min=1),
+    envvar=ENV_NAMES["streams_per_connection"],
+    default=Limits.streams_per_connection,
+    show_default=True,
+    help="Open Watch streams one connection may hold; beyond, RESOURCE_EXHAUSTED with a "
+    "retry hint (env TOTEM_STREAMS_PER_CONNECTION).",
+)
+@click.option(
+    "--streams-per-address",
+    type=click.IntRange(min=1),
+    envvar=ENV_NAMES["streams_per_address"],
+    default=Limits.streams_per_address,
+    show_default=True,
+    help="Open Watch streams one client address may hold over all its connections; "
+    "beyond, RESOURCE_EXHAUSTED with a retry hint (env TOTEM_STREAMS_PER_ADDRESS).",
+)
+@click.option(
+    "--commands-per-second",
+    type=click.FloatRange(min=0, min_open=True),
+    envvar=ENV_NAMES["commands_per_second"],
+    default=Limits.commands_per_second,
+    show_default=True,
+    help="Commands (Act) one seat of one match may send per second on average; beyond, "
+    "RESOURCE_EXHAUSTED with a retry hint, not applied (env TOTEM_COMMANDS_PER_SECOND).",
+)
+@click.option(
+    "--command-burst",
+    type=click.IntRange(min=1),
+    envvar=ENV_NAMES["command_burst"],
+    default=Limits.command_burst,
+    show_default=True,
+    help="Commands one seat may send at once after a quiet moment (env TOTEM_COMMAND_BURST).",
+)
+@click.option(
+    "--max-concurrent-calls",
+    type=click.IntRange(min=1),
+    envvar=ENV_NAMES["max_concurrent_calls"],
+    default=Limits.max_concurrent_calls,
+    show_default=True,
+    help="Calls in flight in the process, open Watch streams included; beyond, refused at "
+    "once with RESOURCE_EXHAUSTED and a retry hint (env TOTEM_MAX_CONCURRENT_CALLS).",
+)
+@click.option(
+    "--pending-calls",
+    type=click.IntRange(min=1),
+    envvar=ENV_NAMES["pending_calls"],
+    default=Limits.pending_calls,
+    show_default=True,
+    help="Calls gRPC may hold arrived but not yet taken by the server; beyond, gRPC "
+    "cancels them itself. Keep it well above --max-concurrent-calls (env "
+    "TOTEM_PENDING_CALLS).",
+)
+@click.option(
+    "--idle-actor-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    envvar=ENV_NAMES["idle_actor_s"],
+    default=Limits.idle_actor_s,
+    show_default=True,
+    help="A match with no command waiting or running and no timer set is let go from "
+    "memory after this many idle seconds; the next call loads it again from the store "
+    "(env TOTEM_IDLE_ACTOR_SECONDS).",
+)
 @click.option("--log-level", default="INFO", show_default=True, help="Python logging level.")
 def serve(
     address: str,
@@ -146,6 +221,14 @@ def serve(
     organiser_creations_per_minute: int,
     waiting_expiry_seconds: int,
     drain_seconds: float,
+    stream_write_timeout: float,
+    streams_per_connection: int,
+    streams_per_address: int,
+    commands_per_second: float,
+    command_burst: int,
+    max_concurrent_calls: int,
+    pending_calls: int,
+    idle_actor_seconds: float,
     log_level: str,
 ) -> None:
     """Run the gRPC server until SIGINT or SIGTERM.
@@ -172,6 +255,16 @@ def serve(
         open_creation=open_creation,
         organiser_per_minute=organiser_creations_per_minute,
         open_per_minute=creations_per_minute,
+    )
+    limits = Limits(
+        stream_write_timeout_s=stream_write_timeout,
+        streams_per_connection=streams_per_connection,
+        streams_per_address=streams_per_address,
+        commands_per_second=commands_per_second,
+        command_burst=command_burst,
+        max_concurrent_calls=max_concurrent_calls,
+        pending_calls=pending_calls,
+        idle_actor_s=idle_actor_seconds,
     )
     from server.serve import ServerTls, serve_forever
 
@@ -211,6 +304,7 @@ def serve(
                 drain=drain_seconds,
                 access=policy,
                 waiting_expiry_ms=waiting_expiry_seconds * 1000,
+                limits=limits,
             )
         )
     except keys.KeyFileError as exc:  # the server does not start: one line, no traceback

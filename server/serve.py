@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 from collections.abc import Callable, Mapping
@@ -23,6 +24,7 @@ from server.access import from_env as organisers_from_env
 from server.actors import WAITING_EXPIRY_MS, Actors
 from server.application import Arena, store_env
 from server.hub import EventHub
+from server.limits import CallLimit, Limits
 from server.service import MatchService, tolerant
 from server.stamps import ArrivalStamps, Stamper
 from totem.v1 import match_service_pb2, match_service_pb2_grpc
@@ -68,6 +70,8 @@ class RunningServer:
     actors: Actors
     hub: EventHub
     health: health.aio.HealthServicer
+    service: MatchService | None = None
+    calls: CallLimit | None = None
     stopped: bool = False
 
     async def stop(self, grace: float | None = GRACE_SECONDS, drain: float = 0.0) -> None:
@@ -179,8 +183,13 @@ async def start(
     key_file: str | None = None,
     access: Access | None = None,
     waiting_expiry_ms: int = WAITING_EXPIRY_MS,
+    limits: Limits | None = None,
 ) -> RunningServer:
     """Start serving on ``address`` (port 0 picks a free port) and return at once.
+
+    ``limits`` bounds what clients may make the server hold; without it, the ``TOTEM_*``
+    variables of the process environment that ``totem serve`` reads, else the defaults
+    (:meth:`Limits.from_env`).
 
     Matches are signed with the key in ``key_file`` (created if missing); without one,
     beside a SQLite file (``<db>.key``), else with a key made for this run only (tests).
@@ -193,15 +202,27 @@ async def start(
     app = Arena(env, seed_source=seed_source)
     hub = EventHub(codec.encoded_event)
     stamper = Stamper()
-    actors = Actors(app, hub, stamper, signer=signer, waiting_expiry_ms=waiting_expiry_ms)
+    limits = limits or Limits.from_env(os.environ)
+    actors = Actors(
+        app,
+        hub,
+        stamper,
+        signer=signer,
+        waiting_expiry_ms=waiting_expiry_ms,
+        idle_seconds=limits.idle_actor_s,
+    )
     await actors.recover()
     raced = frozenset(f"/{SERVICE_NAME}/{name}" for name in MatchService.RACED)
+    calls = CallLimit(limits.max_concurrent_calls)
+    # Stamps first: a call's arrival is its receive order, whatever happens to it next.
     server = grpc.aio.server(
-        interceptors=[ArrivalStamps(stamper, raced)], options=[("grpc.so_reuseport", 0)]
+        interceptors=[ArrivalStamps(stamper, raced), calls],
+        options=[("grpc.so_reuseport", 0), *limits.grpc_options()],
     )
     if access is None:
         access = Access(organisers_from_env(Organisers(), env))
-    add_match_service(MatchService(app, actors, hub, stamper, access), server)
+    service = MatchService(app, actors, hub, stamper, access, limits)
+    add_match_service(service, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     add_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
@@ -214,7 +235,7 @@ async def start(
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server, port, app, actors, hub, health_servicer)
+    return RunningServer(server, port, app, actors, hub, health_servicer, service, calls)
 
 
 def _signer(env: Mapping[str, str], key_file: str | None) -> Signer:
@@ -243,10 +264,17 @@ async def serve_forever(
     drain: float = DRAIN_SECONDS,
     access: Access | None = None,
     waiting_expiry_ms: int = WAITING_EXPIRY_MS,
+    limits: Limits | None = None,
 ) -> None:
     """Run until SIGINT or SIGTERM, then shut down cleanly (:meth:`RunningServer.stop`)."""
     running = await start(
-        address, env, tls=tls, key_file=key_file, access=access, waiting_expiry_ms=waiting_expiry_ms
+        address,
+        env,
+        tls=tls,
+        key_file=key_file,
+        access=access,
+        waiting_expiry_ms=waiting_expiry_ms,
+        limits=limits,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -8,10 +8,11 @@ up on their first line and submit their work before awaiting anything.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 from uuid import UUID
@@ -36,6 +37,7 @@ from server.errors import (
 )
 from server.fork import fork_match
 from server.hub import EventHub, Subscription
+from server.limits import CommandRates, Limits, StreamSlots
 from server.stamps import Stamper
 from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 
@@ -161,6 +163,14 @@ def viewer_of(match: MatchAggregate, token: str | None, access: Access) -> Viewe
     return Viewer.player(seat)
 
 
+def fell_behind(last: int) -> ServiceError:
+    """A Watch stream whose client does not take its events fast enough."""
+    return ServiceError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"this stream fell behind; watch again with after_version={last}",
+    )
+
+
 class MatchService(match_service_pb2_grpc.MatchServiceServicer):
     #: Handlers whose calls are stamped on arrival (:class:`server.stamps.ArrivalStamps`):
     #: their receive order decides races and seat order.
@@ -173,12 +183,19 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         hub: EventHub,
         stamper: Stamper,
         access: Access | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.app = app
         self.actors = actors
         self.hub = hub
         self.stamper = stamper
         self.access = access or Access()
+        self.limits = limits or Limits()
+        self.rates = CommandRates(self.limits.commands_per_second, self.limits.command_burst)
+        self.streams = StreamSlots(
+            self.limits.streams_per_connection, self.limits.streams_per_address
+        )
+        actors.when_retired(self.rates.forget)
 
     @refusals
     async def GetServerKey(
@@ -222,6 +239,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             self.app.create_match,
             lambda seed: game_codec.create(options, seed, request.entropy, token_hash),
         )
+        # Its timers run from its creation: a waiting match nobody joins expires.
+        self.actors.actor(match.id).resume(match)
         return match_service_pb2.CreateMatchResponse(
             match_id=str(match.id),
             referee_token=token,
@@ -410,6 +429,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                     grpc.StatusCode.PERMISSION_DENIED,
                     f"this token is for seat {viewer.seat}, not seat {claimed}",
                 )
+            # Counted at the receive stamp, before the rules look: nothing is written.
+            self.rates.take(match_id, viewer.seat, stamp.monotonic_ns)
             if stamp.seen_version > match.version:
                 raise ServiceError(
                     grpc.StatusCode.INVALID_ARGUMENT,
@@ -429,34 +450,45 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
 
         return (await self.actors.run(match_id, act)).value
 
-    async def Watch(  # type: ignore[override]  # it yields encoded MatchEvents
+    async def Watch(  # type: ignore[override]  # it writes encoded MatchEvents
         self, request: match_service_pb2.WatchRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[bytes]:
+    ) -> None:
         """Stored events after ``after_version``, then live ones, each encoded once per
-        kind of viewer (see :mod:`server.hub`); yields wire bytes (see
-        :func:`server.serve.add_match_service`)."""
-        sub: Subscription | None = None
-        present: int | None = None  # the seat this stream keeps at the table
+        kind of viewer (see :mod:`server.hub`); writes wire bytes (see
+        :func:`server.serve.add_match_service`), each write within the stream write
+        deadline (:class:`server.limits.Limits`)."""
         try:
             if isinstance(request, Undecodable):
                 raise request.refusal()
-            match_id = parse_match_id(request.match_id)
-            token = auth.bearer_token(context.invocation_metadata())
-            with_state = not request.omit_state
+            peer = context.peer()
+            with self.streams.held(peer, client_address(peer)):
+                await self._watch(request, context)
+        except Exception as error:
+            await self._end_stream(context, error)
 
-            def subscribe(match: MatchAggregate) -> tuple[Viewer, Subscription, int, bool]:
-                # In the actor: every saved event up to ``match.version`` is published, and
-                # every later one will reach this subscription.
-                viewer = viewer_of(match, token, self.access)
-                if request.after_version > match.version:
-                    raise ServiceError(
-                        grpc.StatusCode.OUT_OF_RANGE,
-                        f"after_version {request.after_version} is beyond the match's "
-                        f"version {match.version}",
-                    )
-                sub = self.hub.subscribe(match_id, (viewer, with_state))
-                return viewer, sub, match.version, match.status is MatchStatus.ENDED
+    async def _watch(
+        self, request: match_service_pb2.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> None:
+        sub: Subscription | None = None
+        present: int | None = None  # the seat this stream keeps at the table
+        match_id = parse_match_id(request.match_id)
+        token = auth.bearer_token(context.invocation_metadata())
+        with_state = not request.omit_state
 
+        def subscribe(match: MatchAggregate) -> tuple[Viewer, Subscription, int, bool]:
+            # In the actor: every saved event up to ``match.version`` is published, and
+            # every later one will reach this subscription.
+            viewer = viewer_of(match, token, self.access)
+            if request.after_version > match.version:
+                raise ServiceError(
+                    grpc.StatusCode.OUT_OF_RANGE,
+                    f"after_version {request.after_version} is beyond the match's "
+                    f"version {match.version}",
+                )
+            sub = self.hub.subscribe(match_id, (viewer, with_state))
+            return viewer, sub, match.version, match.status is MatchStatus.ENDED
+
+        try:
             viewer, sub, version, ended = (
                 await self.actors.run(match_id, subscribe, writes=False)
             ).value
@@ -470,7 +502,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 for data in await self.actors.threads.call(
                     self._stored, match_id, last, version, (viewer, with_state)
                 ):
-                    yield data
+                    await self._write(context, data, last)
+                    last += 1  # the stored events follow one another from ``last``
                 last = version
             if ended:
                 return
@@ -478,28 +511,45 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 self.stamper.written(match_id, seat, last)
             while True:
                 if sub.overflowed:
-                    raise ServiceError(
-                        grpc.StatusCode.RESOURCE_EXHAUSTED,
-                        f"this stream fell behind; watch again with after_version={last}",
-                    )
+                    raise fell_behind(last)
                 frame = await sub.get()
                 if frame is None:
                     raise shutting_down(f"watch again with after_version={last}")
                 if frame.version > last:
-                    yield frame.data
+                    await self._write(context, frame.data, last)
                     last = frame.version
                     if frame.final:
                         self.stamper.forget(match_id)  # no grab will name a version again
                         return
                     if seat is not None:
                         self.stamper.written(match_id, seat, last)
-        except Exception as error:
-            await refuse(context, error)
         finally:
             if sub is not None:
-                sub.close()
+                sub.close()  # before the stream's status, which may wait for the client
             if present is not None:
                 self.actors.presence.stream_closed(match_id, present)
+
+    async def _write(self, context: grpc.aio.ServicerContext, data: bytes, last: int) -> None:
+        """Write one event, or end the stream if the client does not take it in time:
+        ``last`` is the version of the last event it surely took."""
+        try:
+            # In this task (no task per write): the write is cancelled at the deadline.
+            async with asyncio.timeout(self.limits.stream_write_timeout_s):
+                await context.write(data)
+        except TimeoutError:
+            raise fell_behind(last) from None
+
+    async def _end_stream(self, context: grpc.aio.ServicerContext, error: Exception) -> None:
+        """End a stream with the status ``error`` calls for. A client that reads nothing
+        gets it only once it reads what is in flight; the handler does not wait that
+        long: the status stays queued in the transport, and the stream's share of the
+        server (its subscription, its slot) is already given back."""
+        try:
+            async with asyncio.timeout(self.limits.stream_write_timeout_s):
+                await refuse(context, error)
+        except TimeoutError:
+            log.info("stream ended without its client reading the status: %s", error)
+            raise asyncio.CancelledError() from None
 
     def _stored(
         self, match_id: UUID, after: int, upto: int, key: tuple[Viewer, bool]

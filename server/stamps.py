@@ -64,8 +64,12 @@ class Stamper:
         return dataclasses.replace(stamp, seen_sent_monotonic_ns=sent) if sent else stamp
 
     def forget(self, match_id: UUID) -> None:
-        """The match ended: no grab will ask about its streams again."""
+        """The match ended, or its actor left for being idle: its times are let go."""
         self._sent.pop(match_id, None)
+
+    def remembers(self, match_id: UUID) -> bool:
+        """Whether any time an event reached a stream of this match is kept."""
+        return match_id in self._sent
 
 
 _ARRIVAL: ContextVar[ReceiveStamp | None] = ContextVar("arrival_stamp", default=None)

@@ -16,6 +16,7 @@ import pytest
 
 from server.access import ORGANISER_TOKEN_ENV
 from server.application import postgres_env
+from server.limits import ENV_NAMES
 from server.serve import RunningServer, start
 from tests.service.helpers import ORGANISER_TOKEN
 
@@ -42,6 +43,15 @@ def _postgres_env(schema: str) -> dict[str, str]:
 def organiser_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Servers started as processes (``totem serve``) know the tests' organiser too."""
     monkeypatch.setenv(ORGANISER_TOKEN_ENV, ORGANISER_TOKEN)
+
+
+@pytest.fixture(autouse=True)
+def machine_speed_commands(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests play whole matches as fast as the server answers, far beyond any player's
+    pace: every server they start (in this process or as ``totem serve``) allows it. The
+    tests of the limits give their own."""
+    monkeypatch.setenv(ENV_NAMES["commands_per_second"], "1000000000")
+    monkeypatch.setenv(ENV_NAMES["command_burst"], "1000000000")
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

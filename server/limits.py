@@ -1,0 +1,305 @@
+"""What one client, one seat or one burst may make the server hold, and how much.
+
+Every bound is an option of :class:`Limits` (``totem serve`` has a flag and an environment
+variable for each). Beyond a bound the server answers ``RESOURCE_EXHAUSTED`` with a retry
+hint (:class:`server.errors.ServiceError`), and nothing is written.
+
+- :class:`CommandRates`: commands per seat per second, a token bucket per match and seat.
+- :class:`StreamSlots`: open ``Watch`` streams per connection and per client address.
+- :class:`CallLimit`: calls in flight in the whole process, refused at the door.
+
+The write deadline of a ``Watch`` stream and the retirement of idle match actors are
+applied where they happen (:mod:`server.service`, :mod:`server.actors`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import grpc
+
+from server.errors import ServiceError, status_text, trailing_metadata
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The server's bounds; the defaults suit a server of a few hundred players."""
+
+    #: How long one write of a Watch stream may wait for the client to take it; a stream
+    #: whose write takes longer is ended with RESOURCE_EXHAUSTED and its resume version.
+    stream_write_timeout_s: float = 5.0
+    #: Open Watch streams on one connection (one HTTP/2 connection: one channel).
+    streams_per_connection: int = 50
+    #: Open Watch streams from one client address, all its connections together.
+    streams_per_address: int = 100
+    #: Commands (``Act``) one seat of one match may send per second, on average...
+    commands_per_second: float = 20.0
+    #: ...and at once, after a quiet moment.
+    command_burst: int = 40
+    #: Calls in flight in the whole process (streams included); beyond, refused at once.
+    max_concurrent_calls: int = 2000
+    #: Calls gRPC's core may hold for the server before it has taken them: beyond, it
+    #: cancels them itself (a bare CANCELLED). Kept well above ``max_concurrent_calls`` so
+    #: that a burst reaches the server and is refused with a retry hint instead.
+    pending_calls: int = 20000
+    #: A match actor with no work waiting or running and no timer leaves after this many
+    #: idle seconds; the next call for its match loads the match again from the store.
+    idle_actor_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        for name in (
+            "stream_write_timeout_s",
+            "commands_per_second",
+            "idle_actor_s",
+        ):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive")
+        for name in (
+            "streams_per_connection",
+            "streams_per_address",
+            "command_burst",
+            "max_concurrent_calls",
+            "pending_calls",
+        ):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> Limits:
+        """The defaults, but for the ``TOTEM_*`` variables set in ``environ``: the same
+        names ``totem serve`` reads (:data:`ENV_NAMES`)."""
+        values: dict[str, Any] = {}
+        for name, variable in ENV_NAMES.items():
+            text = environ.get(variable)
+            if text:
+                kind = type(getattr(cls, name))
+                try:
+                    values[name] = kind(float(text)) if kind is int else kind(text)
+                except ValueError:
+                    raise ValueError(f"{variable}={text!r} is not a number") from None
+        return cls(**values)
+
+    def grpc_options(self) -> list[tuple[str, int]]:
+        """Channel arguments of the gRPC server these limits need."""
+        return [
+            ("grpc.server.max_pending_requests", self.pending_calls),
+            ("grpc.server.max_pending_requests_hard_limit", self.pending_calls),
+        ]
+
+
+#: The environment variable of each limit, for ``totem serve`` and :meth:`Limits.from_env`.
+ENV_NAMES = {
+    "stream_write_timeout_s": "TOTEM_STREAM_WRITE_TIMEOUT",
+    "streams_per_connection": "TOTEM_STREAMS_PER_CONNECTION",
+    "streams_per_address": "TOTEM_STREAMS_PER_ADDRESS",
+    "commands_per_second": "TOTEM_COMMANDS_PER_SECOND",
+    "command_burst": "TOTEM_COMMAND_BURST",
+    "max_concurrent_calls": "TOTEM_MAX_CONCURRENT_CALLS",
+    "pending_calls": "TOTEM_PENDING_CALLS",
+    "idle_actor_s": "TOTEM_IDLE_ACTOR_SECONDS",
+}
+
+
+def exhausted(message: str, retry_after_ms: int) -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"{message}; try again in {retry_after_ms} ms",
+        retry_after_ms=retry_after_ms,
+    )
+
+
+class TokenBucket:
+    """``rate`` tokens a second, at most ``burst`` saved up; time is given, never read."""
+
+    __slots__ = ("at_ns", "burst", "rate", "tokens")
+
+    def __init__(self, rate: float, burst: int, now_ns: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = float(burst)
+        self.at_ns = now_ns
+
+    def take(self, now_ns: int) -> int | None:
+        """Spend one token: None if there was one, else the milliseconds until there is."""
+        if now_ns > self.at_ns:
+            self.tokens = min(self.burst, self.tokens + (now_ns - self.at_ns) * self.rate / 1e9)
+            self.at_ns = now_ns
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return None
+        return max(1, math.ceil((1 - self.tokens) / self.rate * 1000))
+
+
+class CommandRates:
+    """A token bucket per match and seat (the referee's commands share one, seat None).
+
+    Taken inside the match's actor, where the token's seat is known, at the command's
+    receive stamp: a command beyond the rate is refused before it runs, so it writes
+    nothing and costs the match only a look at the bucket. Memory follows the live
+    matches: a match's buckets are forgotten when its actor leaves."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._buckets: dict[UUID, dict[int | None, TokenBucket]] = {}
+
+    def take(self, match_id: UUID, seat: int | None, now_ns: int) -> None:
+        """Spend one of the seat's commands, or raise RESOURCE_EXHAUSTED with a hint."""
+        seats = self._buckets.setdefault(match_id, {})
+        bucket = seats.get(seat)
+        if bucket is None:
+            bucket = seats[seat] = TokenBucket(self.rate, self.burst, now_ns)
+        wait_ms = bucket.take(now_ns)
+        if wait_ms is not None:
+            who = "the referee" if seat is None else f"seat {seat}"
+            raise exhausted(
+                f"{who} sent more than {self.rate:g} commands a second (bursts of "
+                f"{self.burst}); this one was not applied",
+                wait_ms,
+            )
+
+    def forget(self, match_id: UUID) -> None:
+        self._buckets.pop(match_id, None)
+
+    def matches(self) -> int:
+        return len(self._buckets)
+
+
+#: When a client refused a stream for having too many open may try again: a stream
+#: closes when its client cancels it or its match ends, which no clock predicts.
+STREAM_RETRY_MS = 1000
+
+
+class StreamSlots:
+    """Counts the open Watch streams of each connection and each client address."""
+
+    def __init__(self, per_connection: int, per_address: int) -> None:
+        self.per_connection = per_connection
+        self.per_address = per_address
+        self._connections: dict[str, int] = {}
+        self._addresses: dict[str, int] = {}
+
+    @contextlib.contextmanager
+    def held(self, connection: str, address: str) -> Iterator[None]:
+        """A slot for one stream while the block runs; RESOURCE_EXHAUSTED when none is
+        free (the block does not run)."""
+        if self._connections.get(connection, 0) >= self.per_connection:
+            raise exhausted(
+                f"this connection has {self.per_connection} Watch streams open already: "
+                "close one, or open another connection",
+                STREAM_RETRY_MS,
+            )
+        if self._addresses.get(address, 0) >= self.per_address:
+            raise exhausted(
+                f"this client address has {self.per_address} Watch streams open already: close one",
+                STREAM_RETRY_MS,
+            )
+        _add(self._connections, connection, 1)
+        _add(self._addresses, address, 1)
+        try:
+            yield
+        finally:
+            _add(self._connections, connection, -1)
+            _add(self._addresses, address, -1)
+
+    def open(self, address: str | None = None) -> int:
+        """Streams open from ``address``, or in all."""
+        if address is None:
+            return sum(self._addresses.values())
+        return self._addresses.get(address, 0)
+
+
+def _add(counts: dict[str, int], key: str, delta: int) -> None:
+    count = counts.get(key, 0) + delta
+    if count:
+        counts[key] = count
+    else:
+        counts.pop(key, None)
+
+
+#: When a call refused because the process is busy may try again.
+BUSY_RETRY_MS = 200
+
+
+class CallLimit(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """At most ``limit`` calls in flight in the process; the next ones are answered
+    RESOURCE_EXHAUSTED with a retry hint at once, before their handler runs.
+
+    grpc's own ``maximum_concurrent_rpcs`` does not do this in ``grpc.aio``: it stops
+    taking calls from the transport, where they wait, and a burst beyond the transport's
+    backlog is cancelled there, bare. Here every call is taken and either run or refused.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.in_flight = 0
+        self.refused = 0
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return handler
+        if self.in_flight >= self.limit:
+            self.refused += 1
+            return _refusing(handler, self.limit)
+        return _counted(handler, self)
+
+
+_KINDS = ("unary_unary", "unary_stream", "stream_unary", "stream_stream")
+
+
+def _kind(handler: grpc.RpcMethodHandler) -> str:
+    return next(kind for kind in _KINDS if getattr(handler, kind) is not None)
+
+
+def _counted(handler: grpc.RpcMethodHandler, limit: CallLimit) -> Any:
+    """``handler``, counted in flight while it runs (a call cancelled before its handler
+    starts never counts). Every handler of this server is asynchronous."""
+    kind = _kind(handler)
+    behaviour = getattr(handler, kind)
+
+    if inspect.isasyncgenfunction(behaviour):
+
+        async def streaming(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            limit.in_flight += 1
+            try:
+                async for item in behaviour(request, context):
+                    yield item
+            finally:
+                limit.in_flight -= 1
+
+        return handler._replace(**{kind: streaming})
+    if not inspect.iscoroutinefunction(behaviour):
+        return handler  # a synchronous handler runs in gRPC's threads: not counted here
+
+    async def running(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        limit.in_flight += 1
+        try:
+            return await behaviour(request, context)
+        finally:
+            limit.in_flight -= 1
+
+    return handler._replace(**{kind: running})
+
+
+def _refusing(handler: grpc.RpcMethodHandler, limit: int) -> Any:
+    """A handler of the same kind that refuses its call at once."""
+    refusal = exhausted(
+        f"the server has {limit} calls under way, its limit: this call was not run",
+        BUSY_RETRY_MS,
+    )
+
+    async def refuse(request: Any, context: grpc.aio.ServicerContext) -> None:
+        await context.abort(refusal.code, status_text(refusal), trailing_metadata(refusal))
+
+    return handler._replace(**{_kind(handler): refuse})

@@ -1,0 +1,73 @@
+"""Every limit is an option of ``totem serve``, with its environment variable, and of
+``server.serve.start`` (a :class:`Limits`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from server import serve
+from server.cli import main
+from server.limits import ENV_NAMES, Limits
+
+FLAGS = {
+    "stream_write_timeout_s": "--stream-write-timeout",
+    "streams_per_connection": "--streams-per-connection",
+    "streams_per_address": "--streams-per-address",
+    "commands_per_second": "--commands-per-second",
+    "command_burst": "--command-burst",
+    "max_concurrent_calls": "--max-concurrent-calls",
+    "pending_calls": "--pending-calls",
+    "idle_actor_s": "--idle-actor-seconds",
+}
+
+
+def test_serve_help_names_every_limit_its_variable_and_default() -> None:
+    result = CliRunner().invoke(main, ["serve", "--help"], terminal_width=400)
+    assert result.exit_code == 0
+    assert set(FLAGS) == set(ENV_NAMES)
+    for name, flag in FLAGS.items():
+        assert flag in result.output
+        assert ENV_NAMES[name] in result.output
+        default = getattr(Limits(), name)
+        assert f"[default: {default}" in result.output.split(flag, 1)[1]
+
+
+def test_flags_and_variables_reach_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: dict[str, Any] = {}
+
+    async def fake_serve_forever(*args: Any, **kwargs: Any) -> None:
+        seen.update(kwargs)
+
+    monkeypatch.setattr(serve, "serve_forever", fake_serve_forever)
+    monkeypatch.setenv(ENV_NAMES["streams_per_address"], "7")
+    result = CliRunner().invoke(
+        main,
+        [
+            *("serve", "--db", str(tmp_path / "t.db")),
+            *("--commands-per-second", "2.5", "--idle-actor-seconds", "30"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    limits = seen["limits"]
+    assert limits.commands_per_second == 2.5
+    assert limits.idle_actor_s == 30
+    assert limits.streams_per_address == 7
+    assert limits.pending_calls == Limits.pending_calls  # the default
+
+
+def test_limits_from_the_environment_and_their_checks() -> None:
+    limits = Limits.from_env({ENV_NAMES["max_concurrent_calls"]: "12", "OTHER": "x"})
+    assert limits == Limits(max_concurrent_calls=12)
+    with pytest.raises(ValueError, match="TOTEM_COMMAND_BURST"):
+        Limits.from_env({ENV_NAMES["command_burst"]: "many"})
+    with pytest.raises(ValueError, match="idle_actor_s"):
+        Limits(idle_actor_s=0)
+    assert ("grpc.server.max_pending_requests_hard_limit", 99) in Limits(
+        pending_calls=99
+    ).grpc_options()

@@ -1,0 +1,124 @@
+"""A Watch stream whose client stops reading is ended, never held (RESOURCE_EXHAUSTED with
+its resume version); open streams are capped per connection and per client address."""
+
+from __future__ import annotations
+
+import dataclasses
+from uuid import UUID
+
+import grpc
+
+from server.errors import RETRY_METADATA_KEY
+from tests.service.helpers import bearer, grab, stub
+from tests.service.limits_helpers import (
+    LOOSE,
+    decided_race,
+    retry_delay_ms,
+    serving,
+    until,
+)
+from totem.v1 import match_service_pb2 as ms
+from totem.v1 import match_service_pb2_grpc
+
+#: A client connection that takes at most this many bytes it has not read: a stream
+#: that is not read fills it, and then the server's writes wait.
+SMALL_WINDOW = [("grpc.http2.lookahead_bytes", 65535), ("grpc.http2.bdp_probe", 0)]
+#: Grabs sent at most to fill the window: far more than it takes.
+MAX_GRABS = 20_000
+
+
+async def test_a_stream_that_is_never_read_is_ended_and_let_go(
+    store_env: dict[str, str],
+) -> None:
+    limits = dataclasses.replace(LOOSE, stream_write_timeout_s=0.5)
+    async with serving(store_env, limits) as running:
+        # Only the write deadline can end this stream: its queue never overflows.
+        running.hub.queue_size = 10**9
+        channel, client = stub(running.port)
+        slow = grpc.aio.insecure_channel(
+            f"127.0.0.1:{running.port}",
+            options=[*SMALL_WINDOW, ("grpc.use_local_subchannel_pool", 1)],
+        )
+        async with channel, slow:
+            match_id, tokens, _ = await decided_race(client)
+            watched = UUID(match_id)
+            call = match_service_pb2_grpc.MatchServiceStub(slow).Watch(
+                ms.WatchRequest(match_id=match_id)
+            )
+            await until(lambda: running.hub.watchers(watched) == 1, "the stream subscribed")
+            sent = 0
+            while running.hub.watchers(watched) and sent < MAX_GRABS:
+                await client.Act(
+                    ms.ActRequest(match_id=match_id, jungle_speed=grab()),
+                    metadata=bearer(tokens[1]),
+                )
+                sent += 1
+            # The server let the stream go while its client had read nothing.
+            await until(lambda: running.hub.watchers(watched) == 0, "the subscription freed")
+            await until(lambda: running.service.streams.open() == 0, "the stream slot freed")
+            await until(lambda: running.calls.in_flight == 0, "the call ended on the server")
+
+            versions = []
+            try:
+                async for event in call:
+                    versions.append(event.version)
+                raise AssertionError("the stream ended without a status")
+            except grpc.aio.AioRpcError as error:
+                ended = error
+            assert ended.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            details = str(ended.details())
+            assert "this stream fell behind; watch again with after_version=" in details
+            resume = int(details.rsplit("=", 1)[1])
+            assert versions == list(range(1, len(versions) + 1))
+            assert 0 < resume <= versions[-1]
+            again = client.Watch(ms.WatchRequest(match_id=match_id, after_version=resume))
+            assert (await again.read()).version == resume + 1
+            again.cancel()
+
+
+async def test_open_streams_are_capped_per_connection_and_per_address(
+    store_env: dict[str, str],
+) -> None:
+    limits = dataclasses.replace(LOOSE, streams_per_connection=2, streams_per_address=3)
+    async with serving(store_env, limits) as running:
+        first = grpc.aio.insecure_channel(
+            f"127.0.0.1:{running.port}", options=[("grpc.use_local_subchannel_pool", 1)]
+        )
+        second = grpc.aio.insecure_channel(
+            f"127.0.0.1:{running.port}", options=[("grpc.use_local_subchannel_pool", 1)]
+        )
+        async with first, second:
+            one = match_service_pb2_grpc.MatchServiceStub(first)
+            two = match_service_pb2_grpc.MatchServiceStub(second)
+            match_id, _, _ = await decided_race(one)
+            request = ms.WatchRequest(match_id=match_id)
+
+            async def opened(client: match_service_pb2_grpc.MatchServiceStub) -> object:
+                call = client.Watch(request)
+                assert (await call.read()).version == 1
+                return call
+
+            held = [await opened(one), await opened(one)]
+            refusals = []
+            for client in (one, two):
+                if client is two:
+                    held.append(await opened(two))  # another connection: the address has room
+                call = client.Watch(request)
+                try:
+                    await call.read()
+                    raise AssertionError("a stream beyond the cap was opened")
+                except grpc.aio.AioRpcError as error:
+                    refusals.append(error)
+            assert [e.code() for e in refusals] == [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
+            assert "this connection has 2 Watch streams open" in str(refusals[0].details())
+            assert "this client address has 3 Watch streams open" in str(refusals[1].details())
+            assert all(retry_delay_ms(e) > 0 for e in refusals)
+            assert all(RETRY_METADATA_KEY in dict(e.trailing_metadata()) for e in refusals)
+            assert running.service.streams.open("127.0.0.1") == 3
+
+            held[0].cancel()  # type: ignore[attr-defined]
+            await until(lambda: running.service.streams.open() == 2, "a slot given back")
+            held.append(await opened(two))
+            for call in held:
+                call.cancel()  # type: ignore[attr-defined]
+            await until(lambda: running.service.streams.open() == 0, "every slot given back")
