@@ -6,10 +6,6 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-import grpc
-from google.rpc import error_details_pb2, status_pb2
-
-from server.errors import RETRY_METADATA_KEY
 from server.limits import Limits
 from server.serve import RunningServer, start
 from tests.service.helpers import INWARD, bearer, create_and_join, deal_for, grab, reveal
@@ -51,19 +47,6 @@ async def until(condition: Callable[[], bool], what: str) -> None:
         await asyncio.wait_for(poll(), WAIT_S)
     except TimeoutError:
         raise AssertionError(f"never came true: {what}") from None
-
-
-def retry_delay_ms(error: grpc.aio.AioRpcError) -> int:
-    """The retry hint of a refusal: the RetryInfo detail, checked against the trailer."""
-    metadata = dict(error.trailing_metadata() or ())
-    status = status_pb2.Status.FromString(metadata["grpc-status-details-bin"])
-    infos = [d for d in status.details if d.Is(error_details_pb2.RetryInfo.DESCRIPTOR)]
-    assert len(infos) == 1
-    info = error_details_pb2.RetryInfo()
-    infos[0].Unpack(info)
-    delay_ms = info.retry_delay.ToMilliseconds()
-    assert metadata[RETRY_METADATA_KEY] == str(delay_ms)
-    return delay_ms
 
 
 async def decided_race(

@@ -9,8 +9,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from tests.service.helpers import stub
-from tests.service.limits_helpers import LOOSE, decided_race, retry_delay_ms, serving, until
+from tests.service.helpers import retry_delay_ms, stub
+from tests.service.limits_helpers import LOOSE, decided_race, serving, until
 from totem.v1 import match_service_pb2 as ms
 
 

@@ -10,8 +10,8 @@ import grpc
 import pytest
 
 from server.limits import CommandRates, TokenBucket
-from tests.service.helpers import bearer, grab, stub
-from tests.service.limits_helpers import LOOSE, decided_race, retry_delay_ms, serving
+from tests.service.helpers import bearer, grab, retry_delay_ms, stub
+from tests.service.limits_helpers import LOOSE, decided_race, serving
 from totem.v1 import match_service_pb2 as ms
 
 SECOND_NS = 1_000_000_000

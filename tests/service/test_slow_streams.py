@@ -9,14 +9,8 @@ from uuid import UUID
 import grpc
 
 from server.errors import RETRY_METADATA_KEY
-from tests.service.helpers import bearer, grab, stub
-from tests.service.limits_helpers import (
-    LOOSE,
-    decided_race,
-    retry_delay_ms,
-    serving,
-    until,
-)
+from tests.service.helpers import bearer, grab, retry_delay_ms, stub
+from tests.service.limits_helpers import LOOSE, decided_race, serving, until
 from totem.v1 import match_service_pb2 as ms
 from totem.v1 import match_service_pb2_grpc
 
