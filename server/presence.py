@@ -51,9 +51,9 @@ class Presence:
         self._changed(match_id)
 
     def acted(self, match_id: UUID, seat: int) -> None:
-        """A command from ``seat`` was answered: it is here now."""
+        """A command from ``seat`` is running in the match's actor: it is here now. (The
+        actor sets the match's timer again once the command is done: no call back.)"""
         self._seen_ms[match_id][seat] = self._clock()
-        self._changed(match_id)
 
     def away_since_ms(self, match_id: UUID, seats: Iterable[int]) -> int | None:
         """Since when every one of ``seats`` has been away (wall ms), or None if one of
