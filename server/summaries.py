@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -172,9 +172,34 @@ class SummaryRecorder(ABC):
         """The ids of the matches waiting or playing, in log order."""
 
 
-def _ordered(summaries: Iterable[Summary]) -> list[Summary]:
-    """Rows in match id order: two transactions lock the same rows in the same order."""
-    return sorted(summaries, key=lambda s: s.match_id)
+def writes(
+    summaries: Iterable[Summary], key: Callable[[UUID], Any]
+) -> Iterator[tuple[bool, tuple[Any, ...]]]:
+    """The statement parameters that write ``summaries``, each with whether it is the
+    update of a listed match (a summary without a log position) or else the upsert of a
+    new one; ``key`` is how the store holds a match id. In match id order: two
+    transactions lock the same rows in the same order."""
+    for s in sorted(summaries, key=lambda s: s.match_id):
+        status, players, version, result, end_reason = s.columns()
+        if s.position is None:
+            yield True, (status, players, version, result, end_reason, key(s.match_id), s.version)
+        else:
+            yield (
+                False,
+                (
+                    key(s.match_id),
+                    s.position,
+                    s.game,
+                    status,
+                    s.variant,
+                    s.max_players,
+                    players,
+                    version,
+                    s.created_us,
+                    result,
+                    end_reason,
+                ),
+            )
 
 
 class SQLiteSummaryRecorder(SQLiteApplicationRecorder, SummaryRecorder):
@@ -227,30 +252,8 @@ class SQLiteSummaryRecorder(SQLiteApplicationRecorder, SummaryRecorder):
         return returning
 
     def _write(self, c: SQLiteCursor, summaries: Iterable[Summary]) -> None:
-        for s in _ordered(summaries):
-            status, players, version, result, end_reason = s.columns()
-            if s.position is None:
-                c.execute(
-                    self.update_statement,
-                    (status, players, version, result, end_reason, s.match_id.hex, s.version),
-                )
-            else:
-                c.execute(
-                    self.upsert_statement,
-                    (
-                        s.match_id.hex,
-                        s.position,
-                        s.game,
-                        status,
-                        s.variant,
-                        s.max_players,
-                        players,
-                        version,
-                        s.created_us,
-                        result,
-                        end_reason,
-                    ),
-                )
+        for update, params in writes(summaries, lambda match_id: match_id.hex):
+            c.execute(self.update_statement if update else self.upsert_statement, params)
 
     def write_summaries(self, summaries: Sequence[Summary]) -> None:
         with self.datastore.transaction(commit=True) as c:

@@ -15,7 +15,7 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Composed, Identifier
 
-from server.summaries import LIVE, TABLE, Summary, SummaryRecorder, _ordered, row_summary
+from server.summaries import LIVE, TABLE, Summary, SummaryRecorder, row_summary, writes
 
 
 class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
@@ -103,30 +103,8 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
         self._write(curs, kwargs.get("summaries") or ())
 
     def _write(self, curs: Cursor[DictRow], summaries: Iterable[Summary]) -> None:
-        for s in _ordered(summaries):
-            status, players, version, result, end_reason = s.columns()
-            if s.position is None:
-                curs.execute(
-                    self.update_statement,
-                    (status, players, version, result, end_reason, s.match_id, s.version),
-                )
-            else:
-                curs.execute(
-                    self.upsert_statement,
-                    (
-                        s.match_id,
-                        s.position,
-                        s.game,
-                        status,
-                        s.variant,
-                        s.max_players,
-                        players,
-                        version,
-                        s.created_us,
-                        result,
-                        end_reason,
-                    ),
-                )
+        for update, params in writes(summaries, lambda match_id: match_id):
+            curs.execute(self.update_statement if update else self.upsert_statement, params)
 
     def write_summaries(self, summaries: Sequence[Summary]) -> None:
         with self.datastore.transaction(commit=True) as curs:
