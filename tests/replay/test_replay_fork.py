@@ -12,8 +12,8 @@ from click.testing import CliRunner, Result
 from replay_support import json_lines
 
 from replay.cli import main
-from server.access import ORGANISER_TOKEN_ENV
 from server.serve import RunningServer, start
+from tests.client.support import sqlite_store
 from tests.service.helpers import ORGANISER_TOKEN, act, bearer, deal_for, grab, stub, symbol
 from totem.v1 import match_service_pb2 as ms
 from totem_client import connect
@@ -27,11 +27,7 @@ async def served(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Runn
     db = tmp_path_factory.mktemp("served") / "totem.db"
     running = await start(
         "127.0.0.1:0",
-        {
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": str(db),
-            ORGANISER_TOKEN_ENV: ORGANISER_TOKEN,
-        },
+        sqlite_store(db),
     )
     try:
         yield running
@@ -113,11 +109,7 @@ async def test_a_fork_replays_shows_its_origin_and_verifies(
     db = tmp_path_factory.mktemp("forked") / "totem.db"
     running = await start(
         "127.0.0.1:0",
-        {
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": str(db),
-            ORGANISER_TOKEN_ENV: ORGANISER_TOKEN,
-        },
+        sqlite_store(db),
     )
     try:
         origin, referee = await duel_at_version_6(running.port)
