@@ -205,7 +205,7 @@ async def test_the_command_line_tools_reach_a_mutual_tls_server(
     played = await asyncio.to_thread(
         totem,
         *("bots", "jungle-speed", "--players", "2", "--address", address),
-        *("--organiser-token", ORGANISER_TOKEN, "--turn-timeout-ms", "0", *tls),
+        *("--organiser-token", ORGANISER_TOKEN, "--turn-timeout-ms", "200", *tls),
     )
     assert played.exit_code == 0, played.output
     assert "match ended" in played.stdout
