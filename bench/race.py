@@ -18,9 +18,15 @@ off; each contender joins the seat it is given on its own connection and watches
 match as that player. The coordinator reveals for seat 0: an inward-arrows race, in which
 every seat may grab and the first grab received wins (JS-6.1), the others being late
 (JS-5.3). Once every stream has shown the reveal, the coordinator sends each contender a
-common start time (``time.monotonic_ns()`` plus ``--margin-ms``) and its own offset; the
-contender sleeps until just before its send time, busy-waits the last ``--spin-us``, notes
-``time.monotonic_ns()`` (its send time) and sends its grab; after one turn of its event
+common start time (``time.monotonic_ns()`` plus ``--margin-ms``) and its own offset. How
+a contender waits for its send time is ``--sender``: with ``fifo`` (the default where the
+run may use real-time scheduling) it sleeps to that exact time under SCHED_FIFO with no
+timer slack, so the contenders wake in the order they armed their timers, the random
+order the start signal reached them, and each runs the moment it wakes; with ``spin`` it
+sleeps until just before its send time and busy-waits the last ``--spin-us``, and on two
+cores whichever contender the scheduler happens to be running then sends first, which
+is not even between processes. Then it notes ``time.monotonic_ns()`` (its send time) and
+sends its grab; after one turn of its event
 loop, by which time gRPC's core has the request, it notes the time again (handed). Its
 answer holds its grab's receive stamp.
 
@@ -369,14 +375,68 @@ class Follower:
 
 
 def contender_main(
-    index: int, address: str, conn: multiprocessing.connection.Connection, spin_ns: int
+    index: int,
+    address: str,
+    conn: multiprocessing.connection.Connection,
+    spin_ns: int,
+    sender: str,
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator stops us
-    asyncio.run(_contender(index, address, conn, spin_ns))
+    asyncio.run(_contender(index, address, conn, spin_ns, sender))
+
+
+class _Timespec(ctypes.Structure):
+    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
+
+
+class FifoWake:
+    """Wakes this thread at an absolute CLOCK_MONOTONIC time under SCHED_FIFO.
+
+    With spinning senders, which contender sends first is whichever the scheduler happens
+    to have on a core at the start time, and on two cores that is not even between
+    processes. Here every contender sleeps to the same absolute time with no timer slack:
+    the kernel's timer queue keeps timers of equal expiry in the order they were armed,
+    which is the (random) order the contenders got the start signal, and a real-time
+    task runs as soon as it wakes, before any ordinary one. Only the sending thread is
+    raised, and only from arming until its request is handed to gRPC.
+    """
+
+    PR_SET_TIMERSLACK = 29
+    TIMER_ABSTIME = 1
+
+    def __init__(self) -> None:
+        self._libc = ctypes.CDLL(None, use_errno=True)
+        self._libc.prctl(self.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+        self._clock = time.CLOCK_MONOTONIC
+
+    def raise_(self) -> None:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
+
+    def lower(self) -> None:
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+
+    def sleep_until(self, target_ns: int) -> None:
+        spec = _Timespec(target_ns // 1_000_000_000, target_ns % 1_000_000_000)
+        while self._libc.clock_nanosleep(self._clock, self.TIMER_ABSTIME, ctypes.byref(spec), None):
+            pass  # interrupted by a signal: sleep again to the same time
+
+
+def fifo_allowed() -> bool:
+    """Whether this process may raise a thread to SCHED_FIFO (root or CAP_SYS_NICE)."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    except (OSError, AttributeError):
+        return False
+    os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+    return True
 
 
 async def _contender(
-    index: int, address: str, conn: multiprocessing.connection.Connection, spin_ns: int
+    index: int,
+    address: str,
+    conn: multiprocessing.connection.Connection,
+    spin_ns: int,
+    sender: str,
 ) -> None:
     import grpc
 
@@ -395,6 +455,7 @@ async def _contender(
     match_id, seat, token = "", 0, ""
     follower: Follower | None = None
     grab = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
+    fifo = FifoWake() if sender == "fifo" else None
     try:
         while True:
             message = await receive(conn, STEP_TIMEOUT * 4)
@@ -434,11 +495,15 @@ async def _contender(
                     gc.disable()
                     now = time.monotonic_ns()
                     started_late = now > target
-                    if target - now > spin_ns:
+                    if fifo is not None:
+                        fifo.raise_()
                         # Blocking on purpose: nothing else may run on this loop now.
-                        time.sleep((target - now - spin_ns) / 1e9)  # noqa: ASYNC251
-                    while time.monotonic_ns() < target:
-                        pass
+                        fifo.sleep_until(target)
+                    else:
+                        if target - now > spin_ns:
+                            time.sleep((target - now - spin_ns) / 1e9)  # noqa: ASYNC251
+                        while time.monotonic_ns() < target:
+                            pass
                     sent = time.monotonic_ns()
                     sent_wall = time.time_ns()
                     call = stub.Act(request, metadata=metadata, timeout=STEP_TIMEOUT)
@@ -446,6 +511,8 @@ async def _contender(
                     # core (which writes it or queues it for writing), then we run again.
                     await asyncio.sleep(0)
                     handed = time.monotonic_ns()
+                    if fifo is not None:
+                        fifo.lower()
                     answer = await call
                     answered = time.monotonic_ns()
                     answered_wall = time.time_ns()
@@ -689,7 +756,9 @@ class Server:
 class Children:
     """The contender and spectator processes, each with its end of a pipe."""
 
-    def __init__(self, address: str, contenders: int, watchers: int, spin_ns: int) -> None:
+    def __init__(
+        self, address: str, contenders: int, watchers: int, spin_ns: int, sender: str
+    ) -> None:
         context = multiprocessing.get_context("spawn")  # no gRPC state inherited by fork
         self.pipes: dict[int, multiprocessing.connection.Connection] = {}
         self.processes: list[Any] = []
@@ -699,7 +768,7 @@ class Children:
             ours, theirs = context.Pipe()
             process = context.Process(
                 target=contender_main,
-                args=(index, address, theirs, spin_ns),
+                args=(index, address, theirs, spin_ns, sender),
                 name=f"contender {index}",
                 daemon=True,
             )
@@ -799,6 +868,7 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
     )
     races: list[Race] = []
     rotation: dict[float, int] = {}
+    sender = args.sender if args.sender != "auto" else ("fifo" if fifo_allowed() else "spin")
     with tempfile.TemporaryDirectory() as tmp:
         root = ROOT if args.server_root is None else args.server_root.resolve()
         server_env = dict(item.split("=", 1) for item in args.server_env)
@@ -818,7 +888,7 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
                         raise
                     wire_note = f"unavailable: {error}"
                     print(f"no wire timestamps ({error})", file=sys.stderr)
-            children = Children(address, n, args.watchers, args.spin_us * 1000)
+            children = Children(address, n, args.watchers, args.spin_us * 1000, sender)
             channel = grpc.insecure_channel(address)
             stub = match_service_pb2_grpc.MatchServiceStub(channel)
             everyone = list(children.pipes)
@@ -910,6 +980,7 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
         "warmup": args.warmup,
         "margin_ms": args.margin_ms,
         "spin_us": args.spin_us,
+        "sender": sender,
         "seed": args.seed,
         "server_root": None if args.server_root is None else str(args.server_root),
         "server_env": args.server_env,
@@ -1287,6 +1358,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--warmup", type=int, default=20, help="races run first and not counted")
     parser.add_argument("--margin-ms", type=float, default=15.0, help="start signal lead time")
     parser.add_argument("--spin-us", type=int, default=200, help="busy-wait before a send")
+    parser.add_argument(
+        "--sender",
+        choices=("auto", "spin", "fifo"),
+        default="auto",
+        help="how a contender waits for its send time: spin (sleep, then busy-wait the last "
+        "--spin-us) or fifo (sleep to the exact time under SCHED_FIFO, woken in the random "
+        "order the start signal reached the contenders; needs privileges); auto: fifo "
+        "where this process may use it",
+    )
     parser.add_argument("--seed", type=int, default=12, help="seed of the schedule and ranks")
     parser.add_argument(
         "--server-root",
