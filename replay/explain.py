@@ -46,7 +46,10 @@ def explain_records(
 def contender_line(contender: Contender) -> Text:
     who = f"seat {contender.seat}" + (f" ({contender.player})" if contender.player else "")
     received = datetime.fromtimestamp(contender.wall_ns / 1e9, UTC)
-    line = Text(f"  {contender.outcome:<5}  recv #{contender.sequence:<6} {who:<22}")
+    received_by = f"#{contender.sequence}" + (
+        f"@{contender.instance}" if contender.instance else ""
+    )
+    line = Text(f"  {contender.outcome:<5}  recv {received_by:<7} {who:<22}")
     line.append(f" at {fmt.when(received)} UTC  ")
     line.append(f"+{contender.gap_ms:.3f} ms  " if contender.gap_ms else "winner  ")
     seen = f"v{contender.seen_version}" if contender.seen_version else "not given"
@@ -73,7 +76,8 @@ def print_explanation(explanation: Explanation) -> None:
         limit = explanation.human_limit_ms
         out.print(
             Text(
-                f"Contenders in server receive order (gap to the first received; reaction: "
+                f"Contenders in the order the match recorded them: server receive order, "
+                f"or commit order between server instances (gap to the first received; reaction: "
                 f"from the event the grab saw reaching its stream; suspect under {limit:g} ms):"
             )
         )

@@ -52,6 +52,8 @@ class Contender:
     wall_ns: int
     monotonic_ns: int
     seen_version: int
+    #: The server instance that received it ("" for a lone server).
+    instance: str
     #: Milliseconds after the winner's grab was received (0 for the winner).
     gap_ms: float
     #: Milliseconds from the event it reacted to reaching its stream to its receipt;
@@ -210,7 +212,9 @@ def _js_wrong(ctx: Context) -> Explanation:
 
 
 def _contenders(ctx: Context, grabs: list[tuple[int, str, dict[str, Any]]]) -> list[Contender]:
-    ordered = sorted(grabs, key=lambda g: int(g[2]["stamp"]["sequence"]))
+    # The order the match recorded them in: receive order within one server instance,
+    # commit order between instances (whose sequences and clocks are their own).
+    ordered = sorted(grabs, key=lambda g: g[0])
     first = ordered[0][2]["stamp"]
     found = []
     for version, name, fields in ordered:
@@ -234,12 +238,21 @@ def _contenders(ctx: Context, grabs: list[tuple[int, str, dict[str, Any]]]) -> l
                 wall_ns=int(stamp["wall_ns"]),
                 monotonic_ns=int(stamp["monotonic_ns"]),
                 seen_version=int(stamp.get("seen_version", 0)),
-                gap_ms=(stamp["monotonic_ns"] - first["monotonic_ns"]) / 1e6,
+                instance=str(stamp.get("instance", "")),
+                gap_ms=_gap_ms(first, stamp),
                 reaction_ms=reaction,
                 suspect=reaction is not None and reaction < ctx.human_limit_ms,
             )
         )
     return found
+
+
+def _gap_ms(first: dict[str, Any], stamp: dict[str, Any]) -> float:
+    """How long after the first grab this one was received: on the monotonic clock of
+    one instance, or on the wall clocks of two (less exact: they are two machines')."""
+    if stamp.get("instance", "") == first.get("instance", ""):
+        return float(stamp["monotonic_ns"] - first["monotonic_ns"]) / 1e6
+    return float(stamp["wall_ns"] - first["wall_ns"]) / 1e6
 
 
 def _player(match: MatchAggregate, seat: int) -> str:

@@ -41,9 +41,11 @@ def seats(match: MatchAggregate, numbers: list[int]) -> str:
 
 
 def stamp(data: object) -> str:
-    """What a receive stamp says in a summary: the receive order."""
+    """What a receive stamp says in a summary: the receive order, and the server
+    instance whose order it is when several served the store."""
     if isinstance(data, dict) and "sequence" in data:
-        return f"[recv #{data['sequence']}]"
+        instance = data.get("instance") or ""
+        return f"[recv #{data['sequence']}{'@' + instance if instance else ''}]"
     return ""
 
 

@@ -25,7 +25,9 @@ class Stamper:
     """Hands out receive stamps in receive order for one server process, and remembers
     when recent events were first written to each seat's Watch stream."""
 
-    def __init__(self) -> None:
+    def __init__(self, instance: str = "") -> None:
+        #: This server instance's name, in every stamp it takes ("" for a lone server).
+        self.instance = instance
         self._sequence = itertools.count(1)
         self._sent: dict[UUID, dict[int, OrderedDict[int, int]]] = {}
 
@@ -35,6 +37,7 @@ class Stamper:
             monotonic_ns=time.monotonic_ns(),
             wall_ns=time.time_ns(),
             seen_version=seen_version,
+            instance=self.instance,
         )
 
     def on_arrival(self, seen_version: int) -> ReceiveStamp:

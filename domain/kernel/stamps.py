@@ -23,14 +23,21 @@ class ReceiveStamp:
     #: When the event at ``seen_version`` was written to this player's stream, on the
     #: ``monotonic_ns`` clock; 0 when unknown. Evidence of reaction time, never of order.
     seen_sent_monotonic_ns: int = 0
+    #: The server instance that took the request ("" for a lone server): ``sequence``
+    #: and ``monotonic_ns`` are that instance's own, comparable only between its stamps.
+    instance: str = ""
 
     @property
     def wall_ms(self) -> int:
         return self.wall_ns // 1_000_000
 
     def to_dict(self) -> dict[str, Any]:
-        """The form stored in events (JSON-compatible)."""
-        return asdict(self)
+        """The form stored in events (JSON-compatible). A lone server's stamps leave
+        ``instance`` out: they are stored as they were before instances had names."""
+        data = asdict(self)
+        if not self.instance:
+            del data["instance"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ReceiveStamp:

@@ -117,6 +117,7 @@ def stamp_message(data: dict[str, Any]) -> common_pb2.ReceiveStamp:
         received_at=received,
         seen_version=data["seen_version"],
         seen_sent_monotonic_ns=data.get("seen_sent_monotonic_ns", 0),
+        instance=data.get("instance", ""),
     )
 
 

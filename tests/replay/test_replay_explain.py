@@ -129,6 +129,35 @@ def test_js_6_1_js_4_2_inward_arrows_race_names_winner_order_gaps_and_a_fast_bot
     assert "reaction unknown" in rows[2] and "+55.500 ms" in rows[2]
 
 
+def test_js_4_2_a_race_received_by_two_instances_is_shown_in_commit_order(
+    tmp_path: Path,
+) -> None:
+    """Several server instances on one store: each grab's stamp names its instance, whose
+    sequence and monotonic clock are its own. The contenders are listed in the order the
+    match recorded them (commit order), with gaps on the wall clock between instances."""
+    db = tmp_path / "t.db"
+    match = scripted_match(db, deal_for(3, {0: [INWARD]}))
+    match.reveal(0, grab_stamp(10, 0))
+    on_a = grab_stamp(500, 40)
+    match.grab(2, ReceiveStamp(500, on_a.monotonic_ns, on_a.wall_ns, instance="a"))
+    won = match.version
+    # b's sequence is lower and its monotonic clock far behind: neither says anything.
+    on_b = grab_stamp(7, 43.25)
+    match.grab(1, ReceiveStamp(7, 1, on_b.wall_ns, instance="b"))
+    save(db, match)
+
+    contenders = explained(db, match.id, won)["contenders"]
+    assert [(c["seat"], c["outcome"], c["instance"]) for c in contenders] == [
+        (2, "won", "a"),
+        (1, "late", "b"),
+    ]
+    assert [c["gap_ms"] for c in contenders] == [0, 3.25]
+    rows = [
+        line for line in run(db, "explain", match.id, won).output.splitlines() if "recv #" in line
+    ]
+    assert "#500@a" in rows[0] and "#7@b" in rows[1] and "+3.250 ms" in rows[1]
+
+
 def test_js_4_2_js_5_3_duel_then_js_5_2_wrong_grab_of_an_outsider(tmp_path: Path) -> None:
     """Seats 0 and 1 show the same shape: seat 1's grab, received first, wins the duel
     (JS-4.1, JS-4.2); seat 0's is late (JS-5.3); seat 2 was not in the duel, so its grab

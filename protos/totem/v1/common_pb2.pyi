@@ -180,6 +180,7 @@ class ReceiveStamp(_message.Message):
     RECEIVED_AT_FIELD_NUMBER: _builtins.int
     SEEN_VERSION_FIELD_NUMBER: _builtins.int
     SEEN_SENT_MONOTONIC_NS_FIELD_NUMBER: _builtins.int
+    INSTANCE_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Receive order on the server process that took the request: 1, 2, 3... from its start
     (a restarted server counts from 1 again). Among commands of one match it is the order
@@ -198,6 +199,12 @@ class ReceiveStamp(_message.Message):
     stream, on the clock of monotonic_ns; monotonic_ns minus this is the player's reaction
     time. 0 when it did not (no such stream, another server process, or seen_version 0).
     """
+    instance: _builtins.str
+    """The server instance that took the request, when several instances share one store
+    (`totem serve --instance`); empty for a lone server. sequence and monotonic_ns are
+    that instance's own: between stamps of two instances they say nothing, and the
+    order in which the instances committed the commands decides (docs/operations.md).
+    """
     @_builtins.property
     def received_at(self) -> _timestamp_pb2.Timestamp:
         """Wall clock of the server at receipt (nanosecond precision)."""
@@ -210,10 +217,11 @@ class ReceiveStamp(_message.Message):
         received_at: _timestamp_pb2.Timestamp | None = ...,
         seen_version: _builtins.int = ...,
         seen_sent_monotonic_ns: _builtins.int = ...,
+        instance: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["received_at", b"received_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["monotonic_ns", b"monotonic_ns", "received_at", b"received_at", "seen_sent_monotonic_ns", b"seen_sent_monotonic_ns", "seen_version", b"seen_version", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["instance", b"instance", "monotonic_ns", b"monotonic_ns", "received_at", b"received_at", "seen_sent_monotonic_ns", b"seen_sent_monotonic_ns", "seen_version", b"seen_version", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
