@@ -85,8 +85,10 @@ def free_port() -> int:
 class Server:
     """``totem serve`` in a process of its own, killed and started again at will."""
 
-    def __init__(self, env: Mapping[str, str], workdir: Path) -> None:
+    def __init__(self, env: Mapping[str, str], workdir: Path, instance: str | None = None) -> None:
         self.port = free_port()
+        #: Its name among several instances on one PostgreSQL store (``--instance``).
+        self.instance = instance
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "PERSI"))},
             **env,
@@ -95,7 +97,7 @@ class Server:
             "TOTEM_ORGANISERS": str(workdir / "organisers"),
         }
         self.db = env.get("SQLITE_DBNAME", str(workdir / "crash.db"))
-        self.log = (workdir / "server.log").open("ab")
+        self.log = (workdir / f"server{'-' + instance if instance else ''}.log").open("ab")
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -104,6 +106,8 @@ class Server:
 
     def start(self) -> None:
         argv = [sys.executable, "-m", "server", "serve", "--address", self.address]
+        if self.instance:
+            argv += ["--instance", self.instance]
         self.process = subprocess.Popen(
             [*argv, "--db", self.db, "--log-level", "WARNING"],
             env=self.env,

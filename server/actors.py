@@ -66,6 +66,14 @@ class MatchActor:
             MAX_QUEUED
         )
         self.timer: asyncio.TimerHandle | None = None
+        #: The version up to which the publisher has this match's events (None: it
+        #: does not follow the match yet).
+        self.published: int | None = None
+        #: The highest version another server instance said it saved.
+        self.heard_version = 0
+        #: Read the store for newer events before the next piece of work, even if no
+        #: other instance said it saved any (yet).
+        self.look_again = False
         #: A piece of work is running: its save, if any, must be let finish.
         self.busy = False
         self.task = asyncio.get_running_loop().create_task(self._run(), name=f"match {match_id}")
@@ -100,7 +108,7 @@ class MatchActor:
                 if not future.done():
                     future.set_result(outcome)
                 # Answered first; the watchers' share of the work is the publisher's.
-                self.actors.publisher.send(self.match_id, outcome.events)
+                self._published(outcome.events)
             finally:
                 self.busy = False
                 self.queue.task_done()
@@ -152,6 +160,9 @@ class MatchActor:
         if self.timer is not None:
             self.actors.wake_at(self.match_id, self.timer.when())
             self.cancel_timer()
+        if self.published is not None and self.actors.hub.watchers(self.match_id):
+            # Streams here carry on from this version, whatever is saved meanwhile.
+            self.actors.left_at[self.match_id] = self.published
         self.actors.forget(self)
         return True
 
@@ -167,20 +178,78 @@ class MatchActor:
             return False
         self.actors.forget(self)
         self.actors.presence.forget(self.match_id)
+        self.actors.left_at.pop(self.match_id, None)
         return True
 
     async def _loaded(self) -> MatchAggregate:
+        """The match, as the store has it as far as this process knows: loaded if this
+        actor has no copy (or dropped a spoiled one), caught up if another instance
+        said it saved more (:meth:`heard`)."""
+        app, threads = self.actors.app, self.actors.threads
         if self.match is None:
-            self._take(await self.actors.threads.call(self.actors.app.load, self.match_id))
+            match = await threads.call(app.load, self.match_id)
+            left = self.actors.left_at.pop(self.match_id, None)
+            if self.published is None and left is not None and left < match.version:
+                # Saved by another instance while this match had no actor here: the
+                # streams that stayed open get those events from where they are.
+                self.actors.publisher.follow(await threads.call(app.load_at, self.match_id, left))
+                self.published = left
+            missed: list[Any] = []
+            if self.published is not None and self.published < match.version:
+                # Saved by another instance since this process last published: its
+                # streams get those events too, from where they are.
+                after = await threads.call(app.events_after, self.match_id, self.published)
+                missed = [e for e in after if e.originator_version <= match.version]
+            self._take(match, missed)
+        elif self.match.version < self.heard_version or self.look_again:
+            await self._catch_up()
         assert self.match is not None
         return self.match
 
-    def _take(self, match: MatchAggregate) -> None:
-        """Work on ``match`` from now on; the publisher follows it from here. Every
+    async def _catch_up(self) -> bool:
+        """Apply and publish what the store holds beyond this actor's copy; whether
+        there was anything."""
+        assert self.match is not None
+        self.look_again = False
+        app = self.actors.app
+        events = await self.actors.threads.call(app.events_after, self.match_id, self.match.version)
+        for evt in events:
+            evt.mutate(self.match)
+        self._published(events)
+        return bool(events)
+
+    async def _stale(self, match: MatchAggregate) -> bool:
+        """Whether another instance saved this match beyond ``match``, the copy a
+        command was just refused on (the copy is brought up to date, or dropped)."""
+        if self.match is None:  # spoiled: the reload brings whatever is newer
+            before = match.version - len(match.pending_events)
+            return bool(await self.actors.threads.call(self._newer, before))
+        return await self._catch_up()
+
+    def _newer(self, version: int) -> bool:
+        return bool(self.actors.app.events_after(self.match_id, version)[:1])
+
+    def _take(self, match: MatchAggregate, missed: list[Any] | None = None) -> None:
+        """Work on ``match`` from now on; the publisher follows it from here (or, if it
+        follows it already, is handed the ``missed`` events that lead to it). Every
         match a command runs on passes here, so every match that ends is signed."""
         match.signer = self.actors.signer
         self.match = match
-        self.actors.publisher.follow(match)
+        if self.published is None:
+            self.actors.publisher.follow(match)
+            self.published = match.version
+        else:
+            self._published(missed or [])
+
+    def _published(self, events: list[Any]) -> None:
+        """Hand saved events to the publisher (in order, after those handed before)."""
+        if events:
+            self.actors.publisher.send(self.match_id, events)
+            self.published = events[-1].originator_version
+
+    def heard(self, version: int) -> None:
+        """Another server instance saved this match up to ``version``."""
+        self.heard_version = max(self.heard_version, version)
 
     async def _execute(self, work: Work[T]) -> Outcome[T]:
         app = self.actors.app
@@ -191,6 +260,8 @@ class MatchActor:
             except BaseException:
                 if match.pending_events:  # a half-done command must not linger
                     self.match = None
+                if attempt == 0 and self.actors.shared and await self._stale(match):
+                    continue  # refused on an old copy: decide again on the store's
                 raise
             if not match.pending_events:
                 self._schedule_timer(match)
@@ -273,7 +344,7 @@ class MatchActor:
 
 def _log_failure(future: asyncio.Future[Any]) -> None:
     if not future.cancelled() and future.exception() is not None:
-        log.warning("a match's timer could not be set again: %s", future.exception())
+        log.warning("a match could not be brought up to date: %s", future.exception())
 
 
 def _ms(when: datetime) -> int:
@@ -376,10 +447,15 @@ class Actors:
         self.stamper = stamper
         self.threads = threads or StoreThreads()
         self.publisher = Publisher(hub)
+        #: Other server instances write to the same store (server/cluster.py).
+        self.shared = False
         #: Shutting down: commands are refused, timers no longer fire here.
         self.draining = False
         self._hurry = asyncio.Event()
         self._actors: dict[UUID, MatchActor] = {}
+        #: The version up to which this process had published each match whose actor
+        #: left for being idle while it had streams here (see MatchActor._loaded).
+        self.left_at: dict[UUID, int] = {}
         #: Timers of matches whose actor left for being idle (:meth:`wake_at`).
         self._wakeups: dict[UUID, asyncio.TimerHandle] = {}
         #: Who is at each table, for abandonment (JS-8.3).
@@ -411,6 +487,18 @@ class Actors:
     def waiting_wakeups(self) -> int:
         """How many matches without an actor have a timer to fire."""
         return len(self._wakeups)
+
+    def foreign_write(self, match_id: UUID, version: int) -> None:
+        """Another server instance saved ``match_id`` up to ``version``. The match's
+        actor here catches up (in order with its commands): this process's streams get
+        the events and the match's timer is set again. A live match gets an actor here
+        even if nobody here asked for it, so that its timers still fire should that
+        instance stop."""
+        if self.draining:
+            return
+        self.actor(match_id).heard(version)
+        future = self.submit(match_id, lambda match: None, writes=False)
+        future.add_done_callback(_log_failure)
 
     def forget(self, actor: MatchActor) -> None:
         if self._actors.get(actor.match_id) is actor:
@@ -479,17 +567,26 @@ class Actors:
             raise shutting_down(NOT_APPLIED)
 
     def submit(
-        self, match_id: UUID, work: Work[T], writes: bool = True
+        self, match_id: UUID, work: Work[T], writes: bool = True, current: bool = False
     ) -> asyncio.Future[Outcome[T]]:
-        """Queue work for a match, in receive order (call before any await)."""
+        """Queue work for a match, in receive order (call before any await); see
+        :meth:`run` for ``current``."""
         if writes:
             self.check_open()
-        return self.actor(match_id).submit(work, writes)
+        actor = self.actor(match_id)
+        if current and self.shared:
+            actor.look_again = True
+        return actor.submit(work, writes)
 
-    async def run(self, match_id: UUID, work: Work[T], writes: bool = True) -> Outcome[T]:
+    async def run(
+        self, match_id: UUID, work: Work[T], writes: bool = True, current: bool = False
+    ) -> Outcome[T]:
         """Run work in the match's actor and wait for it. Work that only reads (a view,
-        a subscription) is still taken while the server drains."""
-        future = self.submit(match_id, work, writes)
+        a subscription) is still taken while the server drains. ``current``: with other
+        instances on the store, the work sees whatever the store holds when it runs,
+        not only what their notifications have brought so far (a client that acted
+        through one instance and reads through another sees its own command)."""
+        future = self.submit(match_id, work, writes, current)
         try:
             return await future
         except MatchNotFound:
@@ -510,7 +607,9 @@ class Actors:
         for match_id in ids:
             match = await self.threads.call(self.app.load, match_id)
             if match.status is not MatchStatus.ENDED:
-                self.actor(match_id).resume(match)
+                actor = self.actor(match_id)
+                if actor.match is None:  # else another instance's write brought it here
+                    actor.resume(match)
                 started += 1
         return started
 

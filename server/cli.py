@@ -12,6 +12,7 @@ import click
 
 from server import access, keys
 from server.application import DEFAULT_DB, store_env
+from server.cluster import InstanceNameError
 from server.limits import ENV_NAMES, Limits
 from totem_client.cli import bots
 from totem_client.play.cli import play
@@ -206,6 +207,14 @@ def main() -> None:
     "memory after this many idle seconds; the next call loads it again from the store "
     "(env TOTEM_IDLE_ACTOR_SECONDS).",
 )
+@click.option(
+    "--instance",
+    envvar="TOTEM_INSTANCE",
+    default=None,
+    help="This server's name among several instances on one PostgreSQL store, recorded in "
+    "every receive stamp it takes (env TOTEM_INSTANCE) [default: host/process id on "
+    "PostgreSQL; none on SQLite, which serves one instance].",
+)
 @click.option("--log-level", default="INFO", show_default=True, help="Python logging level.")
 def serve(
     address: str,
@@ -229,11 +238,13 @@ def serve(
     max_concurrent_calls: int,
     pending_calls: int,
     idle_actor_seconds: float,
+    instance: str | None,
     log_level: str,
 ) -> None:
     """Run the gRPC server until SIGINT or SIGTERM.
 
     Matches, their timers and their streams carry on after a restart on the same store.
+    Several instances may serve one PostgreSQL store at once (docs/operations.md).
     With --tls-cert and --tls-key it serves TLS only; plaintext is served on loopback
     addresses, or elsewhere with --insecure.
     """
@@ -291,7 +302,8 @@ def serve(
         store = env.get("SQLITE_DBNAME") or "PostgreSQL"
         host = address.rsplit(":", 1)[0]
         over = "TLS" if tls is not None else "plaintext"
-        click.echo(f"totem serving on {host}:{port} over {over} (store: {store})", err=True)
+        named = f", instance {instance}" if instance else ""
+        click.echo(f"totem serving on {host}:{port} over {over} (store: {store}{named})", err=True)
 
     try:
         asyncio.run(
@@ -305,9 +317,10 @@ def serve(
                 access=policy,
                 waiting_expiry_ms=waiting_expiry_seconds * 1000,
                 limits=limits,
+                instance=instance,
             )
         )
-    except keys.KeyFileError as exc:  # the server does not start: one line, no traceback
+    except (keys.KeyFileError, InstanceNameError) as exc:  # one line, no traceback
         raise click.ClickException(str(exc)) from exc
 
 

@@ -23,6 +23,7 @@ from server.access import Access, Organisers
 from server.access import from_env as organisers_from_env
 from server.actors import WAITING_EXPIRY_MS, Actors
 from server.application import Arena, store_env
+from server.cluster import Cluster, default_instance
 from server.hub import EventHub
 from server.limits import CallLimit, Limits
 from server.service import MatchService, tolerant
@@ -72,6 +73,7 @@ class RunningServer:
     health: health.aio.HealthServicer
     service: MatchService | None = None
     calls: CallLimit | None = None
+    cluster: Cluster | None = None
     stopped: bool = False
 
     async def stop(self, grace: float | None = GRACE_SECONDS, drain: float = 0.0) -> None:
@@ -94,6 +96,8 @@ class RunningServer:
             log.warning("%d waiting commands refused: the server is shutting down", refused)
         await self.server.stop(grace)
         await self.actors.close()
+        if self.cluster is not None:
+            await self.cluster.close(self.actors.presence)
         await self.actors.threads.close()  # store calls under way finish first
         self.app.close()
 
@@ -184,8 +188,13 @@ async def start(
     access: Access | None = None,
     waiting_expiry_ms: int = WAITING_EXPIRY_MS,
     limits: Limits | None = None,
+    instance: str | None = None,
 ) -> RunningServer:
     """Start serving on ``address`` (port 0 picks a free port) and return at once.
+
+    On PostgreSQL the server is one instance among any others on the same store
+    (:mod:`server.cluster`), named ``instance`` in its receive stamps (by default its
+    host and process id); on SQLite it is alone, and ``instance`` is only a name.
 
     ``limits`` bounds what clients may make the server hold; without it, the ``TOTEM_*``
     variables of the process environment that ``totem serve`` reads, else the defaults
@@ -201,7 +210,10 @@ async def start(
     signer = _signer(env, key_file)
     app = Arena(env, seed_source=seed_source)
     hub = EventHub(codec.encoded_event)
-    stamper = Stamper()
+    cluster: Cluster | None = None
+    if Cluster.possible(app):
+        cluster = Cluster(app, instance or default_instance())
+    stamper = Stamper(cluster.instance if cluster is not None else instance or "")
     limits = limits or Limits.from_env(os.environ)
     actors = Actors(
         app,
@@ -211,6 +223,8 @@ async def start(
         waiting_expiry_ms=waiting_expiry_ms,
         idle_seconds=limits.idle_actor_s,
     )
+    if cluster is not None:
+        await cluster.start(actors)  # before recovery: no write of another is missed
     await actors.recover()
     raced = frozenset(f"/{SERVICE_NAME}/{name}" for name in MatchService.RACED)
     calls = CallLimit(limits.max_concurrent_calls)
@@ -235,7 +249,9 @@ async def start(
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server, port, app, actors, hub, health_servicer, service, calls)
+    return RunningServer(
+        server, port, app, actors, hub, health_servicer, service, calls, cluster=cluster
+    )
 
 
 def _signer(env: Mapping[str, str], key_file: str | None) -> Signer:
@@ -265,6 +281,7 @@ async def serve_forever(
     access: Access | None = None,
     waiting_expiry_ms: int = WAITING_EXPIRY_MS,
     limits: Limits | None = None,
+    instance: str | None = None,
 ) -> None:
     """Run until SIGINT or SIGTERM, then shut down cleanly (:meth:`RunningServer.stop`)."""
     running = await start(
@@ -275,6 +292,7 @@ async def serve_forever(
         access=access,
         waiting_expiry_ms=waiting_expiry_ms,
         limits=limits,
+        instance=instance,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

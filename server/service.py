@@ -343,7 +343,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             getattr(response, game_codec.FIELD).CopyFrom(state)
             return response
 
-        return (await self.actors.run(match_id, look, writes=False)).value
+        return (await self.actors.run(match_id, look, writes=False, current=True)).value
 
     @refusals
     async def ListMatches(

@@ -15,6 +15,7 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Composed, Identifier
 
+from server.cluster import event_payload
 from server.summaries import LIVE, TABLE, Summary, SummaryRecorder, row_summary, writes
 
 
@@ -39,6 +40,9 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
         self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events"
     ) -> None:
         super().__init__(datastore, events_table_name=events_table_name)
+        #: ``(channel, instance)``: each save notifies the other server instances on
+        #: ``channel`` (server/cluster.py); None: nobody is told.
+        self.notify: tuple[str, str] | None = None
         if datastore.enable_db_functions:
             # That path inserts events without the hook that writes the summaries.
             msg = "POSTGRES_ENABLE_DB_FUNCTIONS is not supported: match summaries need it off"
@@ -92,6 +96,7 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
         self.max_position_statement: Composed = SQL(
             "SELECT MAX(position) AS max FROM {schema}.{table}"
         ).format(schema=schema, table=table)
+        self.notify_statement = SQL("SELECT pg_notify(%s, %s)")
         self.live_statement: Composed = SQL(
             "SELECT match_id FROM {schema}.{table} WHERE status IN (%s, %s) ORDER BY position"
         ).format(schema=schema, table=table)
@@ -100,7 +105,14 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
         self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> None:
         super()._insert_events(curs, stored_events, **kwargs)
-        self._write(curs, kwargs.get("summaries") or ())
+        summaries = kwargs.get("summaries") or ()
+        self._write(curs, summaries)
+        if self.notify is not None:
+            # In the save's transaction: heard only if it commits, in commit order.
+            name, instance = self.notify
+            for summary in summaries:
+                payload = event_payload(instance, summary.match_id, summary.version)
+                curs.execute(self.notify_statement, (name, payload))
 
     def _write(self, curs: Cursor[DictRow], summaries: Iterable[Summary]) -> None:
         for update, params in writes(summaries, lambda match_id: match_id):

@@ -7,6 +7,7 @@ reachable those tests are skipped and say why).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -64,6 +65,14 @@ def store_env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[s
             ORGANISER_TOKEN_ENV: ORGANISER_TOKEN,
         }
         return
+    with postgres_store() as env:
+        yield env
+
+
+@contextlib.contextmanager
+def postgres_store() -> Iterator[dict[str, str]]:
+    """A fresh schema of the real PostgreSQL server, dropped afterwards (skips the test
+    if the server cannot be reached)."""
     reason = _postgres_unreachable()
     if reason:
         pytest.skip(reason)

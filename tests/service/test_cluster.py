@@ -1,0 +1,313 @@
+"""Several server instances on one PostgreSQL store (server/cluster.py, docs/operations.md).
+
+Two real servers share a fresh schema; clients move between them. What every instance
+must show: the events saved through the other (on its streams, through one listening
+connection per process), commands serialised by the store (no fork, no lost event),
+timers that record one event wherever they fire, and stamps that name the instance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+from click.testing import CliRunner
+
+from server import cli
+from server.serve import RunningServer, start
+from tests.conftest import postgres_store
+from tests.service.helpers import (
+    INWARD,
+    act,
+    bearer,
+    create_and_join,
+    deal_for,
+    grab,
+    reveal,
+    stub,
+    watch_until,
+)
+from tests.service.limits_helpers import LOOSE, until
+from totem.v1 import common_pb2, match_service_pb2_grpc
+from totem.v1 import jungle_speed_pb2 as js
+from totem.v1 import match_service_pb2 as ms
+from totem_client.routing import instance_for
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+async def pair() -> AsyncIterator[tuple[RunningServer, RunningServer]]:
+    """Instances "a" and "b" on one fresh schema."""
+    with postgres_store() as env:
+        a = await start("127.0.0.1:0", env, instance="a")
+        b = await start("127.0.0.1:0", env, instance="b")
+        try:
+            yield a, b
+        finally:
+            await b.stop(grace=None)
+            await a.stop(grace=None)
+
+
+def revealed(event: ms.MatchEvent) -> js.Revealed | None:
+    kind = event.jungle_speed.WhichOneof("event") if event.HasField("jungle_speed") else None
+    return event.jungle_speed.revealed if kind == "revealed" else None
+
+
+async def test_a_stream_on_one_instance_gets_what_the_other_saved(
+    pair: tuple[RunningServer, RunningServer],
+) -> None:
+    a, b = pair
+    channel_a, client_a = stub(a.port)
+    channel_b, client_b = stub(b.port)
+    async with channel_a, channel_b:
+        match_id, _, tokens = await create_and_join(
+            client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
+        )
+        start = (await client_a.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
+        # Player 1 watches through b, from before the game goes on through a.
+        watching = asyncio.ensure_future(
+            watch_until(client_b, match_id, start + 4, token=tokens[1])
+        )
+        await asyncio.sleep(0.2)
+        version = 0
+        for turn in range(4):
+            version = (await act(client_a, match_id, tokens[turn % 2], reveal())).version
+        assert version == start + 4
+        through_b = await asyncio.wait_for(watching, 10)
+        through_a = await watch_until(client_a, match_id, version, token=tokens[1])
+        assert [e.version for e in through_b] == list(range(1, version + 1))
+        # The very bytes a stream of a gives the same player: events and states alike.
+        assert [e.SerializeToString() for e in through_b] == [
+            e.SerializeToString() for e in through_a
+        ]
+
+
+async def test_commands_through_both_instances_are_serialised_and_stamped_by_each(
+    pair: tuple[RunningServer, RunningServer],
+) -> None:
+    a, b = pair
+    channel_a, client_a = stub(a.port)
+    channel_b, client_b = stub(b.port)
+    async with channel_a, channel_b:
+        match_id, _, tokens = await create_and_join(
+            client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
+        )
+        clients = [client_a, client_b]
+        version = 0
+        for turn in range(6):  # each reveal through the other instance
+            version = (await act(clients[turn % 2], match_id, tokens[turn % 2], reveal())).version
+        events = await watch_until(client_b, match_id, version)
+        assert [e.version for e in events] == list(range(1, version + 1))
+        stamps = [r.stamp.instance for e in events if (r := revealed(e)) is not None]
+        assert stamps == ["a", "b"] * 3
+
+
+async def test_one_command_sent_through_both_instances_at_once_is_applied_once(
+    pair: tuple[RunningServer, RunningServer],
+) -> None:
+    """The same reveal through a and b at once: the store takes one save of the next
+    version; the other instance reloads, decides again and refuses (JS-3.2: it is no
+    longer that seat's turn). No fork, nothing lost."""
+    a, b = pair
+    channel_a, client_a = stub(a.port)
+    channel_b, client_b = stub(b.port)
+    async with channel_a, channel_b:
+        for _ in range(5):
+            match_id, _, tokens = await create_and_join(client_a, 2, turn_timeout_ms=0)
+            # Both instances hold the match before the race.
+            await client_b.GetMatch(ms.GetMatchRequest(match_id=match_id))
+            outcomes = await asyncio.gather(
+                act(client_a, match_id, tokens[0], reveal()),
+                act(client_b, match_id, tokens[0], reveal()),
+                return_exceptions=True,
+            )
+            applied = [o for o in outcomes if isinstance(o, ms.ActResponse)]
+            refused = [o for o in outcomes if isinstance(o, grpc.aio.AioRpcError)]
+            assert len(applied) == 1 and len(refused) == 1, outcomes
+            assert refused[0].code() == grpc.StatusCode.FAILED_PRECONDITION
+            state = await client_b.GetMatch(ms.GetMatchRequest(match_id=match_id))
+            version = applied[0].version
+            assert state.summary.version == version
+            events = await watch_until(client_a, match_id, version)
+            assert [e.version for e in events] == list(range(1, version + 1))
+            assert sum(revealed(e) is not None for e in events) == 1
+
+
+async def test_a_grab_race_across_instances_is_decided_by_commit_order(
+    pair: tuple[RunningServer, RunningServer],
+) -> None:
+    """Both seats grab at once, one through each instance (JS-6.1): one wins, the other
+    is late, and each grab's stamp names the instance that received it."""
+    a, b = pair
+    channel_a, client_a = stub(a.port)
+    channel_b, client_b = stub(b.port)
+    async with channel_a, channel_b:
+        match_id, _, tokens = await create_and_join(
+            client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {0: [INWARD]})
+        )
+        await client_b.GetMatch(ms.GetMatchRequest(match_id=match_id))
+        await act(client_a, match_id, tokens[0], reveal())
+        answers = await asyncio.gather(
+            act(client_a, match_id, tokens[0], grab()),
+            act(client_b, match_id, tokens[1], grab()),
+        )
+        kinds = {}
+        for seat, (answer, instance) in enumerate(zip(answers, "ab", strict=True)):
+            for event in answer.events:
+                inner = event.jungle_speed
+                kind = inner.WhichOneof("event")
+                if kind == "arrows_won" and inner.arrows_won.winner == seat:
+                    kinds[seat] = "won"
+                    assert inner.arrows_won.stamp.instance == instance
+                elif kind == "late_grab" and inner.late_grab.seat == seat:
+                    kinds[seat] = "late"
+                    assert inner.late_grab.stamp.instance == instance
+        assert sorted(kinds.values()) == ["late", "won"], kinds
+
+
+async def test_a_turn_timer_held_by_both_instances_records_one_reveal_per_deadline(
+    pair: tuple[RunningServer, RunningServer],
+) -> None:
+    """Both instances hold the match and its timer (JS-3.4); each deadline gives one
+    timer reveal, wherever it fired: consecutive timer reveals are a whole turn apart,
+    never two for one deadline. Then a stops and b carries on alone."""
+    a, b = pair
+    timeout_ms = 300
+    channel_a, client_a = stub(a.port)
+    channel_b, client_b = stub(b.port)
+    async with channel_a, channel_b:
+        match_id, _, tokens = await create_and_join(
+            client_a, 2, turn_timeout_ms=timeout_ms, prearranged_deal=deal_for(2, {})
+        )
+        await client_b.GetMatch(ms.GetMatchRequest(match_id=match_id))
+        first = await watch_until(client_b, match_id, 10, token=tokens[0])
+        await a.stop(grace=None)
+        after = await watch_until(client_b, match_id, 16, token=tokens[0], after_version=10)
+    events = first + after
+    assert [e.version for e in events] == list(range(1, 17))
+    reveals = [(e, r) for e in events if (r := revealed(e)) is not None]
+    assert all(r.cause == js.REVEAL_CAUSE_TIMEOUT for _, r in reveals)
+    for (_, earlier), (_, later) in itertools.pairwise(reveals):
+        gap_ns = later.stamp.received_at.ToNanoseconds() - earlier.stamp.received_at.ToNanoseconds()
+        assert gap_ns >= (timeout_ms - 1) * 1_000_000, (earlier.stamp, later.stamp)
+    assert {r.stamp.instance for _, r in reveals[-3:]} == {"b"}
+
+
+async def test_instances_on_other_schemas_do_not_hear_each_other() -> None:
+    with postgres_store() as env_1, postgres_store() as env_2:
+        a = await start("127.0.0.1:0", env_1, instance="a")
+        b = await start("127.0.0.1:0", env_2, instance="b")
+        try:
+            assert a.cluster is not None and b.cluster is not None
+            assert a.cluster.events_channel != b.cluster.events_channel
+        finally:
+            await b.stop(grace=None)
+            await a.stop(grace=None)
+
+
+async def test_a_sqlite_server_is_alone_and_names_no_instance(server: RunningServer) -> None:
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, _, tokens = await create_and_join(client, 2, turn_timeout_ms=0)
+        answer = await client.Act(
+            ms.ActRequest(match_id=match_id, jungle_speed=reveal()), metadata=bearer(tokens[0])
+        )
+    stamps = [r.stamp for e in answer.events if (r := revealed(e)) is not None]
+    if server.cluster is None:
+        assert [s.instance for s in stamps] == [""]
+    else:  # the PostgreSQL run of the fixture: named by host and process
+        assert all("/" in s.instance for s in stamps)
+
+
+async def test_players_routed_to_one_instance_race_by_its_receive_order(
+    pair: tuple[RunningServer, RunningServer],
+) -> None:
+    """With every player choosing the match's instance by its id (totem_client.routing),
+    a 4-way grab race (JS-6.1) is received by one instance: one sequence orders every
+    grab, and the first received wins."""
+    a, b = pair
+    addresses = [f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"]
+    names = {addresses[0]: "a", addresses[1]: "b"}
+    setup_channel, setup = stub(a.port)
+    async with setup_channel:
+        match_id, _, tokens = await create_and_join(
+            setup, 4, turn_timeout_ms=0, prearranged_deal=deal_for(4, {0: [INWARD]})
+        )
+    home = instance_for(match_id, addresses)
+    # Each player lists the instances in its own order, and still lands on the same one.
+    routes = [instance_for(match_id, addresses[:: 1 if s % 2 else -1]) for s in range(4)]
+    assert routes == [home] * 4
+    channels = [grpc.aio.insecure_channel(route) for route in routes]
+    clients = [match_service_pb2_grpc.MatchServiceStub(c) for c in channels]
+    try:
+        await act(clients[0], match_id, tokens[0], reveal())
+        answers = await asyncio.gather(
+            *(act(clients[s], match_id, tokens[s], grab()) for s in range(4))
+        )
+    finally:
+        for channel in channels:
+            await channel.close()
+    grabs: dict[int, tuple[str, common_pb2.ReceiveStamp]] = {}
+    for seat, answer in enumerate(answers):
+        for event in answer.events:
+            inner = event.jungle_speed
+            kind = inner.WhichOneof("event")
+            if kind == "arrows_won" and inner.arrows_won.winner == seat:
+                grabs[seat] = ("won", inner.arrows_won.stamp)
+            elif kind == "late_grab" and inner.late_grab.seat == seat:
+                grabs[seat] = ("late", inner.late_grab.stamp)
+    assert {stamp.instance for _, stamp in grabs.values()} == {names[home]}
+    first = min(grabs.values(), key=lambda outcome: outcome[1].sequence)
+    assert first[0] == "won"
+    assert sorted(outcome for outcome, _ in grabs.values()) == ["late", "late", "late", "won"]
+
+
+def test_an_instance_name_with_a_space_is_refused_before_serving() -> None:
+    with postgres_store() as env:
+        result = CliRunner().invoke(
+            cli.main, ["serve", "--address", "127.0.0.1:0", "--instance", "a b"], env=env
+        )
+    assert result.exit_code == 1
+    assert "an instance name is 1 to 100 characters without spaces: 'a b'" in result.output
+
+
+async def test_a_stream_outlives_its_idle_actor_and_misses_nothing_saved_elsewhere() -> None:
+    """On b the match's actor leaves for being idle while a player's stream stays open
+    there; meanwhile a saves more. b's stream gets every event, in order, none twice."""
+    with postgres_store() as env:
+        a = await start("127.0.0.1:0", env, instance="a")
+        idle = dataclasses.replace(LOOSE, idle_actor_s=0.2)
+        b = await start("127.0.0.1:0", env, instance="b", limits=idle)
+        retired: set[str] = set()
+        b.actors.when_retired(lambda match_id: retired.add(str(match_id)))
+        try:
+            channel_a, client_a = stub(a.port)
+            channel_b, client_b = stub(b.port)
+            async with channel_a, channel_b:
+                match_id, _, tokens = await create_and_join(
+                    client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
+                )
+                request = ms.WatchRequest(match_id=match_id)
+                watch = client_b.Watch(request, metadata=bearer(tokens[1]))
+                seen = [(await watch.read()).version]
+                first = await act(client_a, match_id, tokens[0], reveal())
+                while seen[-1] < first.version:
+                    seen.append((await watch.read()).version)
+                await until(lambda: match_id in retired, "b's actor left")
+                # The next write heard brings an actor back on b, which loads the match
+                # as stored now: past the version b's stream stopped at.
+                second = await act(client_a, match_id, tokens[1], reveal())
+                third = await act(client_a, match_id, tokens[0], reveal())
+                while seen[-1] < third.version:
+                    seen.append((await watch.read()).version)
+                watch.cancel()
+        finally:
+            await b.stop(grace=None)
+            await a.stop(grace=None)
+    assert second.version < third.version
+    assert seen == list(range(1, third.version + 1))
