@@ -126,8 +126,9 @@ async function main() {
   } else {
     throw new Error(`unknown mode ${mode}`);
   }
-  process.stdout.write(`${JSON.stringify(result)}\n`);
-  process.exit(0);
+  // Exit only once the line is written: a pipe takes it in 64 KiB pieces, asynchronously,
+  // and the clients' open sockets would otherwise keep the process alive.
+  process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
 }
 
 main().catch((error) => {
