@@ -22,9 +22,10 @@ the race (JS-6.1) and ArrowsWon follows. Timed, from just before the Act call:
 - (b) all 8 watchers: until the last of the 8 streams has delivered the ArrowsWon event.
 
 Each race gets a fresh match (its setup is not timed). Before each race, on the same
-client, one echo call (baseline of (a)) and one publish to 8 subscriptions held on 8
-channels (baseline of (b): publish round trip, and until all 8 streams have the bytes),
-with a request as large as the grab's. Interleaved, so that the baselines and the races
+client, one echo call (baseline of (a)), right after an untimed one as the grab comes
+right after the reveal, and one publish to 8 subscriptions held on 8 channels (baseline
+of (b): publish round trip, and until all 8 streams have the bytes), with a request as
+large as the grab's. Interleaved, so that the baselines and the races
 see the same load of this shared machine.
 
 Targets (from the issue): grab round trip p50 within 2x the echo round trip's p50, p99
@@ -242,8 +243,10 @@ async def run(args: argparse.Namespace) -> tuple[Samples, dict[str, Any]]:
             began = time.monotonic()
             for index in range(args.warmup + args.races):
                 counted = index >= args.warmup
-                # (a)'s baseline: one echo.
+                # (a)'s baseline: one echo, right after an untimed one, as the grab comes
+                # right after the reveal: both servers are awake when the clock starts.
                 payload = index.to_bytes(8, "big") + b"x" * max(0, size - 8)
+                await echo(payload, timeout=STEP_TIMEOUT)
                 sent = time.perf_counter_ns()
                 await echo(payload, timeout=STEP_TIMEOUT)
                 if counted:
