@@ -692,6 +692,7 @@ class Server:
             env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
         env["TOTEM_KEY_FILE"] = str(workdir / "server.key")  # the run's own signing key
         env["TOTEM_ORGANISER_TOKEN"] = ORGANISER_TOKEN  # who creates the races' matches
+        env["TOTEM_ORGANISERS"] = str(workdir / "organisers")  # never a file beside the code
         env["TOTEM_COMMANDS_PER_SECOND"] = env["TOTEM_COMMAND_BURST"] = "1000000000"  # races
         if root != ROOT:
             # Another source tree's server: its packages come before the installed ones.
