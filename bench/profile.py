@@ -1,0 +1,183 @@
+"""Where the server's time goes on the Act path: a sampling profile of a busy server.
+
+Run ``python bench/profile.py [--matches 50] [--seconds 20] [--store sqlite|postgres]``.
+It needs py-spy (``pip install py-spy``; not a dependency of the project) and the right
+to read another process's memory (root, or ptrace allowed).
+
+The real server runs in a process of its own (``totem serve``, as bench/race.py starts
+it, on a fresh store); this process keeps ``--matches`` clients busy, each revealing
+turn after turn in 2-seat Jungle Speed matches of its own (bench/peers.py's Revealer: a
+deal with no duel, so every reveal is accepted), while ``py-spy record`` samples every
+thread of the server for ``--seconds``. Each sample is put in one part by its innermost
+Python frame (for time in compiled code, the Python frame that called it):
+
+- gRPC (``grpc``), the event loop (``asyncio``, ``selectors``), the event store
+  (``eventsourcing``), the drivers (``sqlite3``, ``psycopg``), protobuf (``google``),
+  thread hand-off (``concurrent``, ``threading``, ``queue``), the rules (``domain``), the
+  server's own code (``server``), and the rest.
+
+Only the thread holding the interpreter is sampled (``py-spy record --gil``), so the
+shares are of the server's interpreter time: one thread at a time runs Python. The figures go to
+docs/performance.md, with the commands served per second during the sample.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from peers import Revealer
+from race import Server
+
+#: The parts of the server's time, first match wins, by a path fragment of the frame.
+PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("gRPC (Python layer)", ("grpc/", "grpc_")),
+    ("event loop, with the compiled callbacks it runs", ("asyncio/", "selectors.py")),
+    ("eventsourcing", ("eventsourcing/",)),
+    ("store driver", ("sqlite3", "psycopg")),
+    ("protobuf", ("google/",)),
+    ("thread hand-off", ("concurrent/", "threading.py", "queue.py")),
+    ("rules (domain/)", ("domain/",)),
+    ("server code (server/)", ("server/",)),
+)
+
+
+def part_of(frame: str) -> str:
+    for name, fragments in PARTS:
+        if any(f in frame for f in fragments):
+            return name
+    return "other"
+
+
+def shares(collapsed: str) -> tuple[collections.Counter[str], collections.Counter[str]]:
+    """Samples per part, and per innermost frame, from py-spy's raw (collapsed) output:
+    one line per distinct stack, ``frame;frame;...;frame COUNT``."""
+    parts: collections.Counter[str] = collections.Counter()
+    frames: collections.Counter[str] = collections.Counter()
+    for line in collapsed.splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        leaf = stack.rsplit(";", 1)[-1]
+        parts[part_of(leaf)] += int(count)
+        frames[leaf] += int(count)
+    return parts, frames
+
+
+async def busy(address: str, matches: int, stop: asyncio.Event) -> int:
+    """Keep ``matches`` revealers busy until ``stop``; the commands they sent."""
+    revealers = [Revealer(address) for _ in range(matches)]
+    for revealer in revealers:
+        await revealer.prepare(400)
+
+    async def loop(revealer: Revealer) -> None:
+        while not stop.is_set():
+            await revealer.op()
+            if len(revealer.matches) < 2:
+                await revealer.prepare(200)
+
+    try:
+        await asyncio.gather(*(loop(r) for r in revealers))
+    finally:
+        for revealer in revealers:
+            await revealer.close()
+    return sum(r.done for r in revealers)
+
+
+async def run(args: argparse.Namespace, spy: str) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Server(args.store, args.dsn, Path(tmp))
+        try:
+            address = f"127.0.0.1:{server.port}"
+            stop = asyncio.Event()
+            task = asyncio.ensure_future(busy(address, args.matches, stop))
+            await asyncio.sleep(args.warmup)
+            out = Path(tmp) / "profile.txt"
+            began = time.monotonic()
+            recorder = await asyncio.create_subprocess_exec(
+                spy,
+                "record",
+                "--pid",
+                str(server.process.pid),
+                "--duration",
+                str(args.seconds),
+                "--rate",
+                str(args.rate),
+                "--format",
+                "raw",
+                "--output",
+                str(out),
+                "--nonblocking",
+                "--gil",  # the thread holding the interpreter: where Python time goes
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            await recorder.wait()
+            elapsed = time.monotonic() - began
+            stop.set()
+            done = await task
+            parts, frames = shares(out.read_text())
+        finally:
+            server.stop()
+    return report(args, parts, frames, done, elapsed)
+
+
+def report(
+    args: argparse.Namespace,
+    parts: collections.Counter[str],
+    frames: collections.Counter[str],
+    commands: int,
+    elapsed: float,
+) -> str:
+    total = sum(parts.values()) or 1
+    lines = [
+        f"store {args.store}, {args.matches} busy matches, {os.cpu_count()} CPUs, "
+        f"{total} samples over {elapsed:.1f} s; {commands} reveals in the whole run",
+        "",
+        "| part | share of samples |",
+        "|---|---|",
+    ]
+    for name, count in parts.most_common():
+        lines.append(f"| {name} | {100 * count / total:.1f}% |")
+    lines += ["", "Innermost frames, the top 12:", ""]
+    for frame, count in frames.most_common(12):
+        lines.append(f"- {100 * count / total:.1f}% {frame}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description="A sampling profile of the server's threads while matches are busy "
+        "(the module's text says what is measured).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--matches", type=int, default=50, help="busy matches at once")
+    parser.add_argument("--seconds", type=int, default=20, help="how long to sample")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before sampling")
+    parser.add_argument("--rate", type=int, default=500, help="samples per second")
+    parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument(
+        "--dsn",
+        default="host=127.0.0.1 port=5432 user=postgres dbname=test",
+        help="PostgreSQL (a schema per run)",
+    )
+    args = parser.parse_args(argv)
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not Path(spy).exists():
+        parser.error("py-spy is needed: pip install py-spy")
+    print(asyncio.run(run(args, spy)))
+
+
+if __name__ == "__main__":
+    main()
