@@ -12,6 +12,7 @@ import asyncio
 import dataclasses
 import itertools
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import grpc
 import pytest
@@ -276,10 +277,13 @@ async def test_players_routed_to_one_instance_race_by_its_receive_order(
     assert sorted(outcome for outcome, _ in grabs.values()) == ["late", "late", "late", "won"]
 
 
-def test_an_instance_name_with_a_space_is_refused_before_serving() -> None:
+def test_an_instance_name_with_a_space_is_refused_before_serving(tmp_path: Path) -> None:
+    files = ["--organisers", str(tmp_path / "organisers"), "--key-file", str(tmp_path / "key")]
     with postgres_store() as env:
         result = CliRunner().invoke(
-            cli.main, ["serve", "--address", "127.0.0.1:0", "--instance", "a b"], env=env
+            cli.main,
+            ["serve", "--address", "127.0.0.1:0", "--instance", "a b", *files],
+            env=env,
         )
     assert result.exit_code == 1
     assert "an instance name is 1 to 100 characters without spaces: 'a b'" in result.output
