@@ -107,14 +107,22 @@ def new_match(app: Arena, stamper: Stamper, kind: str) -> MatchAggregate:
     return match
 
 
-def fill(env: dict[str, str], matches: int, live: int) -> tuple[float, int]:
-    """Store ``matches`` matches, ``live`` of them live, spread through the log; return
-    the seconds taken and the number of events stored."""
+def fill(
+    env: dict[str, str],
+    matches: int,
+    live: int,
+    per_transaction: int = PER_TRANSACTION,
+    first_position: int = 1,
+) -> tuple[float, int]:
+    """Store ``matches`` matches, ``live`` of them live, spread through the log, at log
+    positions from ``first_position`` on (so that several fills may share a store, each
+    with its own range), ``per_transaction`` matches a transaction; return the seconds
+    taken and the number of events stored."""
     app = Arena(env)
     stamper = Stamper()
     began = time.perf_counter()
     events = 0
-    position = 1
+    position = first_position
     every = max(1, matches // max(1, live))
     try:
         batch: list[Any] = []
@@ -130,7 +138,7 @@ def fill(env: dict[str, str], matches: int, live: int) -> tuple[float, int]:
                 app.match_log.trigger_event(position, match_id=match.id, game="jungle_speed"),
             ]
             position += 1
-            if len(batch) == 2 * PER_TRANSACTION:
+            if len(batch) == 2 * per_transaction:
                 app.save(*batch)
                 batch = []
         if batch:
