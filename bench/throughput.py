@@ -1,0 +1,525 @@
+"""Benchmarks: committed commands per second with many concurrent matches, each watched.
+
+Run ``python bench/throughput.py [--matches 1 10 100 1000] [--store sqlite postgres]
+[--seconds 20] [--clients 2]``. For each store and each number of concurrent matches:
+
+- **game**: ``totem serve`` in a process of its own (bench/race.py's ``Server``: a fresh
+  store, its rate bounds lifted, and here its stream and call caps raised), and
+  ``--clients`` client processes sharing the matches. Each match is a loop: create a
+  Jungle Speed match of 2 seats (turn timer off), open 4 spectator ``Watch`` streams on
+  it (the fan-out), seat both players, then send ``Act`` after ``Act``, each chosen from
+  the state the last answer carried (bench/stream.py's ``next_move``: a grab offered, else
+  a reveal by the seat whose turn it is), one in flight per match; when the match ends,
+  or nobody may act, its watchers are closed and a new match starts. An answered ``Act``
+  is a committed command.
+- **echo** (the baseline): a bare ``grpc.aio`` server in a process of its own with a unary
+  ``Echo`` that also pushes the request's bytes to the ``Listen`` streams of its key, and
+  the same client loops, in the same processes, with the same channels and concurrency:
+  4 ``Listen`` streams per loop, then ``Echo`` after ``Echo``.
+- **save**: the eventsourcing library's own rate of saving a one-event aggregate (a
+  trivial aggregate created and saved, in a loop, one thread) on a fresh store of the
+  same kind, in this process.
+
+Only the commands answered inside a window of ``--seconds`` are counted, after every loop
+has been answered once. The server's CPU time over the window (``/proc``, every thread) is
+given per command, and the clients' apart; the machine's too, for what else ran. Ratios
+are game / echo at the same concurrency, and game / save. The issue's target: at least
+60% of the echo figure at 100 matches.
+
+Every loop is bounded in time; tests never assert a duration, the figures go to
+docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import multiprocessing.connection
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from race import DEFAULT_DSN, ORGANISER_TOKEN, Server, busy_ticks, process_ticks
+from stream import next_move
+
+from server.application import postgres_env
+from totem.v1 import common_pb2, match_service_pb2_grpc
+from totem.v1 import jungle_speed_pb2 as js
+from totem.v1 import match_service_pb2 as ms
+
+WATCHERS = 4
+ECHO_SERVICE = "bench.Echo"
+#: Each client process spreads its loops over this many channels (TCP connections).
+CHANNELS_PER_CLIENT = 8
+CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
+#: Seconds one call may take before the loop gives up on its match and starts another.
+CALL_TIMEOUT = 60.0
+#: Seconds the loops may take to all be answered once before the run stops.
+RAMP_TIMEOUT = 300.0
+#: What the server must allow for 1,000 matches of 4 watchers and 2 players from one host.
+SERVER_ENV = {
+    "TOTEM_STREAMS_PER_CONNECTION": "1000000",
+    "TOTEM_STREAMS_PER_ADDRESS": "1000000",
+    "TOTEM_MAX_CONCURRENT_CALLS": "1000000",
+    "TOTEM_PENDING_CALLS": "1000000",
+    "TOTEM_ORGANISER_CREATIONS_PER_MINUTE": "100000000",
+}
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+# ---- the client loops -------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """What one client process's loops did: answered commands, with their times."""
+
+    answered: list[float] = field(default_factory=list)  # perf_counter at each answer
+    latency: list[tuple[float, float]] = field(default_factory=list)  # (answered, seconds)
+    failures: list[str] = field(default_factory=list)
+    rounds: int = 0  # matches (or echo keys) begun
+    first: set[int] = field(default_factory=set)  # loops answered at least once
+    stop: float = float("inf")  # perf_counter after which no loop sends again
+
+
+async def _drain(call: Any) -> None:
+    try:
+        async for _ in call:
+            pass
+    except (grpc.aio.AioRpcError, asyncio.CancelledError):
+        pass
+
+
+class GameLoop:
+    """One match after another, each watched by 4 spectators, played as fast as answered."""
+
+    def __init__(self, channel: grpc.aio.Channel, organiser: str) -> None:
+        self.organiser = bearer(organiser)
+        self.stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        self.watch = channel.unary_stream(
+            "/totem.v1.MatchService/Watch",
+            request_serializer=ms.WatchRequest.SerializeToString,
+            response_deserializer=lambda data: data,
+        )
+
+    async def round(self, index: int, tally: Tally) -> None:
+        created = await self.stub.CreateMatch(
+            ms.CreateMatchRequest(
+                game=common_pb2.GAME_JUNGLE_SPEED,
+                jungle_speed=js.JungleSpeedOptions(max_players=2, turn_timeout_ms=0),
+            ),
+            metadata=self.organiser,
+            timeout=CALL_TIMEOUT,
+        )
+        match_id = created.match_id
+        watchers = [
+            asyncio.create_task(_drain(self.watch(ms.WatchRequest(match_id=match_id))))
+            for _ in range(WATCHERS)
+        ]
+        try:
+            tokens = []
+            for seat in range(2):
+                joined = await self.stub.JoinMatch(
+                    ms.JoinMatchRequest(match_id=match_id, name=f"p{seat}", seat=seat),
+                    timeout=CALL_TIMEOUT,
+                )
+                tokens.append(joined.player_token)
+            view = await self.stub.GetMatch(
+                ms.GetMatchRequest(match_id=match_id), metadata=bearer(tokens[0])
+            )
+            me, state, summary = 0, view.jungle_speed, view.summary
+            while (
+                summary.status != common_pb2.MATCH_STATUS_ENDED and time.perf_counter() < tally.stop
+            ):
+                move = next_move(state, me)
+                if move is None:
+                    return
+                me, command = move
+                began = time.perf_counter()
+                acted = await self.stub.Act(
+                    ms.ActRequest(
+                        match_id=match_id, seen_version=summary.version, jungle_speed=command
+                    ),
+                    metadata=bearer(tokens[me]),
+                    timeout=CALL_TIMEOUT,
+                )
+                done = time.perf_counter()
+                tally.answered.append(done)
+                tally.latency.append((done, done - began))
+                tally.first.add(index)
+                state, summary = acted.state.jungle_speed, acted.state.summary
+        finally:
+            for task in watchers:
+                task.cancel()
+            await asyncio.gather(*watchers, return_exceptions=True)
+
+
+class EchoLoop:
+    """The same loop against a bare gRPC server: 4 listeners per key, then echoes."""
+
+    #: Echoes per key before a new key (about a Jungle Speed match's commands).
+    PER_ROUND = 100
+
+    def __init__(self, channel: grpc.aio.Channel, organiser: str) -> None:
+        identity = {"request_serializer": bytes, "response_deserializer": bytes}
+        self.echo = channel.unary_unary(f"/{ECHO_SERVICE}/Echo", **identity)
+        self.listen = channel.unary_stream(f"/{ECHO_SERVICE}/Listen", **identity)
+        self.payload = ms.ActRequest(
+            match_id=str(uuid.uuid4()),
+            seen_version=42,
+            jungle_speed=js.JungleSpeedCommand(reveal=js.JungleSpeedReveal()),
+        ).SerializeToString()
+
+    async def round(self, index: int, tally: Tally) -> None:
+        key = uuid.uuid4().bytes
+        watchers = [asyncio.create_task(_drain(self.listen(key))) for _ in range(WATCHERS)]
+        try:
+            await asyncio.sleep(0)
+            for _ in range(self.PER_ROUND):
+                if time.perf_counter() >= tally.stop:
+                    return
+                began = time.perf_counter()
+                await self.echo(key + self.payload, timeout=CALL_TIMEOUT)
+                done = time.perf_counter()
+                tally.answered.append(done)
+                tally.latency.append((done, done - began))
+                tally.first.add(index)
+        finally:
+            for task in watchers:
+                task.cancel()
+            await asyncio.gather(*watchers, return_exceptions=True)
+
+
+async def _client(
+    address: str, kind: str, loops: int, conn: multiprocessing.connection.Connection, token: str
+) -> None:
+    channels = [
+        grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+        for _ in range(min(loops, CHANNELS_PER_CLIENT))
+    ]
+    tally = Tally()
+
+    async def run(index: int) -> None:
+        player = (GameLoop if kind == "game" else EchoLoop)(channels[index % len(channels)], token)
+        while time.perf_counter() < tally.stop:
+            tally.rounds += 1
+            try:
+                await player.round(index, tally)
+            except grpc.aio.AioRpcError as error:
+                tally.failures.append(f"{error.code().name}: {error.details()}")
+                await asyncio.sleep(0.1)
+
+    tasks = [asyncio.create_task(run(i)) for i in range(loops)]
+    deadline = time.monotonic() + RAMP_TIMEOUT
+    while len(tally.first) < loops and time.monotonic() < deadline:  # noqa: ASYNC110
+        await asyncio.sleep(0.05)  # polls a counter the loops fill; bounded in time
+    conn.send(("ready", len(tally.first), tally.failures[:1]))
+    loop = asyncio.get_running_loop()
+    window = await loop.run_in_executor(None, conn.recv)  # (begin, end), perf_counter
+    tally.stop = window[1]
+    await asyncio.gather(*tasks)
+    inside = [s for t, s in tally.latency if window[0] <= t <= window[1]]
+    conn.send(
+        {
+            "commands": sum(1 for t in tally.answered if window[0] <= t <= window[1]),
+            "latency": inside,
+            "failures": tally.failures[:5],
+            "failed": len(tally.failures),
+            "rounds": tally.rounds,
+        }
+    )
+    for channel in channels:
+        await channel.close()
+
+
+def client_main(
+    address: str, kind: str, loops: int, conn: multiprocessing.connection.Connection, token: str
+) -> None:
+    """A client process: ``token`` is the organiser's (a spawned process draws its own)."""
+    asyncio.run(_client(address, kind, loops, conn, token))
+
+
+# ---- the echo server ----------------------------------------------------------------------
+
+
+async def _echo_server(conn: multiprocessing.connection.Connection) -> None:
+    listeners: dict[bytes, list[asyncio.Queue[bytes]]] = {}
+
+    async def echo(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        for queue in listeners.get(request[:16], ()):
+            queue.put_nowait(request)
+        return request
+
+    async def listen(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        queue: asyncio.Queue[bytes] = asyncio.Queue()
+        listeners.setdefault(request, []).append(queue)
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            listeners[request].remove(queue)
+            if not listeners[request]:
+                del listeners[request]
+
+    identity = {"request_deserializer": bytes, "response_serializer": bytes}
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    server.add_generic_rpc_handlers(
+        (
+            grpc.method_handlers_generic_handler(
+                ECHO_SERVICE,
+                {
+                    "Echo": grpc.unary_unary_rpc_method_handler(echo, **identity),
+                    "Listen": grpc.unary_stream_rpc_method_handler(listen, **identity),
+                },
+            ),
+        )
+    )
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    conn.send(port)
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, conn.recv)  # any message: stop
+    await server.stop(grace=None)
+
+
+def echo_main(conn: multiprocessing.connection.Connection) -> None:
+    asyncio.run(_echo_server(conn))
+
+
+class EchoServer:
+    """The baseline server, in a process of its own."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.conn, theirs = context.Pipe()
+        self.process = context.Process(target=echo_main, args=(theirs,), daemon=True)
+        self.process.start()
+        if not self.conn.poll(30):
+            raise RuntimeError("the echo server did not start")
+        self.port: int = self.conn.recv()
+        self.pid: int = self.process.pid or 0
+
+    def stop(self) -> None:
+        self.conn.send("stop")
+        self.process.join(10)
+        if self.process.is_alive():
+            self.process.kill()
+
+
+# ---- one measurement --------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    commands: int
+    seconds: float
+    latency: list[float]
+    failed: int
+    failures: list[str]
+    rounds: int
+    server_ticks: int
+    client_ticks: int
+    machine_ticks: int
+
+    @property
+    def rate(self) -> float:
+        return self.commands / self.seconds
+
+
+def drive(
+    address: str, server_pid: int, kind: str, matches: int, args: argparse.Namespace
+) -> Result:
+    """Run ``matches`` loops of ``kind`` over the client processes; count one window."""
+    context = multiprocessing.get_context("spawn")
+    shares = [matches // args.clients + (i < matches % args.clients) for i in range(args.clients)]
+    children = []
+    for share in (s for s in shares if s):
+        mine, theirs = context.Pipe()
+        process = context.Process(
+            target=client_main, args=(address, kind, share, theirs, ORGANISER_TOKEN), daemon=True
+        )
+        process.start()
+        children.append((process, mine))
+    try:
+        for _, conn in children:
+            if not conn.poll(RAMP_TIMEOUT + 30):
+                raise RuntimeError("a client process did not get going")
+            _, ready, failures = conn.recv()
+            if ready == 0:
+                raise RuntimeError(f"a client process got no answer at all: {failures}")
+        # perf_counter is CLOCK_MONOTONIC on Linux: the same clock in every process.
+        begin = time.perf_counter() + 1.0
+        end = begin + args.seconds
+        for _, conn in children:
+            conn.send((begin, end))
+        time.sleep(max(0.0, begin - time.perf_counter()))
+        pids = [p.pid or 0 for p, _ in children]
+        ticks = (process_ticks([server_pid]), process_ticks(pids), busy_ticks())
+        time.sleep(max(0.0, end - time.perf_counter()))
+        after = (process_ticks([server_pid]), process_ticks(pids), busy_ticks())
+        reports = [conn.recv() if conn.poll(CALL_TIMEOUT + 30) else {} for _, conn in children]
+    finally:
+        for process, _ in children:
+            process.join(30)
+            if process.is_alive():
+                process.kill()
+    return Result(
+        commands=sum(r.get("commands", 0) for r in reports),
+        seconds=args.seconds,
+        latency=[s for r in reports for s in r.get("latency", [])],
+        failed=sum(r.get("failed", 0) for r in reports),
+        failures=[f for r in reports for f in r.get("failures", [])],
+        rounds=sum(r.get("rounds", 0) for r in reports),
+        server_ticks=after[0] - ticks[0],
+        client_ticks=after[1] - ticks[1],
+        machine_ticks=after[2] - ticks[2],
+    )
+
+
+def save_rate(kind: str, dsn: str, seconds: float) -> float:
+    """One-event aggregates saved per second by the library alone, on a fresh store."""
+    from eventsourcing.application import Application
+    from eventsourcing.domain import Aggregate
+
+    class Trivial(Aggregate):
+        """An aggregate whose only event is its creation."""
+
+    with tempfile.TemporaryDirectory() as tmp:
+        schema = None
+        if kind == "postgres":
+            import psycopg
+
+            schema = f"totem_save_{uuid.uuid4().hex[:12]}"
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute(f'CREATE SCHEMA "{schema}"')
+            env = postgres_env(dsn, schema)
+        else:
+            env = {
+                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                "SQLITE_DBNAME": str(Path(tmp) / "save.db"),
+            }
+        app: Application = Application(env=env)
+        try:
+            for _ in range(50):  # warm up
+                app.save(Trivial())
+            saved = 0
+            began = time.perf_counter()
+            while time.perf_counter() - began < seconds:
+                app.save(Trivial())
+                saved += 1
+            return saved / (time.perf_counter() - began)
+        finally:
+            app.close()
+            if schema is not None:
+                import psycopg
+
+                with psycopg.connect(dsn, autocommit=True) as conn:
+                    conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+# ---- the run ------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
+
+
+def row(name: str, matches: int, result: Result, echo: Result | None, save: float) -> str:
+    tick = os.sysconf("SC_CLK_TCK")
+    per = result.commands or 1
+    vs_echo = f"{result.rate / echo.rate:.0%}" if echo and echo.rate else "-"
+    failed = f" ({result.failed} failed: {result.failures[0]})" if result.failed else ""
+    return (
+        f"| {name}{failed} | {matches:,} | {result.rate:,.0f} | {vs_echo} "
+        f"| {result.rate / save:.2f} | {statistics.median(result.latency or [0]) * 1e3:.1f} "
+        f"/ {percentile(result.latency, 0.99) * 1e3:.1f} "
+        f"| {result.server_ticks / tick / per * 1e6:,.0f} "
+        f"| {result.client_ticks / tick / per * 1e6:,.0f} "
+        f"| {result.machine_ticks / tick / result.seconds:.2f} |"
+    )
+
+
+def main(args: argparse.Namespace) -> None:
+    print(
+        f"machine: {platform.machine()}, nproc {os.cpu_count()}, "
+        f"Python {sys.version.split()[0]}, grpcio {grpc.__version__}; load average at the "
+        f"start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
+        flush=True,
+    )
+    print(
+        f"{args.clients} client processes, {WATCHERS} watchers a match, window {args.seconds} s",
+        flush=True,
+    )
+    header = (
+        "| what | matches | commands/s | / echo | / save | latency p50 / p99 ms "
+        "| server CPU µs/command | clients' CPU µs/command | machine busy, cores |\n"
+        "|---|---|---|---|---|---|---|---|---|"
+    )
+    echo_results: dict[int, Result] = {}
+    echo = EchoServer()
+    try:
+        for matches in args.matches:
+            echo_results[matches] = drive(f"127.0.0.1:{echo.port}", echo.pid, "echo", matches, args)
+            print(f"echo, {matches} loops: {echo_results[matches].rate:,.0f}/s", flush=True)
+    finally:
+        echo.stop()
+    for kind in args.store:
+        save = save_rate(kind, args.postgres, args.save_seconds)
+        print(f"{kind}: library save of a one-event aggregate: {save:,.0f}/s", flush=True)
+        lines = []
+        for matches in args.matches:
+            with tempfile.TemporaryDirectory() as tmp:
+                server = Server(kind, args.postgres, Path(tmp), extra_env=SERVER_ENV)
+                try:
+                    result = drive(
+                        f"127.0.0.1:{server.port}", server.process.pid, "game", matches, args
+                    )
+                finally:
+                    server.stop()
+            lines.append(row(f"game, {kind}", matches, result, echo_results[matches], save))
+            lines.append(row("echo (baseline)", matches, echo_results[matches], None, save))
+            print(lines[-2], flush=True)
+        print(f"\n{kind}: library save {save:,.0f}/s\n{header}")
+        print("\n".join(lines), flush=True)
+        if 100 in args.matches:
+            ratio = 0.0
+            for line in lines[::2]:
+                if line.split("|")[2].strip() == "100":
+                    ratio = float(line.split("|")[4].strip().rstrip("%")) / 100
+            verdict = "met" if ratio >= 0.6 else "not met"
+            print(f"target (≥ 60% of echo at 100 matches), {kind}: {ratio:.0%}, {verdict}")
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--matches", type=int, nargs="+", default=[1, 10, 100, 1000])
+    parser.add_argument(
+        "--store", nargs="+", choices=("sqlite", "postgres"), default=["sqlite", "postgres"]
+    )
+    parser.add_argument("--postgres", default=DEFAULT_DSN, metavar="DSN")
+    parser.add_argument("--seconds", type=float, default=20.0, help="the counted window")
+    parser.add_argument("--save-seconds", type=float, default=5.0)
+    parser.add_argument("--clients", type=int, default=2, help="client processes")
+    args = parser.parse_args(argv)
+    if args.clients < 1 or args.seconds <= 0 or any(m < 1 for m in args.matches):
+        parser.error("--clients, --seconds and --matches must be positive")
+    return args
+
+
+if __name__ == "__main__":
+    main(parse(sys.argv[1:]))
