@@ -49,6 +49,8 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from eventsourcing.application import Application
+from eventsourcing.domain import Aggregate
 from race import DEFAULT_DSN, ORGANISER_TOKEN, Server, busy_ticks, process_ticks
 from stream import next_move
 
@@ -389,14 +391,12 @@ def drive(
     )
 
 
+class Trivial(Aggregate):
+    """An aggregate whose only event is its creation: the least a save can store."""
+
+
 def save_rate(kind: str, dsn: str, seconds: float) -> float:
     """One-event aggregates saved per second by the library alone, on a fresh store."""
-    from eventsourcing.application import Application
-    from eventsourcing.domain import Aggregate
-
-    class Trivial(Aggregate):
-        """An aggregate whose only event is its creation."""
-
     with tempfile.TemporaryDirectory() as tmp:
         schema = None
         if kind == "postgres":
