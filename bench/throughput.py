@@ -55,6 +55,7 @@ from race import DEFAULT_DSN, ORGANISER_TOKEN, Server, busy_ticks, process_ticks
 from stream import next_move
 
 from server.application import postgres_env
+from server.limits import Limits
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
@@ -277,7 +278,10 @@ async def _echo_server(conn: multiprocessing.connection.Connection) -> None:
                 del listeners[request]
 
     identity = {"request_deserializer": bytes, "response_serializer": bytes}
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    # gRPC's core cancels calls beyond its queue of calls not yet taken (a bare
+    # CANCELLED): the same queue as totem serve's, or the baseline drops calls it keeps.
+    options = [("grpc.so_reuseport", 0), *Limits(pending_calls=10**6).grpc_options()]
+    server = grpc.aio.server(options=options)
     server.add_generic_rpc_handlers(
         (
             grpc.method_handlers_generic_handler(
