@@ -203,6 +203,11 @@ def grow(env: dict[str, str], have: int, want: int, args: argparse.Namespace) ->
     if adding <= 0:
         return 0.0
     workers = max(1, min(args.fill_processes, adding // args.per_transaction or 1))
+    if "POSTGRES_DBNAME" in env:
+        # The library locks the events table for each transaction; two filling processes
+        # stopped for good, one inside its insert and one waiting for the lock (not
+        # understood): PostgreSQL is filled by one process.
+        workers = 1
     shares = [adding // workers + (1 if i < adding % workers else 0) for i in range(workers)]
     app = Arena(env)
     try:
