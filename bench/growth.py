@@ -204,9 +204,9 @@ def grow(env: dict[str, str], have: int, want: int, args: argparse.Namespace) ->
         return 0.0
     workers = max(1, min(args.fill_processes, adding // args.per_transaction or 1))
     if "POSTGRES_DBNAME" in env:
-        # The library locks the events table for each transaction; two filling processes
-        # stopped for good, one inside its insert and one waiting for the lock (not
-        # understood): PostgreSQL is filled by one process.
+        # The library locks the events table for each transaction, so a second process
+        # only waits for it; two filling processes once made no progress for 9 minutes,
+        # one inside its insert and the other waiting for that lock (not understood).
         workers = 1
     shares = [adding // workers + (1 if i < adding % workers else 0) for i in range(workers)]
     app = Arena(env)
