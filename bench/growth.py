@@ -55,6 +55,8 @@ from totem.v1 import match_service_pb2 as ms
 ROOT = Path(__file__).resolve().parent.parent
 ORGANISER_TOKEN = "growth-bench-" + os.urandom(16).hex()
 ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
+#: The most matches one PostgreSQL transaction of the fill holds (see ``grow``).
+POSTGRES_PER_TRANSACTION = 100
 #: Seconds the server may take to start on the largest store before the run stops.
 START_TIMEOUT = 600.0
 
@@ -202,12 +204,13 @@ def grow(env: dict[str, str], have: int, want: int, args: argparse.Namespace) ->
     adding = want - have
     if adding <= 0:
         return 0.0
-    workers = max(1, min(args.fill_processes, adding // args.per_transaction or 1))
+    per_transaction = args.per_transaction
     if "POSTGRES_DBNAME" in env:
-        # The library locks the events table for each transaction, so a second process
-        # only waits for it; two filling processes once made no progress for 9 minutes,
-        # one inside its insert and the other waiting for that lock (not understood).
-        workers = 1
+        # With 1,000 matches (75,000 events) a transaction, the insert never ended: the
+        # server waited for the rest of the query (ClientRead), the client process polled
+        # its socket with no CPU used, for minutes (with one filling process or two).
+        per_transaction = min(per_transaction, POSTGRES_PER_TRANSACTION)
+    workers = max(1, min(args.fill_processes, adding // per_transaction or 1))
     shares = [adding // workers + (1 if i < adding % workers else 0) for i in range(workers)]
     app = Arena(env)
     try:
@@ -222,7 +225,7 @@ def grow(env: dict[str, str], have: int, want: int, args: argparse.Namespace) ->
         pool.starmap(
             _fill_part,
             [
-                (env, share, args.per_transaction, first, index)
+                (env, share, per_transaction, first, index)
                 for index, (share, first) in enumerate(zip(shares, firsts, strict=True))
             ],
         )
