@@ -415,7 +415,7 @@ def save_rate(kind: str, dsn: str, seconds: float) -> float:
                 "PERSISTENCE_MODULE": "eventsourcing.sqlite",
                 "SQLITE_DBNAME": str(Path(tmp) / "save.db"),
             }
-        app: Application = Application(env=env)
+        app: Application[Any] = Application(env=env)
         try:
             for _ in range(50):  # warm up
                 app.save(Trivial())
