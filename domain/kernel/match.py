@@ -18,6 +18,7 @@ from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
+from eventsourcing.domain import Snapshot as LibrarySnapshot
 from eventsourcing.utils import get_topic
 
 from domain.kernel.chain import GENESIS_DIGEST, event_digest
@@ -25,6 +26,7 @@ from domain.kernel.errors import InvalidArgument, RuleViolation
 from domain.kernel.options import DEFAULT_ABANDON_AFTER_MS
 from domain.kernel.randomness import commitment, effective_seed
 from domain.kernel.signing import Signer
+from domain.kernel.snapshots import domain_class, freeze, thaw
 from domain.kernel.stamps import ReceiveStamp
 
 M = TypeVar("M", bound="MatchAggregate")
@@ -86,6 +88,32 @@ class MatchAggregate(Aggregate):
 
     class Created(Event, Aggregate.Created):
         pass
+
+    #: Attributes no event sets, never put in a snapshot: the server's signer holds its
+    #: private key, and is given again to every match an actor takes.
+    TRANSIENT: ClassVar[frozenset[str]] = frozenset({"signer"})
+
+    class Snapshot(LibrarySnapshot):
+        """The match's whole state at one version, as its events built it, each value
+        kept with its type (:mod:`domain.kernel.snapshots`)."""
+
+        @classmethod
+        def take(cls, aggregate: Any) -> Any:
+            taken = super().take(aggregate)
+            state = {k: v for k, v in taken.state.items() if k not in aggregate.TRANSIENT}
+            object.__setattr__(taken, "state", freeze(state))
+            return taken
+
+        def mutate(self, _: None) -> Any:
+            domain_class(self.topic)  # a stored row names no class outside the domain
+            thawed = LibrarySnapshot(
+                originator_id=self.originator_id,
+                originator_version=self.originator_version,
+                timestamp=self.timestamp,
+                topic=self.topic,
+                state=thaw(self.state),
+            )
+            return thawed.mutate(None)
 
     digest: str
     #: Signs the match when it ends; given by the server (never stored, shared by copies).
