@@ -8,6 +8,7 @@ server calls it from its store threads (:mod:`server.threads`).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import random
 import secrets
@@ -18,12 +19,17 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-from eventsourcing.application import AggregateNotFoundError, Application, EventSourcedLog
+from eventsourcing.application import (
+    AggregateNotFoundError,
+    Application,
+    EventSourcedLog,
+    ProcessingEvent,
+)
 from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import Environment, EnvType
 
-from domain.kernel.match import MatchAggregate
+from domain.kernel.match import MatchAggregate, is_final
 from server.summaries import Summary, SummaryRecorder, summary_of
 from server.threads import StoreThreads
 
@@ -38,6 +44,13 @@ LOG_BACKOFF_S = 0.05
 QUERY_WORKERS = 4
 #: Rows written per transaction when the projection is caught up or rebuilt.
 PROJECTION_BATCH = 500
+
+#: A live match is snapshotted each time its version reaches a multiple of this, so that
+#: reloading it (an actor coming back after being idle, a restart) replays fewer events
+#: than this; an ended match is snapshotted by the save that ends it.
+SNAPSHOT_INTERVAL = 100
+
+logger = logging.getLogger(__name__)
 
 #: The recorders that keep the projection of match summaries (:mod:`server.summaries`).
 SUMMARY_RECORDERS = {
@@ -114,10 +127,25 @@ def postgres_env(dsn: str, schema: str) -> dict[str, str]:
 
 
 class Arena(Application[UUID]):
-    """All matches of all games, the log that lists them, and the projection of their
-    summaries (:mod:`server.summaries`), kept in the transaction that saves them."""
+    """All matches of all games, the log that lists them, the projection of their
+    summaries (:mod:`server.summaries`), kept in the transaction that saves them, and
+    snapshots of matches, so that an ended or idle match is loaded without replaying its
+    whole history.
+
+    Snapshots are the library's (its ``snapshots`` store: a table beside the events, in
+    the same SQLite file or PostgreSQL schema, written through the same mapper, so
+    encrypted at rest like the events when a cipher is set). They are taken here rather
+    than by the library's ``snapshotting_intervals``, which reloads the match from the
+    store to snapshot it: the match just saved is snapshotted as it is. Loading takes
+    the latest snapshot at or before the version asked, then the events after it; a
+    match without one is replayed from its events as before. ``IS_SNAPSHOTTING_ENABLED=n``
+    turns them off. The replay tool reads events only, never snapshots.
+    """
 
     name = "Arena"
+    is_snapshotting_enabled = True
+    #: See :data:`SNAPSHOT_INTERVAL`.
+    snapshot_interval = SNAPSHOT_INTERVAL
 
     def __init__(
         self,
@@ -162,6 +190,27 @@ class Arena(Application[UUID]):
         the same transaction (:mod:`server.summaries`): once this returns, the
         projection shows what was saved."""
         return super().save(*objs, summaries=self._summaries_of(objs), **kwargs)
+
+    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
+        """Snapshot each match this save ended, or whose version reached a multiple of
+        :attr:`snapshot_interval`, once its events are committed. A snapshot is never
+        needed: one that cannot be written is logged, and the save still succeeds."""
+        if self.snapshots is None:
+            return
+        due: dict[UUID, bool] = {}
+        for evt in processing_event.events:
+            if is_final(evt) or evt.originator_version % self.snapshot_interval == 0:
+                due[evt.originator_id] = True
+        for match_id in due:
+            match = processing_event.aggregates.get(match_id)
+            if not isinstance(match, MatchAggregate):
+                continue
+            try:
+                self.snapshots.put([match.Snapshot.take(match)])
+            except Exception:
+                logger.warning(
+                    "no snapshot of match %s at version %s", match_id, match.version, exc_info=True
+                )
 
     @staticmethod
     def _summaries_of(objs: Iterable[Any]) -> list[Summary]:
