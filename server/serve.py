@@ -209,6 +209,14 @@ async def start(
     env = store_env() if env is None else env
     signer = _signer(env, key_file)
     app = Arena(env, seed_source=seed_source)
+    if app.persistence == "eventsourcing.postgres":
+        import psycopg  # already imported by the store; a SQLite server never imports it
+
+        log.info(
+            "store: PostgreSQL, psycopg %s, libpq binding: %s",
+            psycopg.__version__,
+            psycopg.pq.__impl__,
+        )
     hub = EventHub(codec.encoded_event)
     cluster: Cluster | None = None
     if Cluster.possible(app):
