@@ -1,0 +1,246 @@
+"""Benchmark: GetMatch of an ended long match against a live one, without and with snapshots.
+
+Run ``python bench/snapshots.py [--game tribes|village] [--calls N] [--postgres [DSN]]``.
+The store (a temporary SQLite file, or a fresh schema of a PostgreSQL database with
+``--postgres``, dropped after) is filled through the application in this process, as the
+server fills it, a save after every command: one match played to its end (the game's
+timer firing again and again, so every default applies: about a thousand events for
+Tribes of 3 seats) and one live match, the same game from the same seed stopped at 90 %
+of that length.
+Snapshots are on while filling: the ended match has one at its last version, the live
+one every 100 events.
+
+Then two servers run in this process on that store, over loopback: "before" with
+snapshots off (``IS_SNAPSHOTTING_ENABLED=n``: every load replays all the events, as the
+code did before snapshots) and "after" with them on. Each round makes four GetMatch
+calls, one per server and match, in an order that rotates from round to round, so that
+other work on the machine falls on all four alike; one call after the other, each
+timed alone. The live match is held by its actor after the first call (in memory, as a
+match in play is); the ended match's actor leaves when each call ends, so every call
+loads it from the store. The first round is not timed.
+
+Then, with no server, ``Arena.load`` of each match, as an actor loads an idle match
+again: the same rotation, without and with snapshots.
+
+Figures are medians and 90th percentiles, and ratios of medians taken in the same run.
+Tests never assert a duration; the figures go to docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import secrets
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from uuid import UUID
+
+import grpc
+
+from domain.kernel.match import MatchAggregate, MatchStatus
+from domain.kernel.stamps import ReceiveStamp
+from domain.tribes import Options as TribesOptions
+from domain.tribes import Tribes
+from domain.village import Options as VillageOptions
+from domain.village import Village
+from server.application import Arena, postgres_env
+from server.serve import RunningServer, start
+from totem.v1 import match_service_pb2 as ms
+from totem.v1 import match_service_pb2_grpc
+
+DEFAULT_POSTGRES = "host=127.0.0.1 port=5432 user=postgres dbname=test"
+SEATS = 3
+#: The live match stops at this share of the ended match's length.
+LIVE_SHARE = 0.9
+OFF = {"IS_SNAPSHOTTING_ENABLED": "n"}
+
+GAMES: dict[str, Callable[[bytes], MatchAggregate]] = {
+    "tribes": lambda seed: Tribes.create(TribesOptions(max_players=SEATS), seed),
+    "village": lambda seed: Village.create(
+        VillageOptions(max_players=SEATS), seed, secret=secrets.token_bytes(32)
+    ),
+}
+
+
+class Clock:
+    """Receive stamps a fixed pace apart, from a fixed start: the matches' own time."""
+
+    def __init__(self) -> None:
+        self.sequence = 0
+        self.wall_ms = 1_700_000_000_000
+
+    def __call__(self, after_ms: int = 40) -> ReceiveStamp:
+        self.sequence += 1
+        self.wall_ms += after_ms
+        nanos = self.wall_ms * 1_000_000
+        return ReceiveStamp(self.sequence, nanos, nanos)
+
+
+def played(app: Arena, game: str, stop_at: int | None) -> MatchAggregate:
+    """A match created, joined and played by its timer, saved after every command, to
+    its end or until its version reaches ``stop_at``."""
+    clock = Clock()
+    match = app.create_match(GAMES[game])
+    for seat in range(SEATS):
+        match.join(f"player {seat}", bytes([seat]), secrets.token_hex(32), clock())
+        app.save(match)
+    while match.status is MatchStatus.PLAYING and (stop_at is None or match.version < stop_at):
+        deadline = match.timer_deadline_ms()
+        assert deadline is not None
+        match.fire_timer(clock(after_ms=max(1, deadline - clock.wall_ms)))
+        app.save(match)
+    return match
+
+
+def fill(env: dict[str, str], game: str) -> tuple[MatchAggregate, MatchAggregate]:
+    """The ended match, and the live one: the same seed, so the same game, stopped."""
+    seed = secrets.token_bytes(32)
+    app = Arena(env, seed_source=lambda: seed)
+    try:
+        ended = played(app, game, None)
+        live = played(app, game, int(ended.version * LIVE_SHARE))
+    finally:
+        app.close()
+    assert ended.status is MatchStatus.ENDED and live.status is MatchStatus.PLAYING
+    return ended, live
+
+
+@contextmanager
+def store(postgres: str | None) -> Iterator[tuple[dict[str, str], str]]:
+    """A fresh, empty store: a temporary SQLite file or a PostgreSQL schema, removed after."""
+    if postgres is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {
+                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                "SQLITE_DBNAME": str(Path(tmp) / "bench.db"),
+            }
+            yield env, "SQLite (temporary file)"
+        return
+    import psycopg
+
+    schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        impl = psycopg.pq.__impl__
+        yield postgres_env(postgres, schema), f"PostgreSQL (schema {schema}, psycopg {impl})"
+    finally:
+        with psycopg.connect(postgres, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def row(name: str, seconds: list[float], baseline: float) -> str:
+    median = statistics.median(seconds)
+    p90 = statistics.quantiles(seconds, n=10)[-1]
+    return f"| {name} | {median * 1000:.3f} | {p90 * 1000:.3f} | {median / baseline:.2f} |"
+
+
+def table(title: str, timings: dict[str, list[float]], baseline: str) -> None:
+    base = statistics.median(timings[baseline])
+    print(f"\n{title} (ratio: median / median of {baseline!r})\n")
+    print("| case | median ms | p90 ms | ratio |")
+    print("|---|---|---|---|")
+    for name, seconds in timings.items():
+        print(row(name, seconds, base))
+
+
+async def get_matches(
+    env: dict[str, str], ended: UUID, live: UUID, calls: int
+) -> dict[str, list[float]]:
+    servers: dict[str, RunningServer] = {
+        "before": await start("127.0.0.1:0", {**env, **OFF}),
+        "after": await start("127.0.0.1:0", env),
+    }
+    channels = {k: grpc.aio.insecure_channel(f"127.0.0.1:{s.port}") for k, s in servers.items()}
+    try:
+        stubs = {k: match_service_pb2_grpc.MatchServiceStub(c) for k, c in channels.items()}
+        cases = [
+            (f"{which} match, {when}", stubs[when], str(match_id))
+            for when in ("before", "after")
+            for which, match_id in (("live", live), ("ended", ended))
+        ]
+        timings: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+        for round_ in range(calls + 1):
+            shift = round_ % len(cases)
+            for name, client, match_id in cases[shift:] + cases[:shift]:
+                began = time.perf_counter()
+                await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
+                if round_:
+                    timings[name].append(time.perf_counter() - began)
+        return timings
+    finally:
+        for channel in channels.values():
+            await channel.close()
+        for server in servers.values():
+            await server.stop(grace=None)
+
+
+def loads(env: dict[str, str], ended: UUID, live: UUID, calls: int) -> dict[str, list[float]]:
+    apps = {"before": Arena({**env, **OFF}), "after": Arena(env)}
+    try:
+        cases = [
+            (f"{which} match, {when}", apps[when], match_id)
+            for when in ("before", "after")
+            for which, match_id in (("live", live), ("ended", ended))
+        ]
+        timings: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+        for round_ in range(calls + 1):
+            shift = round_ % len(cases)
+            for name, app, match_id in cases[shift:] + cases[:shift]:
+                began = time.perf_counter()
+                app.load(match_id)
+                if round_:
+                    timings[name].append(time.perf_counter() - began)
+        return timings
+    finally:
+        for app in apps.values():
+            app.close()
+
+
+async def main(args: argparse.Namespace) -> None:
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {sys.version.split()[0]}, grpcio {grpc.__version__}; "
+        f"load average {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
+    with store(args.postgres) as (env, where):
+        began = time.perf_counter()
+        ended, live = fill(env, args.game)
+        print(
+            f"{where}: {args.game}, ended match {ended.version} events, live match "
+            f"{live.version} events, filled in {time.perf_counter() - began:.1f} s",
+            flush=True,
+        )
+        calls = await get_matches(env, ended.id, live.id, args.calls)
+        table(f"GetMatch, {args.calls} calls each", calls, "live match, before")
+        loaded = loads(env, ended.id, live.id, args.calls)
+        table(f"Arena.load, {args.calls} each", loaded, "live match, after")
+    print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", choices=sorted(GAMES), default="tribes")
+    parser.add_argument("--calls", type=int, default=200, help="timed calls per case (200)")
+    parser.add_argument(
+        "--postgres",
+        nargs="?",
+        const=DEFAULT_POSTGRES,
+        default=None,
+        metavar="DSN",
+        help=f"a fresh schema of this PostgreSQL database (default DSN: {DEFAULT_POSTGRES})",
+    )
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(parse(sys.argv[1:])))
