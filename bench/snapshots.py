@@ -1,12 +1,13 @@
 """Benchmark: GetMatch of an ended long match against a live one, without and with snapshots.
 
-Run ``python bench/snapshots.py [--game tribes|village] [--calls N] [--postgres [DSN]]``.
-The store (a temporary SQLite file, or a fresh schema of a PostgreSQL database with
-``--postgres``, dropped after) is filled through the application in this process, as the
-server fills it, a save after every command: one match played to its end (the game's
-timer firing again and again, so every default applies: about a thousand events for
-Tribes of 3 seats) and one live match, the same game from the same seed stopped at 90 %
-of that length.
+Run ``python bench/snapshots.py [--game G] [--calls N] [--postgres [DSN]]``, G one of
+``tribes`` (the default), ``village``, ``jungle_speed``. The store (a temporary SQLite
+file, or a fresh schema of a PostgreSQL database with ``--postgres``, dropped after) is
+filled through the application in this process, as the server fills it, a save after
+every command: one match played to its end (the game's timer firing again and again, so
+every default applies: about a thousand events for Tribes or Village of 3 seats, a few
+thousand for Jungle Speed (ES), whose timer reveals for the player whose turn it is) and
+one live match, the same game from the same seed stopped at 90 % of that length.
 Snapshots are on while filling: the ended match has one at its last version, the live
 one every 100 events.
 
@@ -20,7 +21,8 @@ match in play is); the ended match's actor leaves when each call ends, so every 
 loads it from the store. The first round is not timed.
 
 Then, with no server, ``Arena.load`` of each match, as an actor loads an idle match
-again: the same rotation, without and with snapshots.
+again: the same rotation, without and with snapshots. Last, what a snapshot costs the
+save that takes it: taking and encoding the ended match's snapshot, and its size.
 
 Figures are medians and 90th percentiles, and ratios of medians taken in the same run.
 Tests never assert a duration; the figures go to docs/performance.md.
@@ -45,6 +47,8 @@ from uuid import UUID
 
 import grpc
 
+from domain.jungle_speed import JungleSpeed
+from domain.jungle_speed import Options as JungleSpeedOptions
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.stamps import ReceiveStamp
 from domain.tribes import Options as TribesOptions
@@ -63,6 +67,9 @@ LIVE_SHARE = 0.9
 OFF = {"IS_SNAPSHOTTING_ENABLED": "n"}
 
 GAMES: dict[str, Callable[[bytes], MatchAggregate]] = {
+    "jungle_speed": lambda seed: JungleSpeed.create(
+        JungleSpeedOptions(variant="ES", max_players=SEATS), seed, b""
+    ),
     "tribes": lambda seed: Tribes.create(TribesOptions(max_players=SEATS), seed),
     "village": lambda seed: Village.create(
         VillageOptions(max_players=SEATS), seed, secret=secrets.token_bytes(32)
@@ -205,6 +212,25 @@ def loads(env: dict[str, str], ended: UUID, live: UUID, calls: int) -> dict[str,
             app.close()
 
 
+def snapshot_cost(env: dict[str, str], match_id: UUID, calls: int) -> str:
+    """What the save that ends a match adds: taking the snapshot and encoding it (the
+    store's own write is not included), and the size of what is stored."""
+    app = Arena(env)
+    try:
+        match = app.load(match_id)
+        took = []
+        for _ in range(calls):
+            began = time.perf_counter()
+            stored = app.mapper.to_stored_event(match.Snapshot.take(match))
+            took.append(time.perf_counter() - began)
+    finally:
+        app.close()
+    return (
+        f"snapshot of the ended match: take and encode, median {statistics.median(took) * 1000:.3f}"
+        f" ms ({calls} times); {len(stored.state)} bytes stored"
+    )
+
+
 async def main(args: argparse.Namespace) -> None:
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, "
@@ -224,6 +250,7 @@ async def main(args: argparse.Namespace) -> None:
         table(f"GetMatch, {args.calls} calls each", calls, "live match, before")
         loaded = loads(env, ended.id, live.id, args.calls)
         table(f"Arena.load, {args.calls} each", loaded, "live match, after")
+        print("\n" + snapshot_cost(env, ended.id, args.calls))
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
 
 
