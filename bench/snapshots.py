@@ -14,14 +14,15 @@ one every 100 events.
 Then two servers run in this process on that store, over loopback: "before" with
 snapshots off (``IS_SNAPSHOTTING_ENABLED=n``: every load replays all the events, as the
 code did before snapshots) and "after" with them on. Each round makes four GetMatch
-calls, one per server and match, in an order that rotates from round to round, so that
-other work on the machine falls on all four alike; one call after the other, each
-timed alone. The live match is held by its actor after the first call (in memory, as a
-match in play is); the ended match's actor leaves when each call ends, so every call
-loads it from the store. The first round is not timed.
+calls, one per server and match, in an order drawn at random for each round (with a
+fixed seed), so that other work on the machine, and what each call leaves behind for
+the next (the replay's garbage, an actor stopping), falls on all four alike; one call
+after the other, each timed alone. The live match is held by its actor after the first
+call (in memory, as a match in play is); the ended match's actor leaves when each call
+ends, so every call loads it from the store. The first round is not timed.
 
 Then, with no server, ``Arena.load`` of each match, as an actor loads an idle match
-again: the same rotation, without and with snapshots. Last, what a snapshot costs the
+again: the same random order, without and with snapshots. Last, what a snapshot costs the
 save that takes it: taking and encoding the ended match's snapshot, and its size.
 
 Figures are medians and 90th percentiles, and ratios of medians taken in the same run.
@@ -34,6 +35,7 @@ import argparse
 import asyncio
 import os
 import platform
+import random
 import secrets
 import statistics
 import sys
@@ -175,9 +177,9 @@ async def get_matches(
             for which, match_id in (("live", live), ("ended", ended))
         ]
         timings: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+        order = random.Random(1)
         for round_ in range(calls + 1):
-            shift = round_ % len(cases)
-            for name, client, match_id in cases[shift:] + cases[:shift]:
+            for name, client, match_id in order.sample(cases, len(cases)):
                 began = time.perf_counter()
                 await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
                 if round_:
@@ -199,9 +201,9 @@ def loads(env: dict[str, str], ended: UUID, live: UUID, calls: int) -> dict[str,
             for which, match_id in (("live", live), ("ended", ended))
         ]
         timings: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+        order = random.Random(2)
         for round_ in range(calls + 1):
-            shift = round_ % len(cases)
-            for name, app, match_id in cases[shift:] + cases[:shift]:
+            for name, app, match_id in order.sample(cases, len(cases)):
                 began = time.perf_counter()
                 app.load(match_id)
                 if round_:
