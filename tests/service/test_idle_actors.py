@@ -9,7 +9,15 @@ import dataclasses
 from uuid import UUID
 
 from server.serve import start
-from tests.service.helpers import act, bearer, create_and_join, organiser, reveal, stub
+from tests.service.helpers import (
+    act,
+    bearer,
+    create_and_join,
+    deal_for,
+    organiser,
+    reveal,
+    stub,
+)
 from tests.service.limits_helpers import LOOSE, serving, until
 from totem.v1 import common_pb2
 from totem.v1 import match_service_pb2 as ms
@@ -31,7 +39,9 @@ async def test_idle_actors_leave_and_a_later_command_sees_the_match_as_stored(
         async with channel:
             # A match in play whose turn timer is far away leaves its timer behind.
             timed, _, _ = await create_and_join(client, 2, turn_timeout_ms=3_600_000)
-            played, _, tokens = await create_and_join(client, 2, turn_timeout_ms=0)
+            played, _, tokens = await create_and_join(
+                client, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
+            )
             looked = []
             for _ in range(MATCHES):
                 created = await client.CreateMatch(
