@@ -26,6 +26,7 @@ from eventsourcing.persistence import IntegrityError
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.signing import Signer
 from server.application import Arena, MatchNotFound
+from server.commits import Committer
 from server.errors import ServiceError, shutting_down
 from server.hub import EventHub, Frame
 from server.presence import Presence
@@ -252,7 +253,6 @@ class MatchActor:
         self.heard_version = max(self.heard_version, version)
 
     async def _execute(self, work: Work[T]) -> Outcome[T]:
-        app = self.actors.app
         for attempt in range(SAVE_ATTEMPTS):
             match = await self._loaded()
             try:
@@ -267,7 +267,7 @@ class MatchActor:
                 self._schedule_timer(match)
                 return Outcome(value, [], match)
             try:
-                recordings = await self.actors.threads.call(app.save, match)
+                recordings = await self.actors.committer.save(match)
             except IntegrityError:
                 # Another server instance wrote to this match: reload and decide again.
                 self.match = None
@@ -435,6 +435,7 @@ class Actors:
         signer: Signer | None = None,
         waiting_expiry_ms: int = WAITING_EXPIRY_MS,
         idle_seconds: float | None = None,
+        group_commit: bool = True,
     ) -> None:
         self.app = app
         #: An actor idle this long leaves (None: only when its match ends).
@@ -446,6 +447,8 @@ class Actors:
         self.hub = hub
         self.stamper = stamper
         self.threads = threads or StoreThreads()
+        #: Saves the matches' events, several matches in a transaction (server/commits.py).
+        self.committer = Committer(app, self.threads, together=group_commit)
         self.publisher = Publisher(hub)
         #: Other server instances write to the same store (server/cluster.py).
         self.shared = False
@@ -655,4 +658,5 @@ class Actors:
         actors, self._actors = list(self._actors.values()), {}
         for actor in actors:
             await actor.stop()
+        await self.committer.close()
         await self.publisher.close()
