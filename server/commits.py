@@ -102,7 +102,10 @@ class Committer:
                 matches = [w.match for w in batch]
                 self.transactions += 1
                 self.saved += len(matches)
-                results = await self.threads.call(self._save_together, matches)
+                try:
+                    results = await self.threads.call(self._save_together, matches)
+                except Exception as error:  # no store thread took it (they were closed)
+                    results = [error] * len(batch)
                 for waiting, result in zip(batch, results, strict=True):
                     if waiting.future.done():
                         continue  # its caller was cancelled while it was saved
@@ -113,8 +116,8 @@ class Committer:
                 batch = []
         finally:
             self._task = None
-            # Only reached with callers left when this task itself is cancelled or a
-            # thread call fails outright: they must not wait for ever.
+            # Only reached with callers left when this task itself is cancelled: they
+            # must not wait for ever.
             for waiting in [*batch, *self._waiting]:
                 if not waiting.future.done():
                     waiting.future.set_exception(RuntimeError("the save was interrupted"))
