@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: Matches saved in one transaction at most: the rest wait for the next. A transaction
+#: of a thousand matches' inserts never completed on PostgreSQL (bench/growth.py saw the
+#: server wait for the client for good); a hundred did, every time.
+MAX_BATCH = 100
+
 #: What one match's save came to: its recordings, or the error it alone raised.
 Result = list[Recording[UUID]] | Exception
 
@@ -95,8 +100,8 @@ class Committer:
         try:
             while self._waiting:
                 # A caller cancelled before its save began is not saved: never answered.
-                batch = [w for w in self._waiting if not w.future.done()]
-                self._waiting = []
+                live = [w for w in self._waiting if not w.future.done()]
+                batch, self._waiting = live[:MAX_BATCH], live[MAX_BATCH:]
                 if not batch:
                     continue
                 matches = [w.match for w in batch]

@@ -21,7 +21,7 @@ import pytest
 from eventsourcing.persistence import IntegrityError
 
 from domain.kernel.match import MatchAggregate
-from server import codec
+from server import codec, commits
 from server.actors import Actors, Outcome
 from server.application import Arena
 from server.hub import EventHub
@@ -164,6 +164,31 @@ async def test_saves_waiting_together_share_one_transaction(served: Server) -> N
         assert_own(served, match_id, outcome, versions[match_id])
         assert len(outcome.events) == 1
     assert served.actors.committer.idle
+
+
+async def test_a_batch_holds_at_most_max_batch_matches(
+    served: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``MAX_BATCH`` waiting saves, the rest go in the next transaction."""
+    monkeypatch.setattr(commits, "MAX_BATCH", 2)
+    ids = [new_match(served.app) for _ in range(6)]
+    await loaded(served, ids)
+    served.saves.calls.clear()
+    served.saves.hold_next()
+    first = asyncio.ensure_future(served.actors.run(ids[0], join(served.stamper)))
+    await served.saves.until_held()
+    rest = [served.actors.submit(m, join(served.stamper)) for m in ids[1:]]
+    await until(lambda: served.actors.committer.waiting() == 5, "five saves wait")
+    served.saves.released.set()
+    await first
+    for future in rest:
+        await future
+    assert served.saves.calls == [
+        ([ids[0]], True),
+        (ids[1:3], True),
+        (ids[3:5], True),
+        (ids[5:], True),
+    ]
 
 
 async def test_a_lone_command_is_saved_at_once(served: Server) -> None:
