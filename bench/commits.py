@@ -43,6 +43,7 @@ from typing import Any
 from uuid import UUID
 
 import grpc
+from listing import scripted_deck
 
 from domain.kernel.match import MatchAggregate, MatchStatus
 from server import codec
@@ -63,20 +64,6 @@ ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 #: ``--grpc``: as fast as the server answers, no bound of a client.
 MACHINE_SPEED = Limits(commands_per_second=1e9, command_burst=10**9)
 GAME = codec.codec_for("jungle_speed")
-
-
-def symbol(shape: int, colour: int) -> int:
-    return 4 * shape + colour
-
-
-def scripted_deck() -> list[int]:
-    """72 symbol cards: no duel until both last cards, which share a shape; 72 reveals
-    and one grab end the match (the deal of tests/service/test_match_end.py)."""
-    last_of_0, last_of_1 = symbol(8, 0), symbol(8, 3)
-    swapped = symbol(17, 3)
-    zero = [swapped] + [c for c in range(36) if c not in (last_of_0, last_of_1)] + [last_of_0]
-    one = [c for c in range(36, 72) if c != swapped] + [last_of_1]
-    return [card for pair in zip(zero, one, strict=True) for card in pair]
 
 
 CREATE = ms.CreateMatchRequest(

@@ -165,7 +165,8 @@ def store(postgres: str | None) -> Iterator[tuple[dict[str, str], str]]:
     with psycopg.connect(postgres, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     try:
-        yield postgres_env(postgres, schema), f"PostgreSQL (schema {schema})"
+        impl = psycopg.pq.__impl__
+        yield postgres_env(postgres, schema), f"PostgreSQL (schema {schema}, psycopg {impl})"
     finally:
         with psycopg.connect(postgres, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

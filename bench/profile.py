@@ -35,8 +35,6 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from peers import Revealer
 from race import Server
 

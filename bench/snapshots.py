@@ -39,15 +39,12 @@ import random
 import secrets
 import statistics
 import sys
-import tempfile
 import time
-import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable
 from uuid import UUID
 
 import grpc
+from listing import store
 
 from domain.jungle_speed import JungleSpeed
 from domain.jungle_speed import Options as JungleSpeedOptions
@@ -57,7 +54,7 @@ from domain.tribes import Options as TribesOptions
 from domain.tribes import Tribes
 from domain.village import Options as VillageOptions
 from domain.village import Village
-from server.application import Arena, postgres_env
+from server.application import Arena
 from server.serve import RunningServer, start
 from totem.v1 import match_service_pb2 as ms
 from totem.v1 import match_service_pb2_grpc
@@ -120,30 +117,6 @@ def fill(env: dict[str, str], game: str) -> tuple[MatchAggregate, MatchAggregate
         app.close()
     assert ended.status is MatchStatus.ENDED and live.status is MatchStatus.PLAYING
     return ended, live
-
-
-@contextmanager
-def store(postgres: str | None) -> Iterator[tuple[dict[str, str], str]]:
-    """A fresh, empty store: a temporary SQLite file or a PostgreSQL schema, removed after."""
-    if postgres is None:
-        with tempfile.TemporaryDirectory() as tmp:
-            env = {
-                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "SQLITE_DBNAME": str(Path(tmp) / "bench.db"),
-            }
-            yield env, "SQLite (temporary file)"
-        return
-    import psycopg
-
-    schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        impl = psycopg.pq.__impl__
-        yield postgres_env(postgres, schema), f"PostgreSQL (schema {schema}, psycopg {impl})"
-    finally:
-        with psycopg.connect(postgres, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 def row(name: str, seconds: list[float], baseline: float) -> str:

@@ -38,20 +38,19 @@ import platform
 import secrets
 import statistics
 import sys
-import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import grpc
+from listing import store
 
 from domain.kernel.views import Viewer
 from server import codec
-from server.application import Arena, postgres_env
+from server.application import Arena
 from server.limits import Limits
 from server.serve import RunningServer, start
 from totem.v1 import common_pb2, match_service_pb2_grpc
@@ -385,32 +384,6 @@ def encoding_costs(app: Arena, match_ids: list[uuid.UUID]) -> dict[str, float]:
 
 
 # ---- the run --------------------------------------------------------------------------
-
-
-@contextmanager
-def store(postgres: str | None) -> Iterator[tuple[dict[str, str], str]]:
-    """A fresh, empty store: a temporary SQLite file or a PostgreSQL schema, removed after."""
-    if postgres is None:
-        with tempfile.TemporaryDirectory() as tmp:
-            env = {
-                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "SQLITE_DBNAME": str(Path(tmp) / "bench.db"),
-            }
-            yield env, "SQLite (temporary file)"
-        return
-    import psycopg
-
-    schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield (
-            postgres_env(postgres, schema),
-            f"PostgreSQL (schema {schema})",
-        )
-    finally:
-        with psycopg.connect(postgres, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 def median_rate(rates: list[Rate]) -> Rate:
