@@ -503,6 +503,14 @@ class Actors:
         future = self.submit(match_id, lambda match: None, writes=False)
         future.add_done_callback(_log_failure)
 
+    def look_again(self) -> None:
+        """Notifications of other instances' writes may have been missed (the listening
+        connection broke): every match held here reads the store for newer events, and
+        its streams and timer catch up."""
+        for match_id, actor in list(self._actors.items()):
+            actor.look_again = True
+            self.submit(match_id, lambda match: None, writes=False).add_done_callback(_log_failure)
+
     def forget(self, actor: MatchActor) -> None:
         if self._actors.get(actor.match_id) is actor:
             del self._actors[actor.match_id]

@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 MAX_CHANNEL = 63
 #: Longest instance name: it goes in every notification and every receive stamp.
 MAX_INSTANCE = 100
+#: How long the listening thread waits before it connects again after a failure.
+RECONNECT_SECONDS = 1.0
 #: How often the listening thread looks up from waiting, to notice it should stop.
 POLL_SECONDS = 0.5
 
@@ -87,10 +89,13 @@ class Listener:
         connect_kwargs: dict[str, Any],
         instance: str,
         handlers: dict[str, Callable[[str, str], None]],
+        on_reconnect: Callable[[], None] = lambda: None,
     ) -> None:
         self.instance = instance
+        self._on_reconnect = on_reconnect
         self._conninfo = conninfo
         self._kwargs = {k: v for k, v in connect_kwargs.items() if k != "row_factory"}
+        self._kwargs["application_name"] = f"totem listener {instance}"[:63]
         self._handlers = handlers
         self._stop = threading.Event()
         self._ready = threading.Event()
@@ -110,25 +115,37 @@ class Listener:
             raise self._error
 
     def _listen(self) -> None:
-        try:
-            conn = psycopg.connect(self._conninfo, autocommit=True, **self._kwargs)
-        except BaseException as error:
-            self._error = error
-            self._ready.set()
-            return
-        with conn:
-            for name in self._handlers:
-                conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(name)))
-            self._ready.set()
-            while not self._stop.is_set():
-                try:
-                    for note in conn.notifies(timeout=POLL_SECONDS):
-                        self._hand(note.channel, note.payload)
-                except psycopg.OperationalError:
-                    if self._stop.is_set():
-                        return
-                    log.exception("the store's notifications were lost: restart this instance")
+        """Listen until stopped. A connection that breaks (the database restarted, a
+        network cut) is opened again; what was saved meanwhile was not heard, so the
+        loop is then told to look at the store (``on_reconnect``)."""
+        first = True
+        while not self._stop.is_set():
+            try:
+                conn = psycopg.connect(self._conninfo, autocommit=True, **self._kwargs)
+            except psycopg.OperationalError as error:
+                if first:
+                    self._error = error
+                    self._ready.set()
                     return
+                log.warning("cannot listen to the store (%s): trying again", error)
+                self._stop.wait(RECONNECT_SECONDS)
+                continue
+            with conn:
+                for name in self._handlers:
+                    conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(name)))
+                if first:
+                    first = False
+                    self._ready.set()
+                elif self._loop is not None:
+                    log.warning("listening to the store again: catching up with it")
+                    self._loop.call_soon_threadsafe(self._on_reconnect)
+                try:
+                    while not self._stop.is_set():
+                        for note in conn.notifies(timeout=POLL_SECONDS):
+                            self._hand(note.channel, note.payload)
+                except psycopg.OperationalError as error:
+                    if not self._stop.is_set():
+                        log.warning("the store's notifications broke off (%s)", error)
 
     def _hand(self, name: str, payload: str) -> None:
         sender, _, rest = payload.partition(" ")
@@ -140,10 +157,19 @@ class Listener:
 
     def send(self, name: str, payload: str) -> None:
         """Notify the other instances (blocking: call it from a thread)."""
+        message = f"{self.instance} {payload}"
         with self._send_lock:
-            if self._sender is None or self._sender.closed:
-                self._sender = psycopg.connect(self._conninfo, autocommit=True, **self._kwargs)
-            self._sender.execute("SELECT pg_notify(%s, %s)", (name, f"{self.instance} {payload}"))
+            for attempt in range(2):  # a connection the database dropped is made again
+                if self._sender is None or self._sender.closed:
+                    kwargs = {**self._kwargs, "application_name": f"totem sender {self.instance}"}
+                    self._sender = psycopg.connect(self._conninfo, autocommit=True, **kwargs)
+                try:
+                    self._sender.execute("SELECT pg_notify(%s, %s)", (name, message))
+                    return
+                except psycopg.OperationalError:
+                    self._sender.close()
+                    if attempt:
+                        raise
 
     async def close(self) -> None:
         self._stop.set()
@@ -196,11 +222,18 @@ class Cluster:
         def on_event(_sender: str, rest: str) -> None:
             actors.foreign_write(*parse_event(rest))
 
+        def reconnected() -> None:
+            # What was said while the connection was down is lost: read the store, and
+            # ask the others again for their streams.
+            actors.look_again()
+            presence.hello()
+
         self._listener = Listener(
             self._conninfo,
             self._kwargs,
             self.instance,
             {self.events_channel: on_event, self.presence_channel: presence.heard},
+            on_reconnect=reconnected,
         )
         await self._listener.start()
         actors.shared = True

@@ -13,6 +13,7 @@ import dataclasses
 import itertools
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -324,3 +325,51 @@ async def test_a_stream_outlives_its_idle_actor_and_misses_nothing_saved_elsewhe
             await a.stop(grace=None)
     assert second.version < third.version
     assert seen == list(range(1, third.version + 1))
+
+
+async def test_a_listener_cut_off_connects_again_and_its_streams_catch_up(
+    pair: tuple[RunningServer, RunningServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """b's listening connection is killed by the database, and b cannot connect again
+    until a has saved more: b reads the store for what it missed, and its stream gets
+    every event."""
+    import threading
+
+    import psycopg
+
+    from server import cluster
+    from tests.conftest import POSTGRES_DSN
+
+    gate = threading.Event()
+    connect = psycopg.connect
+
+    def gated(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("application_name") == "totem listener b":
+            gate.wait(30)
+        return connect(*args, **kwargs)
+
+    monkeypatch.setattr(cluster.psycopg, "connect", gated)
+    a, b = pair
+    channel_a, client_a = stub(a.port)
+    channel_b, client_b = stub(b.port)
+    async with channel_a, channel_b:
+        match_id, _, tokens = await create_and_join(
+            client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
+        )
+        request = ms.WatchRequest(match_id=match_id)
+        watch = client_b.Watch(request, metadata=bearer(tokens[1]))
+        seen = [(await watch.read()).version]
+        with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
+            cut = conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE application_name = 'totem listener b'"
+            ).fetchall()
+        assert cut == [(True,)]
+        version = 0
+        for turn in range(4):  # saved while b hears nothing
+            version = (await act(client_a, match_id, tokens[turn % 2], reveal())).version
+        gate.set()
+        while seen[-1] < version:
+            seen.append((await asyncio.wait_for(watch.read(), 30)).version)
+        watch.cancel()
+    assert seen == list(range(1, version + 1))
