@@ -500,8 +500,7 @@ class Actors:
         if self.draining:
             return
         self.actor(match_id).heard(version)
-        future = self.submit(match_id, lambda match: None, writes=False)
-        future.add_done_callback(_log_failure)
+        self._bring_up_to_date(match_id)
 
     def look_again(self) -> None:
         """Notifications of other instances' writes may have been missed (the listening
@@ -509,7 +508,16 @@ class Actors:
         its streams and timer catch up."""
         for match_id, actor in list(self._actors.items()):
             actor.look_again = True
-            self.submit(match_id, lambda match: None, writes=False).add_done_callback(_log_failure)
+            self._bring_up_to_date(match_id)
+
+    def _bring_up_to_date(self, match_id: UUID) -> None:
+        """Queue a piece of work that does nothing: the actor catches up before it."""
+        try:
+            future = self.submit(match_id, lambda match: None, writes=False)
+        except ServiceError as error:  # its queue is full: the work in it catches up
+            log.warning("match %s not brought up to date now: %s", match_id, error.message)
+            return
+        future.add_done_callback(_log_failure)
 
     def forget(self, actor: MatchActor) -> None:
         if self._actors.get(actor.match_id) is actor:
