@@ -9,6 +9,7 @@ timers that record one event wherever they fire, and stamps that name the instan
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import itertools
 from collections.abc import AsyncIterator
@@ -55,6 +56,19 @@ async def pair() -> AsyncIterator[tuple[RunningServer, RunningServer]]:
             await a.stop(grace=None)
 
 
+@contextlib.asynccontextmanager
+async def clients(
+    *servers: RunningServer,
+) -> AsyncIterator[list[match_service_pb2_grpc.MatchServiceStub]]:
+    """A client of each server, each on a channel of its own, closed afterwards."""
+    stubs = [stub(server.port) for server in servers]
+    try:
+        yield [client for _, client in stubs]
+    finally:
+        for channel, _ in stubs:
+            await channel.close()
+
+
 def revealed(event: ms.MatchEvent) -> js.Revealed | None:
     kind = event.jungle_speed.WhichOneof("event") if event.HasField("jungle_speed") else None
     return event.jungle_speed.revealed if kind == "revealed" else None
@@ -76,9 +90,7 @@ async def test_a_stream_on_one_instance_gets_what_the_other_saved(
     pair: tuple[RunningServer, RunningServer],
 ) -> None:
     a, b = pair
-    channel_a, client_a = stub(a.port)
-    channel_b, client_b = stub(b.port)
-    async with channel_a, channel_b:
+    async with clients(a, b) as (client_a, client_b):
         match_id, _, tokens = await create_and_join(
             client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
         )
@@ -105,17 +117,14 @@ async def test_commands_through_both_instances_are_serialised_and_stamped_by_eac
     pair: tuple[RunningServer, RunningServer],
 ) -> None:
     a, b = pair
-    channel_a, client_a = stub(a.port)
-    channel_b, client_b = stub(b.port)
-    async with channel_a, channel_b:
+    async with clients(a, b) as both:
         match_id, _, tokens = await create_and_join(
-            client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
+            both[0], 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
         )
-        clients = [client_a, client_b]
         version = 0
         for turn in range(6):  # each reveal through the other instance
-            version = (await act(clients[turn % 2], match_id, tokens[turn % 2], reveal())).version
-        events = await watch_until(client_b, match_id, version)
+            version = (await act(both[turn % 2], match_id, tokens[turn % 2], reveal())).version
+        events = await watch_until(both[1], match_id, version)
         assert [e.version for e in events] == list(range(1, version + 1))
         stamps = [r.stamp.instance for e in events if (r := revealed(e)) is not None]
         assert stamps == ["a", "b"] * 3
@@ -128,9 +137,7 @@ async def test_one_command_sent_through_both_instances_at_once_is_applied_once(
     version; the other instance reloads, decides again and refuses (JS-3.2: it is no
     longer that seat's turn). No fork, nothing lost."""
     a, b = pair
-    channel_a, client_a = stub(a.port)
-    channel_b, client_b = stub(b.port)
-    async with channel_a, channel_b:
+    async with clients(a, b) as (client_a, client_b):
         for _ in range(5):
             match_id, _, tokens = await create_and_join(client_a, 2, turn_timeout_ms=0)
             # Both instances hold the match before the race.
@@ -158,9 +165,7 @@ async def test_a_grab_race_across_instances_is_decided_by_commit_order(
     """Both seats grab at once, one through each instance (JS-6.1): one wins, the other
     is late, and each grab's stamp names the instance that received it."""
     a, b = pair
-    channel_a, client_a = stub(a.port)
-    channel_b, client_b = stub(b.port)
-    async with channel_a, channel_b:
+    async with clients(a, b) as (client_a, client_b):
         match_id, _, tokens = await create_and_join(
             client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {0: [INWARD]})
         )
@@ -192,9 +197,7 @@ async def test_a_turn_timer_held_by_both_instances_records_one_reveal_per_deadli
     never two for one deadline. Then a stops and b carries on alone."""
     a, b = pair
     timeout_ms = 300
-    channel_a, client_a = stub(a.port)
-    channel_b, client_b = stub(b.port)
-    async with channel_a, channel_b:
+    async with clients(a, b) as (client_a, client_b):
         match_id, _, tokens = await create_and_join(
             client_a, 2, turn_timeout_ms=timeout_ms, prearranged_deal=deal_for(2, {})
         )
@@ -300,9 +303,7 @@ async def test_a_stream_outlives_its_idle_actor_and_misses_nothing_saved_elsewhe
         retired: set[str] = set()
         b.actors.when_retired(lambda match_id: retired.add(str(match_id)))
         try:
-            channel_a, client_a = stub(a.port)
-            channel_b, client_b = stub(b.port)
-            async with channel_a, channel_b:
+            async with clients(a, b) as (client_a, client_b):
                 match_id, _, tokens = await create_and_join(
                     client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
                 )
@@ -350,9 +351,7 @@ async def test_a_listener_cut_off_connects_again_and_its_streams_catch_up(
 
     monkeypatch.setattr(cluster.psycopg, "connect", gated)
     a, b = pair
-    channel_a, client_a = stub(a.port)
-    channel_b, client_b = stub(b.port)
-    async with channel_a, channel_b:
+    async with clients(a, b) as (client_a, client_b):
         match_id, _, tokens = await create_and_join(
             client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
         )
