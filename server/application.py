@@ -197,10 +197,11 @@ class Arena(Application[UUID]):
         needed: one that cannot be written is logged, and the save still succeeds."""
         if self.snapshots is None:
             return
-        due: dict[UUID, bool] = {}
-        for evt in processing_event.events:
-            if is_final(evt) or evt.originator_version % self.snapshot_interval == 0:
-                due[evt.originator_id] = True
+        due = {
+            evt.originator_id
+            for evt in processing_event.events
+            if is_final(evt) or evt.originator_version % self.snapshot_interval == 0
+        }
         for match_id in due:
             match = processing_event.aggregates.get(match_id)
             if not isinstance(match, MatchAggregate):
