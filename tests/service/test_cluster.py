@@ -331,9 +331,9 @@ async def test_a_stream_outlives_its_idle_actor_and_misses_nothing_saved_elsewhe
 async def test_a_listener_cut_off_connects_again_and_its_streams_catch_up(
     pair: tuple[RunningServer, RunningServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """b's listening connection is killed by the database, and b cannot connect again
-    until a has saved more: b reads the store for what it missed, and its stream gets
-    every event."""
+    """b holds one listening connection whatever its streams; the database kills it, and
+    b cannot connect again until a has saved more: b reads the store for what it missed,
+    and its stream gets every event."""
     import threading
 
     import psycopg
@@ -358,6 +358,11 @@ async def test_a_listener_cut_off_connects_again_and_its_streams_catch_up(
         request = ms.WatchRequest(match_id=match_id)
         watch = client_b.Watch(request, metadata=bearer(tokens[1]))
         seen = [(await watch.read()).version]
+        # More streams on b, of two kinds: still one listening connection for b.
+        others = [client_b.Watch(request, metadata=bearer(tokens[0])) for _ in range(3)]
+        others += [client_b.Watch(request) for _ in range(3)]
+        for other in others:
+            await other.read()
         with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
             cut = conn.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -370,5 +375,6 @@ async def test_a_listener_cut_off_connects_again_and_its_streams_catch_up(
         gate.set()
         while seen[-1] < version:
             seen.append((await asyncio.wait_for(watch.read(), 30)).version)
-        watch.cancel()
+        for stream in (watch, *others):
+            stream.cancel()
     assert seen == list(range(1, version + 1))
