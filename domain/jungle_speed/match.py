@@ -169,19 +169,24 @@ class JungleSpeed(MatchAggregate):
     @property
     def coloured_mode(self) -> bool:
         """Duels match by colour (JS-6.3): ES while a coloured-arrows card is visible."""
+        return self._coloured(self.visible())
+
+    def _coloured(self, tops: dict[int, int]) -> bool:
+        """:attr:`coloured_mode`, given the visible cards (they are asked for often: every
+        view and every grab looks at the duels)."""
         if self.is_ru:
             return self.coloured_ru
-        return any(self.card(c).kind is Kind.COLOURED_ARROWS for c in self.visible().values())
+        return any(self.card(c).kind is Kind.COLOURED_ARROWS for c in tops.values())
 
     def open_duels(self) -> list[list[int]]:
         """Open duels, each the sorted seats in it (JS-4.1, JS-4.6)."""
-        by_colour = self.coloured_mode
+        tops = self.visible()
+        by_colour = self._coloured(tops)
         groups: dict[str, list[int]] = {}
-        for seat, card_id in self.visible().items():
+        for seat, card_id in tops.items():
             key = self.card(card_id).key(by_colour)
             if key is not None:
                 groups.setdefault(key, []).append(seat)
-        tops = self.visible()
         duels = []
         for seats in groups.values():
             inside = [
@@ -372,8 +377,8 @@ class JungleSpeed(MatchAggregate):
             raise InvalidArgument(
                 "JS-6.1", "only the ES variant lets the grabber choose between duel and arrows"
             )
-        outcome, mine = self.grab_outcome(seat, target)
-        duels = self.open_duels()
+        duels, arrows = self.open_duels(), self.open_arrows()
+        outcome, mine = self._outcome(seat, target, duels, arrows)
         if outcome == GRAB_DUEL:
             assert mine is not None
             self._duel_won(
@@ -381,7 +386,7 @@ class JungleSpeed(MatchAggregate):
                 losers=self._opponents(seat, mine),
                 stamp=stamp.to_dict(),
                 annulled=sorted({s for d in duels if d != mine for s in d}),
-                arrows_annulled=bool(self.open_arrows()),
+                arrows_annulled=bool(arrows),
             )
         elif outcome == GRAB_ARROWS:
             self._arrows_won(
@@ -404,8 +409,14 @@ class JungleSpeed(MatchAggregate):
         :data:`GRAB_WRONG`: the one decision behind both :meth:`grab` and the legal actions
         of a view, so the two never disagree.
         """
-        mine = next((d for d in self.open_duels() if seat in d), None)
-        arrows = self.open_arrows()
+        return self._outcome(seat, target, self.open_duels(), self.open_arrows())
+
+    def _outcome(
+        self, seat: int, target: str, duels: list[list[int]], arrows: list[int]
+    ) -> tuple[str, list[int] | None]:
+        """:meth:`grab_outcome`, given the open duels and arrows races (worked out once
+        by a caller that asks for several targets)."""
+        mine = next((d for d in duels if seat in d), None)
         if mine is not None and (not arrows or target != TARGET_ARROWS):
             return GRAB_DUEL, mine
         if arrows:
@@ -439,8 +450,9 @@ class JungleSpeed(MatchAggregate):
             legal["reveal_not_before_ms"] = self.reveal_not_before_ms()
         targets = [TARGET_DEFAULT] if self.is_ru else [TARGET_DEFAULT, TARGET_ARROWS]
         seen: set[str] = set()
+        duels, arrows = self.open_duels(), self.open_arrows()
         for target in targets:
-            outcome, duel = self.grab_outcome(seat, target)
+            outcome, duel = self._outcome(seat, target, duels, arrows)
             if outcome in seen or outcome not in (GRAB_DUEL, GRAB_ARROWS):
                 continue
             seen.add(outcome)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -34,9 +34,15 @@ class ReceiveStamp:
     def to_dict(self) -> dict[str, Any]:
         """The form stored in events (JSON-compatible). A lone server's stamps leave
         ``instance`` out: they are stored as they were before instances had names."""
-        data = asdict(self)
-        if not self.instance:
-            del data["instance"]
+        data: dict[str, Any] = {
+            "sequence": self.sequence,
+            "monotonic_ns": self.monotonic_ns,
+            "wall_ns": self.wall_ns,
+            "seen_version": self.seen_version,
+            "seen_sent_monotonic_ns": self.seen_sent_monotonic_ns,
+        }
+        if self.instance:
+            data["instance"] = self.instance
         return data
 
     @classmethod

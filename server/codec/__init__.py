@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from google.protobuf.message import Message
@@ -17,6 +18,9 @@ from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer, ViewerRole
 from totem.v1 import common_pb2, match_service_pb2
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MICROSECOND = timedelta(microseconds=1)
 
 GAME_ENUMS: dict[str, Any] = {
     "jungle_speed": common_pb2.GAME_JUNGLE_SPEED,
@@ -102,10 +106,15 @@ def codec_for(game: str) -> GameCodec:
     return codecs[game]
 
 
-def timestamp(when: Any) -> Timestamp:
-    ts = Timestamp()
-    ts.FromDatetime(when)
-    return ts
+def timestamp(when: datetime) -> Timestamp:
+    """``when`` on the wire (a naive time is UTC, as ``Timestamp.FromDatetime`` takes it),
+    by integer arithmetic: every event and every summary sent carries one, and
+    ``FromDatetime`` goes through a time tuple."""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    micros = (when - EPOCH) // MICROSECOND
+    seconds, rest = divmod(micros, 1_000_000)
+    return Timestamp(seconds=seconds, nanos=rest * 1000)
 
 
 def stamp_message(data: dict[str, Any]) -> common_pb2.ReceiveStamp:
@@ -202,11 +211,13 @@ def summary(match: MatchAggregate) -> common_pb2.MatchSummary:
         status=STATUS[match.status],
         variant=match.variant,
         max_players=match.max_players,
-        players=[common_pb2.Player(seat=s, name=n) for s, n in enumerate(match.players)],
         version=match.version,
         created_at=timestamp(match.created_on),
         result=placements(match.result),
     )
+    add_player = message.players.add
+    for seat, name in enumerate(match.players):
+        add_player(seat=seat, name=name)
     if match.end_reason is not None:
         message.end_reason = END_REASONS[match.end_reason]
     return message

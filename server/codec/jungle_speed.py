@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from google.protobuf.message import Message
@@ -83,18 +82,21 @@ def command(request: match_service_pb2.ActRequest) -> Command:
     raise InvalidArgument("", "a Jungle Speed command must be start, reveal or grab")
 
 
+#: Each card's wire form, by id and kind: a symbol card's id fixes its shape and colour
+#: in every deck (JS-1.3), and a special card has neither.
+_CARDS: dict[tuple[int, str], pb.Card] = {}
+
+
 def card(data: dict[str, Any]) -> pb.Card:
     """The wire form of a card's view. Messages are made once per card and copied into
     the messages that hold them (a state carries dozens): never change the one returned."""
-    return _card(data["id"], data["kind"], data.get("shape"), data.get("colour"))
-
-
-@functools.cache
-def _card(card_id: int, kind: str, shape: str | None, colour: str | None) -> pb.Card:
-    message = pb.Card(id=card_id, kind=pb.CardKind.Value(f"CARD_KIND_{kind}"))
-    if shape is not None:
-        message.shape = pb.Shape.Value(f"SHAPE_{shape}")
-        message.colour = pb.Colour.Value(f"COLOUR_{colour}")
+    key = (data["id"], data["kind"])
+    message = _CARDS.get(key)
+    if message is None:
+        message = _CARDS[key] = pb.Card(id=key[0], kind=pb.CardKind.Value(f"CARD_KIND_{key[1]}"))
+        if "shape" in data:
+            message.shape = pb.Shape.Value(f"SHAPE_{data['shape']}")
+            message.colour = pb.Colour.Value(f"COLOUR_{data['colour']}")
     return message
 
 
@@ -193,23 +195,10 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
 
 
 def state_message(view: dict[str, Any]) -> pb.JungleSpeedState:
-    seats = []
-    for s in view["seats"]:
-        seat = pb.JungleSpeedSeat(
-            seat=s["seat"],
-            name=s["name"],
-            face_down_count=s["face_down_count"],
-            face_up_count=s["face_up_count"],
-            finished=s["finished"],
-            face_down=[card(c) for c in s.get("face_down", [])],
-            face_up=[card(c) for c in s["face_up"]],
-        )
-        if "top" in s:
-            seat.top.CopyFrom(card(s["top"]))
-        seats.append(seat)
+    # Built in place (``add``): every answer and every stream event carries a state, and
+    # a seat made apart and then copied into the state costs half as much again.
     state = pb.JungleSpeedState(
         options=options_message(view["options"]),
-        seats=seats,
         pot=[card(c) for c in view["pot"]],
         open_duels=[pb.OpenDuel(seats=d["seats"]) for d in view["open_duels"]],
         arrows_race_open=view["arrows_race_open"],
@@ -218,6 +207,21 @@ def state_message(view: dict[str, Any]) -> pb.JungleSpeedState:
         seed_commitment=bytes.fromhex(view["seed_commitment"]),
         turn_deadline_ms=view["turn_deadline_ms"],
     )
+    add_seat = state.seats.add
+    for s in view["seats"]:
+        seat = add_seat(
+            seat=s["seat"],
+            name=s["name"],
+            face_down_count=s["face_down_count"],
+            face_up_count=s["face_up_count"],
+            finished=s["finished"],
+        )
+        if "face_down" in s:
+            seat.face_down.extend([card(c) for c in s["face_down"]])
+        if s["face_up"]:
+            seat.face_up.extend([card(c) for c in s["face_up"]])
+        if "top" in s:
+            seat.top.CopyFrom(card(s["top"]))
     if "turn" in view:
         state.turn = view["turn"]
     if "outward_waiting" in view:
