@@ -7,13 +7,14 @@ hint (:class:`server.errors.ServiceError`), and nothing is written.
 - :class:`CommandRates`: commands per seat per second, a token bucket per match and seat.
 - :class:`StreamSlots`: open ``Watch`` streams per connection and per client address.
 - :class:`CallLimit`: calls in flight in the whole process, refused at the door.
+- :class:`WriteDeadlines`: how long one ``Watch`` write may wait for its client.
 
-The write deadline of a ``Watch`` stream and the retirement of idle match actors are
-applied where they happen (:mod:`server.service`, :mod:`server.actors`).
+The retirement of idle match actors is applied where it happens (:mod:`server.actors`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import math
@@ -215,6 +216,61 @@ class StreamSlots:
         return self._addresses.get(address, 0)
 
 
+class WriteDeadlines:
+    """Ends a stream write its client does not take in time (``timeout_s``).
+
+    One timer serves every stream of the process, instead of an ``asyncio.timeout`` per
+    write: each event goes to every watcher of its match, and a timer made and cancelled
+    for each write was a measurable share of the server's time (docs/performance.md).
+    A write notes when it began; a sweep every quarter of the timeout cancels the writes
+    that began ``timeout_s`` ago or more, so a stuck write ends between ``timeout_s``
+    and 1.25 × ``timeout_s`` after it began. The sweep runs only while writes wait.
+    """
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+        self._begun: dict[asyncio.Task[Any], float] = {}
+        self._expired: set[asyncio.Task[Any]] = set()
+        self._sweep: asyncio.TimerHandle | None = None
+
+    async def write(self, context: grpc.aio.ServicerContext, data: Any) -> bool:
+        """``context.write(data)``; False if it was cut for taking too long. Cancelling
+        the caller's task for any other reason still cancels it."""
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        self._begun[task] = loop.time()
+        if self._sweep is None:
+            self._sweep = loop.call_later(self.timeout_s / 4, self._sweeping)
+        try:
+            await context.write(data)
+        except asyncio.CancelledError:
+            if task not in self._expired:
+                raise
+            self._expired.discard(task)
+            task.uncancel()
+            return False
+        finally:
+            self._begun.pop(task, None)
+        return True
+
+    def waiting(self) -> int:
+        """Writes under way now."""
+        return len(self._begun)
+
+    def _sweeping(self) -> None:
+        self._sweep = None
+        if not self._begun:
+            return
+        loop = asyncio.get_running_loop()
+        late = loop.time() - self.timeout_s
+        for task, begun in list(self._begun.items()):
+            if begun <= late and task not in self._expired:
+                self._expired.add(task)
+                task.cancel()
+        self._sweep = loop.call_later(self.timeout_s / 4, self._sweeping)
+
+
 def _add(counts: dict[str, int], key: str, delta: int) -> None:
     count = counts.get(key, 0) + delta
     if count:
@@ -240,6 +296,8 @@ class CallLimit(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self.limit = limit
         self.in_flight = 0
         self.refused = 0
+        #: Each method's handler and its counted form, made once: every call asks.
+        self._counted: dict[str, tuple[grpc.RpcMethodHandler, Any]] = {}
 
     async def intercept_service(
         self,
@@ -252,7 +310,11 @@ class CallLimit(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if self.in_flight >= self.limit:
             self.refused += 1
             return _refusing(handler, self.limit)
-        return _counted(handler, self)
+        method = handler_call_details.method
+        made = self._counted.get(method)
+        if made is None or made[0] is not handler:
+            made = self._counted[method] = (handler, _counted(handler, self))
+        return made[1]
 
 
 _KINDS = ("unary_unary", "unary_stream", "stream_unary", "stream_stream")

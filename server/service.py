@@ -37,7 +37,7 @@ from server.errors import (
 )
 from server.fork import fork_match
 from server.hub import EventHub, Subscription
-from server.limits import CommandRates, Limits, StreamSlots
+from server.limits import CommandRates, Limits, StreamSlots, WriteDeadlines
 from server.stamps import Stamper
 from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 
@@ -195,6 +195,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         self.streams = StreamSlots(
             self.limits.streams_per_connection, self.limits.streams_per_address
         )
+        #: One timer for the deadline of every stream write.
+        self.deadlines = WriteDeadlines(self.limits.stream_write_timeout_s)
         actors.when_retired(self.rates.forget)
 
     @refusals
@@ -532,12 +534,9 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
     async def _write(self, context: grpc.aio.ServicerContext, data: bytes, last: int) -> None:
         """Write one event, or end the stream if the client does not take it in time:
         ``last`` is the version of the last event it surely took."""
-        try:
-            # In this task (no task per write): the write is cancelled at the deadline.
-            async with asyncio.timeout(self.limits.stream_write_timeout_s):
-                await context.write(data)
-        except TimeoutError:
-            raise fell_behind(last) from None
+        # In this task (no task per write): the write is cancelled at the deadline.
+        if not await self.deadlines.write(context, data):
+            raise fell_behind(last)
 
     async def _end_stream(self, context: grpc.aio.ServicerContext, error: Exception) -> None:
         """End a stream with the status ``error`` calls for. A client that reads nothing
