@@ -67,6 +67,8 @@ class MatchActor:
             MAX_QUEUED
         )
         self.timer: asyncio.TimerHandle | None = None
+        #: The deadline (wall ms) :attr:`timer` was set for.
+        self.timer_due_ms: int | None = None
         #: The version up to which the publisher has this match's events (None: it
         #: does not follow the match yet).
         self.published: int | None = None
@@ -291,16 +293,21 @@ class MatchActor:
 
     def _schedule_timer(self, match: MatchAggregate) -> None:
         """Set the timer for the match's next deadline: the game's own (a turn timer),
-        or the moment the match is abandoned if nobody comes back (JS-8.3)."""
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
+        or the moment the match is abandoned if nobody comes back (JS-8.3). A timer already
+        set for that moment is kept: most commands leave the deadline where it was."""
         deadlines = [match.timer_deadline_ms(), self.actors.abandon_deadline_ms(match)]
         due = [d for d in deadlines if d is not None]
-        if not due or self.actors.draining:
+        when = None if not due or self.actors.draining else min(due)
+        if self.timer is not None:
+            if when == self.timer_due_ms:
+                return
+            self.timer.cancel()
+            self.timer = None
+        if when is None:
             return
-        delay = max(0.0, min(due) / 1000 - time.time())
+        delay = max(0.0, when / 1000 - time.time())
         self.timer = asyncio.get_running_loop().call_later(delay, self._timer_fired)
+        self.timer_due_ms = when
 
     def _timer_fired(self) -> None:
         self.timer = None
