@@ -45,6 +45,11 @@ SAVE_ATTEMPTS = 5
 #: A waiting match nobody joins for this long (ms) ends as abandoned.
 WAITING_EXPIRY_MS = 3_600_000
 
+#: Encodings for watchers (kinds of viewer times events) the publisher does on the event
+#: loop; a larger batch goes to a worker thread (see :class:`Publisher`). About 1 ms of
+#: encoding for Jungle Speed states.
+INLINE_ENCODINGS = 8
+
 #: What a command refused while the server shuts down is told.
 NOT_APPLIED = "this command was not applied: send it again"
 
@@ -364,10 +369,18 @@ class Publisher:
     Each event goes out with the state of the match just after it, so the publisher
     keeps its own copy of every followed match and applies the saved events to it one
     at a time (a command's work moves the actor's match past all of its events at once).
-    Encoding for the watchers, the one piece of work that grows with them, runs in a
-    worker thread, so the event loop stays free to stamp arriving requests (receive
-    order follows arrival order, not the server's own fan-out). One queue, in order: a
-    match's copy is replaced, advanced and dropped in the order its actor asked.
+    One queue, in order: a match's copy is replaced, advanced and dropped in the order
+    its actor asked.
+
+    Encoding for the watchers is the one piece of work that grows with them. It runs
+    after the command's caller is answered. A batch of up to :data:`INLINE_ENCODINGS`
+    encodings (kinds of viewer times events) runs right here, on the event loop; a
+    larger one (a catch-up, a match watched by many kinds of viewer) in a worker
+    thread. A worker thread does not free the loop for a short batch: it holds the
+    interpreter lock while it encodes, and the loop waits for the lock (up to the
+    interpreter's switch interval, 5 ms) before it can stamp an arriving request; the
+    hand-off cost a fifth of the server's throughput for nothing (docs/performance.md).
+    For a long batch the thread bounds the loop's wait at that interval.
     """
 
     def __init__(self, hub: EventHub) -> None:
@@ -404,12 +417,12 @@ class Publisher:
             # A stream that subscribes later gets these events from the store: its actor
             # had saved them before it subscribed.
             kinds = self.hub.kinds(match_id)
-            if kinds:
+            if len(kinds) * len(events) > INLINE_ENCODINGS:
                 batch = await asyncio.to_thread(self._encode, match, events, kinds)
-                for frames in batch:
-                    self.hub.deliver(match_id, frames)
             else:
-                self._encode(match, events, kinds)
+                batch = self._encode(match, events, kinds)
+            for frames in batch:
+                self.hub.deliver(match_id, frames)
 
     def _encode(
         self, match: MatchAggregate, events: list[Any], kinds: frozenset[Hashable]

@@ -4,7 +4,8 @@ its stamp (JS-4.2, JS-5.1).
 Structural, not timed: calls that decide races are stamped by an interceptor when they
 arrive, before their message is read; their handlers pick the stamp up first and queue
 their work before awaiting anything; a command's watchers are served after its
-caller is answered, and their encoding runs off the event loop that stamps requests.
+caller is answered, and a large batch of encoding runs off the event loop that stamps
+requests.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ import threading
 from typing import Any
 from uuid import UUID
 
+import pytest
+
 from domain.jungle_speed import JungleSpeed
-from server.actors import Actors
+from server import actors as actors_module
+from server.actors import INLINE_ENCODINGS, Actors
 from server.serve import RunningServer
 from server.service import MatchService
 from server.stamps import ArrivalStamps
@@ -110,9 +114,14 @@ def test_race_handlers_take_their_arrival_stamp_first_and_queue_before_awaiting(
     assert _calls(run[0], "submit") and not _awaits(run[0])
 
 
-async def test_watchers_are_served_off_the_event_loop_after_the_caller_is_answered(
-    server: RunningServer,
+@pytest.mark.parametrize("inline", [INLINE_ENCODINGS, 0], ids=["small batch", "large batch"])
+async def test_watchers_are_served_after_the_caller_is_answered_a_large_batch_off_the_loop(
+    server: RunningServer, inline: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """One watcher of one event is a batch of one encoding: done on the loop, where a
+    worker thread would hold the interpreter lock as long. A batch larger than
+    INLINE_ENCODINGS (here, any batch) goes to a worker thread."""
+    monkeypatch.setattr(actors_module, "INLINE_ENCODINGS", inline)
     encoded_on: list[int] = []
     answered_first: list[bool] = []
     encode, send = server.actors.hub.encode, server.actors.publisher.send
@@ -148,5 +157,7 @@ async def test_watchers_are_served_off_the_event_loop_after_the_caller_is_answer
     assert event.version == version + 1
     # The caller had its answer before the watchers' work began ...
     assert answered_first == [True]
-    # ... and that work ran in a worker thread: the loop stayed free to stamp requests.
-    assert encoded_on and threading.get_ident() not in encoded_on
+    # ... and a large batch ran in a worker thread, a small one on the loop.
+    assert encoded_on
+    on_loop = threading.get_ident() in encoded_on
+    assert on_loop is (inline > 0)
