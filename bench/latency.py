@@ -52,7 +52,16 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from race import DEFAULT_DSN, INWARD_ARROWS, ORGANISER, STEP_TIMEOUT, Server, percentile
+from race import (
+    DEFAULT_DSN,
+    INWARD_ARROWS,
+    ORGANISER,
+    STEP_TIMEOUT,
+    Server,
+    add_server_root,
+    percentile,
+    server_root,
+)
 
 SEATS = 8
 BARE = "bench.Bare"
@@ -212,7 +221,7 @@ async def run(args: argparse.Namespace) -> tuple[Samples, dict[str, Any]]:
     channels: list[grpc.aio.Channel] = []
     readers: list[Reader] = []
     with tempfile.TemporaryDirectory() as tmp:
-        server = Server(args.store, args.dsn, Path(tmp))
+        server = Server(args.store, args.dsn, Path(tmp), root=server_root(args))
         try:
             if not ours.poll(STEP_TIMEOUT):
                 raise RuntimeError("the bare gRPC server did not start")
@@ -410,6 +419,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--races", type=int, default=1000, help="races timed")
     parser.add_argument("--warmup", type=int, default=20, help="races run first, not counted")
     parser.add_argument("--progress", action="store_true", help="a line per 100 races")
+    add_server_root(parser)
     args = parser.parse_args(argv)
     if args.races < 1 or args.warmup < 0:
         parser.error("--races must be at least 1 and --warmup not negative")

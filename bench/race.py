@@ -665,6 +665,22 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+def add_server_root(parser: argparse.ArgumentParser) -> None:
+    """The option that runs the server of another source tree: a before and an after
+    measured side by side, by the same clients, in one session."""
+    parser.add_argument(
+        "--server-root",
+        type=Path,
+        metavar="DIR",
+        help="run the server from another source tree, e.g. a commit exported with "
+        "'git archive COMMIT | tar -x -C DIR' (the clients stay this tree's)",
+    )
+
+
+def server_root(args: argparse.Namespace) -> Path:
+    return ROOT if args.server_root is None else args.server_root.resolve()
+
+
 class Server:
     """``totem serve`` in a process of its own, on a fresh store."""
 
@@ -871,7 +887,7 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
     rotation: dict[float, int] = {}
     sender = args.sender if args.sender != "auto" else ("fifo" if fifo_allowed() else "spin")
     with tempfile.TemporaryDirectory() as tmp:
-        root = ROOT if args.server_root is None else args.server_root.resolve()
+        root = server_root(args)
         server_env = dict(item.split("=", 1) for item in args.server_env)
         server = Server(args.store, args.dsn, Path(tmp), root, server_env, args.server_nice)
         children: Children | None = None
@@ -1369,13 +1385,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "where this process may use it",
     )
     parser.add_argument("--seed", type=int, default=12, help="seed of the schedule and ranks")
-    parser.add_argument(
-        "--server-root",
-        type=Path,
-        metavar="DIR",
-        help="run the server from another source tree, e.g. a commit exported with "
-        "'git archive COMMIT | tar -x -C DIR' (the clients stay this tree's)",
-    )
+    add_server_root(parser)
     parser.add_argument(
         "--server-env",
         action="append",

@@ -51,7 +51,15 @@ from typing import Any
 import grpc
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
-from race import DEFAULT_DSN, ORGANISER_TOKEN, Server, busy_ticks, process_ticks
+from race import (
+    DEFAULT_DSN,
+    ORGANISER_TOKEN,
+    Server,
+    add_server_root,
+    busy_ticks,
+    process_ticks,
+    server_root,
+)
 from stream import next_move
 
 from server.application import postgres_env
@@ -487,7 +495,9 @@ def main(args: argparse.Namespace) -> None:
         lines = []
         for matches in args.matches:
             with tempfile.TemporaryDirectory() as tmp:
-                server = Server(kind, args.postgres, Path(tmp), extra_env=SERVER_ENV)
+                server = Server(
+                    kind, args.postgres, Path(tmp), root=server_root(args), extra_env=SERVER_ENV
+                )
                 try:
                     result = drive(
                         f"127.0.0.1:{server.port}", server.process.pid, "game", matches, args
@@ -519,6 +529,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=20.0, help="the counted window")
     parser.add_argument("--save-seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=2, help="client processes")
+    add_server_root(parser)
     args = parser.parse_args(argv)
     if args.clients < 1 or args.seconds <= 0 or any(m < 1 for m in args.matches):
         parser.error("--clients, --seconds and --matches must be positive")
