@@ -139,12 +139,17 @@ class MatchActor:
         """The next piece of work, in the order submitted; or None once this actor has
         retired for being idle (:meth:`_idle_retired`)."""
         while True:
+            if not self.queue.empty():
+                return self.queue.get_nowait()  # busy: no timer to set
             idle = self.actors.idle_seconds
             if idle is None or self._timer_within(idle):
                 return await self.queue.get()
             try:
                 # Cancelling a get leaves the queue as it was: nothing submitted is lost.
-                return await asyncio.wait_for(self.queue.get(), idle)
+                # A timeout in this task, not ``wait_for``: that runs the get as a task of
+                # its own, two more turns of the loop before every command.
+                async with asyncio.timeout(idle):
+                    return await self.queue.get()
             except TimeoutError:
                 if self._idle_retired():
                     return None
