@@ -28,6 +28,13 @@ class Context:
         self.written.append(data)
 
 
+async def begun(deadlines: WriteDeadlines, context: Context, data: bytes) -> asyncio.Task[bool]:
+    """A write of ``data``, under way: its client has not taken it yet."""
+    task = asyncio.ensure_future(deadlines.write(context, data))
+    await asyncio.wait_for(context.begun.wait(), BOUND)
+    return task
+
+
 async def test_a_write_never_taken_is_cut_and_its_task_is_not_left_cancelled() -> None:
     deadlines = WriteDeadlines(0.02)
     context = Context()
@@ -48,8 +55,7 @@ async def test_a_write_never_taken_is_cut_and_its_task_is_not_left_cancelled() -
 async def test_a_write_taken_in_time_is_not_cut() -> None:
     deadlines = WriteDeadlines(60.0)
     context = Context()
-    writing = asyncio.ensure_future(deadlines.write(context, b"event"))
-    await asyncio.wait_for(context.begun.wait(), BOUND)
+    writing = await begun(deadlines, context, b"event")
     assert deadlines.waiting() == 1
     context.taken.set_result(None)
     assert await asyncio.wait_for(writing, BOUND) is True
@@ -60,8 +66,7 @@ async def test_a_write_taken_in_time_is_not_cut() -> None:
 async def test_another_cancellation_of_the_writer_is_not_taken_for_a_deadline() -> None:
     deadlines = WriteDeadlines(60.0)
     context = Context()
-    writing = asyncio.ensure_future(deadlines.write(context, b"event"))
-    await asyncio.wait_for(context.begun.wait(), BOUND)
+    writing = await begun(deadlines, context, b"event")
     writing.cancel()
     with pytest.raises(asyncio.CancelledError):
         await writing
@@ -72,8 +77,7 @@ async def test_only_the_late_writes_are_cut() -> None:
     deadlines = WriteDeadlines(0.05)
     stuck, quick = Context(), Context()
     cut = asyncio.ensure_future(deadlines.write(stuck, b"a"))
-    taken = asyncio.ensure_future(deadlines.write(quick, b"b"))
-    await asyncio.wait_for(quick.begun.wait(), BOUND)
+    taken = await begun(deadlines, quick, b"b")
     quick.taken.set_result(None)
     assert await asyncio.wait_for(taken, BOUND) is True
     assert await asyncio.wait_for(cut, BOUND) is False
