@@ -46,9 +46,9 @@ SAVE_ATTEMPTS = 5
 WAITING_EXPIRY_MS = 3_600_000
 
 #: Encodings for watchers (kinds of viewer times events) the publisher does on the event
-#: loop; a larger batch goes to a worker thread (see :class:`Publisher`). About 1 ms of
-#: encoding for Jungle Speed states.
-INLINE_ENCODINGS = 8
+#: loop; a larger batch goes to a worker thread (see :class:`Publisher`). Two Jungle
+#: Speed events with their state take about 0.25 ms.
+INLINE_ENCODINGS = 2
 
 #: What a command refused while the server shuts down is told.
 NOT_APPLIED = "this command was not applied: send it again"
@@ -379,13 +379,13 @@ class Publisher:
 
     Encoding for the watchers is the one piece of work that grows with them. It runs
     after the command's caller is answered. A batch of up to :data:`INLINE_ENCODINGS`
-    encodings (kinds of viewer times events) runs right here, on the event loop; a
-    larger one (a catch-up, a match watched by many kinds of viewer) in a worker
-    thread. A worker thread does not free the loop for a short batch: it holds the
-    interpreter lock while it encodes, and the loop waits for the lock (up to the
-    interpreter's switch interval, 5 ms) before it can stamp an arriving request; the
-    hand-off cost a fifth of the server's throughput for nothing (docs/performance.md).
-    For a long batch the thread bounds the loop's wait at that interval.
+    encodings (kinds of viewer times events) runs right here, on the event loop: it
+    takes about as long as the interpreter's switch interval (0.2 ms,
+    :data:`server.serve.SWITCH_INTERVAL_S`), the longest a worker thread would keep the
+    loop from stamping anyway, and the hand-off to a thread cost more than the encoding
+    (a fifth of the server's throughput with one kind of watcher, docs/performance.md).
+    A larger batch (many kinds of viewer, a catch-up) goes to a worker thread, which
+    gives the loop the interpreter back every switch interval.
     """
 
     def __init__(self, hub: EventHub) -> None:
