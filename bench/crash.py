@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import io
 import os
 import random
 import secrets
@@ -58,6 +59,8 @@ ORGANISER_TOKEN = secrets.token_urlsafe(32)
 RUN_BETWEEN_KILLS_S = (0.4, 2.0)
 #: The timer-only match: its turn timer moves it on while nobody plays.
 TIMER_MS = 150
+#: Seconds the bot tables have to stop once cancelled at the end of a run.
+STOP_TABLES_S = 30.0
 
 
 @dataclass
@@ -199,6 +202,26 @@ async def timer_match(client: Client) -> str:
     return created.match_id
 
 
+async def stop_tables(players: list[asyncio.Task[None]], report: Report) -> None:
+    """Cancel the bot tables; one that does not stop in time is a problem, reported with
+    where it waits, rather than a run that never ends."""
+    for task in players:
+        task.cancel()
+    _, stuck = await asyncio.wait(players, timeout=STOP_TABLES_S)
+    for task in players:
+        if task in stuck:
+            where = io.StringIO()
+            task.print_stack(file=where)
+            report.problems.append(
+                f"the {task.get_name()} tables did not stop within {STOP_TABLES_S:g} s of "
+                f"being cancelled; waiting at:\n{where.getvalue()}"
+            )
+        elif not task.cancelled():
+            error = task.exception()
+            if error is not None and not isinstance(error, TotemError):
+                raise error
+
+
 async def crash_run(
     env: Mapping[str, str],
     store: str,
@@ -233,11 +256,7 @@ async def crash_run(
             with contextlib.suppress(TotemError):
                 idle_version = (await client.get(idle)).summary.version
             await asyncio.sleep(1.0)  # the timers and the bots carry on after the last one
-            for task in players:
-                task.cancel()
-            for task in players:
-                with contextlib.suppress(asyncio.CancelledError, TotemError):
-                    await task
+            await stop_tables(players, report)
             final = (await client.get(idle)).summary.version
             report.timer_events_after_last_restart = final - idle_version
     finally:

@@ -5,13 +5,19 @@ gap, timers fire again. On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sqlite3
 import uuid
 from pathlib import Path
 
+import pytest
+
+from bench import crash
 from bench.crash import Recorder, crash_run
 
 KILLS = 3
+BOUND = 10.0
 
 
 async def test_nothing_acknowledged_is_lost_across_sigkills(
@@ -45,3 +51,33 @@ async def test_the_crash_check_finds_a_lost_acknowledgement(tmp_path: Path) -> N
     report = await crash_run(env, "SQLite", 1, seed=3, workdir=tmp_path, damage=drop_one)
     assert lost and lost[0] in report.problems
     assert any("verify --all failed" in p for p in report.problems)
+
+
+async def test_bot_tables_that_do_not_stop_are_reported_not_waited_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A table that ignores its cancellation makes the run fail with where it waits,
+    instead of a run that never ends."""
+    monkeypatch.setattr(crash, "STOP_TABLES_S", 0.05)
+    release = asyncio.Event()
+
+    async def stubborn() -> None:
+        while not release.is_set():
+            with contextlib.suppress(asyncio.CancelledError):
+                await release.wait()
+
+    async def obedient() -> None:
+        await asyncio.Event().wait()
+
+    players = [
+        asyncio.create_task(stubborn(), name="village"),
+        asyncio.create_task(obedient(), name="tribes"),
+    ]
+    await asyncio.sleep(0)
+    report = crash.Report("store")
+    await crash.stop_tables(players, report)
+    release.set()
+    await asyncio.wait_for(players[0], BOUND)
+    assert len(report.problems) == 1
+    assert report.problems[0].startswith("the village tables did not stop within 0.05 s")
+    assert "stubborn" in report.problems[0]
