@@ -151,3 +151,28 @@ async def test_js_8_3_the_referee_stops_a_match_with_a_stated_result(
             await client.Act(request, metadata=organiser())
         assert again.value.code() is grpc.StatusCode.FAILED_PRECONDITION
         assert rule_of(again.value) == "JS-8.3"
+
+
+async def test_js_8_3_a_command_that_leaves_the_deadline_keeps_the_timer_one_that_moves_it_not(
+    server: RunningServer,
+) -> None:
+    """The match's timer is set again only when its deadline moves: a waiting match's
+    expiry stays where it was while the actor looks again; a join that starts the match
+    moves it to the abandonment deadline (JS-8.3)."""
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, _, _ = await new_match(client, 2, 1)  # waiting: it expires if nobody comes
+        actor = server.actors.actor(UUID(match_id))
+
+        def look(match: object) -> None:
+            return None
+
+        await server.actors.run(UUID(match_id), look, writes=False)
+        timer, due = actor.timer, actor.timer_due_ms
+        assert timer is not None and due is not None
+        await server.actors.run(UUID(match_id), look, writes=False)
+        assert actor.timer is timer and actor.timer_due_ms == due
+        await client.JoinMatch(ms.JoinMatchRequest(match_id=match_id, name="p1", any_seat=True))
+        assert actor.timer is not None and actor.timer is not timer
+        assert actor.timer_due_ms != due
+        assert timer.cancelled()
