@@ -43,7 +43,7 @@ from typing import Any
 from uuid import UUID
 
 import grpc
-from listing import scripted_deck
+from listing import add_postgres_option, scripted_create
 
 from domain.kernel.match import MatchAggregate, MatchStatus
 from server import codec
@@ -53,11 +53,10 @@ from server.hub import EventHub
 from server.limits import Limits
 from server.serve import start
 from server.stamps import Stamper
-from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
+from totem.v1 import match_service_pb2_grpc
 
-DEFAULT_POSTGRES = "host=127.0.0.1 port=5432 user=postgres dbname=test"
 #: The benchmark's organiser (``--grpc``): only an organiser may create matches.
 ORGANISER_TOKEN = secrets.token_urlsafe(32)
 ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
@@ -66,15 +65,7 @@ MACHINE_SPEED = Limits(commands_per_second=1e9, command_burst=10**9)
 GAME = codec.codec_for("jungle_speed")
 
 
-CREATE = ms.CreateMatchRequest(
-    game=common_pb2.GAME_JUNGLE_SPEED,
-    jungle_speed=js.JungleSpeedOptions(
-        max_players=2,
-        prearranged_deal=scripted_deck(),
-        specials=js.JungleSpeedSpecials(),
-        turn_timeout_ms=0,
-    ),
-)
+CREATE = scripted_create()
 OPTIONS = GAME.options_from_request(CREATE)
 REVEALS = js.JungleSpeedCommand(reveal=js.JungleSpeedReveal())
 GRABS = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
@@ -209,7 +200,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, nargs="+", default=[10, 100])
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--postgres", nargs="?", const=DEFAULT_POSTGRES, default=None)
+    add_postgres_option(parser)
     parser.add_argument("--grpc", action="store_true", help="the whole server, over loopback")
     args = parser.parse_args()
     name = ("PostgreSQL" if args.postgres else "SQLite") + (", gRPC" if args.grpc else "")

@@ -32,7 +32,6 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
-import platform
 import re
 import signal
 import statistics
@@ -46,6 +45,7 @@ from pathlib import Path
 
 import grpc
 from listing import DEFAULT_POSTGRES, fill, store
+from race import machine_line
 
 from server.application import Arena
 from totem.v1 import common_pb2, match_service_pb2_grpc
@@ -274,12 +274,7 @@ def report(where: str, rows: list[Row]) -> None:
 
 
 def main(args: argparse.Namespace) -> None:
-    print(
-        f"machine: {platform.machine()}, nproc {os.cpu_count()}, "
-        f"Python {sys.version.split()[0]}, grpcio {grpc.__version__}; load average at the "
-        f"start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
-        flush=True,
-    )
+    print(machine_line(), flush=True)
     for kind in args.store:
         with store(args.postgres if kind == "postgres" else None) as (env, where):
             rows: list[Row] = []

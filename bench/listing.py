@@ -80,10 +80,9 @@ REVEAL = js.JungleSpeedCommand(reveal=js.JungleSpeedReveal())
 GRAB = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
 
 
-def new_match(app: Arena, stamper: Stamper, kind: str) -> MatchAggregate:
-    """A match, not saved: ``waiting``, ``playing`` (both seats taken) or ``ended``."""
-    game_codec = codec.codec_for("jungle_speed")
-    request = ms.CreateMatchRequest(
+def scripted_create() -> ms.CreateMatchRequest:
+    """A 2-seat Jungle Speed match on :func:`scripted_deck`, no special cards, no timer."""
+    return ms.CreateMatchRequest(
         game=common_pb2.GAME_JUNGLE_SPEED,
         jungle_speed=js.JungleSpeedOptions(
             max_players=2,
@@ -92,7 +91,25 @@ def new_match(app: Arena, stamper: Stamper, kind: str) -> MatchAggregate:
             turn_timeout_ms=0,
         ),
     )
-    options = game_codec.options_from_request(request)
+
+
+def add_postgres_option(parser: argparse.ArgumentParser) -> None:
+    """``--postgres [DSN]``: the run's store is a fresh schema of this PostgreSQL
+    database (without it, a temporary SQLite file)."""
+    parser.add_argument(
+        "--postgres",
+        nargs="?",
+        const=DEFAULT_POSTGRES,
+        default=None,
+        metavar="DSN",
+        help=f"a fresh schema of this PostgreSQL database (default DSN: {DEFAULT_POSTGRES})",
+    )
+
+
+def new_match(app: Arena, stamper: Stamper, kind: str) -> MatchAggregate:
+    """A match, not saved: ``waiting``, ``playing`` (both seats taken) or ``ended``."""
+    game_codec = codec.codec_for("jungle_speed")
+    options = game_codec.options_from_request(scripted_create())
     match: MatchAggregate = game_codec.create(options, app.seed_source(), b"", "0" * 64)
     if kind == "waiting":
         return match
@@ -300,14 +317,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--acts", type=int, default=50, help="Acts timed with no listing (default: 50)"
     )
-    parser.add_argument(
-        "--postgres",
-        nargs="?",
-        const=DEFAULT_POSTGRES,
-        default=None,
-        metavar="DSN",
-        help=f"a fresh schema of this PostgreSQL database (default DSN: {DEFAULT_POSTGRES})",
-    )
+    add_postgres_option(parser)
     args = parser.parse_args(argv)
     if args.live is None:
         args.live = args.matches // 100

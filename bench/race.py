@@ -631,6 +631,18 @@ async def _spectators(
 # ---- the machine --------------------------------------------------------------------------
 
 
+def machine_line() -> str:
+    """What a benchmark's figures were measured on, printed first by each of them."""
+    import grpc
+
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return (
+        f"machine: {platform.machine()}, nproc {os.cpu_count()}, "
+        f"Python {sys.version.split()[0]}, grpcio {grpc.__version__}; load average at the "
+        f"start: {load}"
+    )
+
+
 def busy_ticks() -> int:
     """CPU time spent by every process of the machine, in clock ticks (Linux)."""
     try:

@@ -44,7 +44,7 @@ from collections.abc import Callable
 from uuid import UUID
 
 import grpc
-from listing import store
+from listing import add_postgres_option, store
 
 from domain.jungle_speed import JungleSpeed
 from domain.jungle_speed import Options as JungleSpeedOptions
@@ -59,7 +59,6 @@ from server.serve import RunningServer, start
 from totem.v1 import match_service_pb2 as ms
 from totem.v1 import match_service_pb2_grpc
 
-DEFAULT_POSTGRES = "host=127.0.0.1 port=5432 user=postgres dbname=test"
 SEATS = 3
 #: The live match stops at this share of the ended match's length.
 LIVE_SHARE = 0.9
@@ -233,14 +232,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=sorted(GAMES), default="tribes")
     parser.add_argument("--calls", type=int, default=200, help="timed calls per case (200)")
-    parser.add_argument(
-        "--postgres",
-        nargs="?",
-        const=DEFAULT_POSTGRES,
-        default=None,
-        metavar="DSN",
-        help=f"a fresh schema of this PostgreSQL database (default DSN: {DEFAULT_POSTGRES})",
-    )
+    add_postgres_option(parser)
     return parser.parse_args(argv)
 
 

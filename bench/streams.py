@@ -37,7 +37,6 @@ import asyncio
 import multiprocessing
 import multiprocessing.connection
 import os
-import platform
 import statistics
 import struct
 import sys
@@ -51,7 +50,7 @@ from typing import Any
 
 import grpc
 from growth import rss_kib
-from race import DEFAULT_DSN, ORGANISER_TOKEN, Server
+from race import DEFAULT_DSN, ORGANISER_TOKEN, Server, machine_line
 from stream import next_move
 from throughput import (
     CHANNEL_OPTIONS,
@@ -393,12 +392,7 @@ def echo_run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(args: argparse.Namespace) -> None:
-    print(
-        f"machine: {platform.machine()}, nproc {os.cpu_count()}, "
-        f"Python {sys.version.split()[0]}, grpcio {grpc.__version__}; load average at the "
-        f"start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
-        flush=True,
-    )
+    print(machine_line(), flush=True)
     print(
         f"{args.streams} streams over {args.matches} matches (keys), {args.clients} client "
         f"processes, {STREAMS_PER_CHANNEL} streams a channel; {args.idle} idle matches; "

@@ -37,7 +37,6 @@ import asyncio
 import multiprocessing
 import multiprocessing.connection
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -57,6 +56,7 @@ from race import (
     Server,
     add_server_root,
     busy_ticks,
+    machine_line,
     process_ticks,
     server_root,
 )
@@ -466,12 +466,7 @@ def row(name: str, matches: int, result: Result, echo: Result | None, save: floa
 
 
 def main(args: argparse.Namespace) -> None:
-    print(
-        f"machine: {platform.machine()}, nproc {os.cpu_count()}, "
-        f"Python {sys.version.split()[0]}, grpcio {grpc.__version__}; load average at the "
-        f"start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
-        flush=True,
-    )
+    print(machine_line(), flush=True)
     print(
         f"{args.clients} client processes, {WATCHERS} watchers a match, window {args.seconds} s",
         flush=True,
