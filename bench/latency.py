@@ -109,6 +109,14 @@ async def _bare_server(conn: multiprocessing.connection.Connection) -> None:
     )
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((handler,))
+    await serve_until_told(server, conn)
+
+
+async def serve_until_told(
+    server: grpc.aio.Server, conn: multiprocessing.connection.Connection
+) -> None:
+    """Run a baseline server in its own process: its port goes up ``conn``, and any
+    message down it stops the server."""
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     conn.send(port)

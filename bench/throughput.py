@@ -50,6 +50,7 @@ from typing import Any
 import grpc
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
+from latency import serve_until_told
 from race import (
     DEFAULT_DSN,
     ORGANISER_TOKEN,
@@ -301,12 +302,7 @@ async def _echo_server(conn: multiprocessing.connection.Connection) -> None:
             ),
         )
     )
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    conn.send(port)
-    loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, conn.recv)  # any message: stop
-    await server.stop(grace=None)
+    await serve_until_told(server, conn)
 
 
 def echo_main(conn: multiprocessing.connection.Connection) -> None:
