@@ -69,6 +69,27 @@ async def clients(
             await channel.close()
 
 
+async def two_seats(client: match_service_pb2_grpc.MatchServiceStub) -> tuple[str, list[str]]:
+    """A 2-seat match made and filled through ``client``: no turn timer, and a deal on
+    which reveals open no duel. Its id and the seats' tokens."""
+    match_id, _, tokens = await create_and_join(
+        client, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
+    )
+    return match_id, tokens
+
+
+async def seat_1_watching(
+    client_a: match_service_pb2_grpc.MatchServiceStub,
+    client_b: match_service_pb2_grpc.MatchServiceStub,
+) -> tuple[str, list[str], ms.WatchRequest, Any, list[int]]:
+    """:func:`two_seats` through a, and seat 1's stream of it through b, its first event
+    read: the match, the tokens, the request, the stream and the versions seen."""
+    match_id, tokens = await two_seats(client_a)
+    request = ms.WatchRequest(match_id=match_id)
+    watch = client_b.Watch(request, metadata=bearer(tokens[1]))
+    return match_id, tokens, request, watch, [(await watch.read()).version]
+
+
 def revealed(event: ms.MatchEvent) -> js.Revealed | None:
     kind = event.jungle_speed.WhichOneof("event") if event.HasField("jungle_speed") else None
     return event.jungle_speed.revealed if kind == "revealed" else None
@@ -91,9 +112,7 @@ async def test_a_stream_on_one_instance_gets_what_the_other_saved(
 ) -> None:
     a, b = pair
     async with clients(a, b) as (client_a, client_b):
-        match_id, _, tokens = await create_and_join(
-            client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
-        )
+        match_id, tokens = await two_seats(client_a)
         start = (await client_a.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
         # Player 1 watches through b, from before the game goes on through a.
         watching = asyncio.ensure_future(
@@ -118,9 +137,7 @@ async def test_commands_through_both_instances_are_serialised_and_stamped_by_eac
 ) -> None:
     a, b = pair
     async with clients(a, b) as both:
-        match_id, _, tokens = await create_and_join(
-            both[0], 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
-        )
+        match_id, tokens = await two_seats(both[0])
         version = 0
         for turn in range(6):  # each reveal through the other instance
             version = (await act(both[turn % 2], match_id, tokens[turn % 2], reveal())).version
@@ -304,12 +321,7 @@ async def test_a_stream_outlives_its_idle_actor_and_misses_nothing_saved_elsewhe
         b.actors.when_retired(lambda match_id: retired.add(str(match_id)))
         try:
             async with clients(a, b) as (client_a, client_b):
-                match_id, _, tokens = await create_and_join(
-                    client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
-                )
-                request = ms.WatchRequest(match_id=match_id)
-                watch = client_b.Watch(request, metadata=bearer(tokens[1]))
-                seen = [(await watch.read()).version]
+                match_id, tokens, _, watch, seen = await seat_1_watching(client_a, client_b)
                 first = await act(client_a, match_id, tokens[0], reveal())
                 while seen[-1] < first.version:
                     seen.append((await watch.read()).version)
@@ -352,12 +364,7 @@ async def test_a_listener_cut_off_connects_again_and_its_streams_catch_up(
     monkeypatch.setattr(cluster.psycopg, "connect", gated)
     a, b = pair
     async with clients(a, b) as (client_a, client_b):
-        match_id, _, tokens = await create_and_join(
-            client_a, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
-        )
-        request = ms.WatchRequest(match_id=match_id)
-        watch = client_b.Watch(request, metadata=bearer(tokens[1]))
-        seen = [(await watch.read()).version]
+        match_id, tokens, request, watch, seen = await seat_1_watching(client_a, client_b)
         # More streams on b, of two kinds: still one listening connection for b.
         others = [client_b.Watch(request, metadata=bearer(tokens[0])) for _ in range(3)]
         others += [client_b.Watch(request) for _ in range(3)]
