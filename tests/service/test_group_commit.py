@@ -131,6 +131,21 @@ async def loaded(server: Server, ids: list[UUID]) -> None:
     await asyncio.gather(*(server.actors.run(m, lambda match: None, writes=False) for m in ids))
 
 
+async def behind_a_held_save(
+    server: Server, first: UUID, others: list[UUID]
+) -> tuple[asyncio.Future[Outcome[Any]], list[asyncio.Future[Outcome[Any]]]]:
+    """A seat joins ``first`` and its save is held; seats join ``others`` meanwhile, and
+    once all their saves wait, the held one is let go. The futures of the commands."""
+    server.saves.hold_next()
+    held = asyncio.ensure_future(server.actors.run(first, join(server.stamper)))
+    await server.saves.until_held()
+    waiting = [server.actors.submit(m, join(server.stamper)) for m in others]
+    count = len(others)
+    await until(lambda: server.actors.committer.waiting() == count, f"{count} saves wait")
+    server.saves.released.set()
+    return held, waiting
+
+
 def assert_own(server: Server, match_id: UUID, outcome: Outcome[Any], before: int) -> None:
     """``outcome`` holds exactly the events of ``match_id`` stored after version
     ``before``, in order."""
@@ -150,12 +165,7 @@ async def test_saves_waiting_together_share_one_transaction(served: Server) -> N
     versions = {m: served.app.load(m).version for m in ids}
 
     # The first command's save is held; the five others decide meanwhile and wait.
-    served.saves.hold_next()
-    first = asyncio.ensure_future(served.actors.run(ids[0], join(served.stamper)))
-    await served.saves.until_held()
-    rest = [served.actors.submit(m, join(served.stamper)) for m in ids[1:]]
-    await until(lambda: served.actors.committer.waiting() == 5, "five saves wait")
-    served.saves.released.set()
+    first, rest = await behind_a_held_save(served, ids[0], ids[1:])
     outcomes = [await first, *[await f for f in rest]]
 
     assert served.saves.calls == [([ids[0]], True), (ids[1:], True)]
@@ -174,12 +184,7 @@ async def test_a_batch_holds_at_most_max_batch_matches(
     ids = [new_match(served.app) for _ in range(6)]
     await loaded(served, ids)
     served.saves.calls.clear()
-    served.saves.hold_next()
-    first = asyncio.ensure_future(served.actors.run(ids[0], join(served.stamper)))
-    await served.saves.until_held()
-    rest = [served.actors.submit(m, join(served.stamper)) for m in ids[1:]]
-    await until(lambda: served.actors.committer.waiting() == 5, "five saves wait")
-    served.saves.released.set()
+    first, rest = await behind_a_held_save(served, ids[0], ids[1:])
     await first
     for future in rest:
         await future
@@ -224,13 +229,8 @@ async def test_a_conflict_in_a_batch_fails_only_that_match(
     versions = {m: served.app.load(m).version for m in ids}
     served.saves.calls.clear()
 
-    served.saves.hold_next()
-    first = asyncio.ensure_future(served.actors.run(held, join(served.stamper)))
-    await served.saves.until_held()
     batch = [ok_a, conflicted, ok_b]
-    futures = [served.actors.submit(m, join(served.stamper)) for m in batch]
-    await until(lambda: served.actors.committer.waiting() == 3, "three saves wait")
-    served.saves.released.set()
+    first, futures = await behind_a_held_save(served, held, batch)
     await first
     outcomes = dict(zip(batch, [await f for f in futures], strict=True))
 
