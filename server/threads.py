@@ -26,8 +26,13 @@ class StoreThreads:
     async def call(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in a store thread. Cancelling the caller does not stop a
         call under way: :meth:`close` waits for it."""
+        return await self.submit(function, *args)
+
+    def submit(self, function: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+        """:meth:`call`, handed to a thread at once rather than when the caller is next
+        scheduled; raises ``RuntimeError`` once the threads are closed."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, functools.partial(function, *args))
+        return loop.run_in_executor(self._executor, functools.partial(function, *args))
 
     async def close(self) -> None:
         """Refuse new calls and wait for those under way to finish."""
