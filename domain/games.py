@@ -28,6 +28,9 @@ class Game:
     event_view: Callable[[Any, object, Viewer], tuple[str, dict[str, Any]]]
     #: ``(match, viewer) -> visible state``
     state_view: Callable[[Any, Viewer], dict[str, Any]]
+    #: ``(match, viewer) ->`` the keys ``viewer``'s state adds to a spectator's, or None
+    #: when its state differs otherwise (see each game's ``personal_view``).
+    personal_view: Callable[[Any, Viewer], dict[str, Any] | None]
 
 
 EventView = Callable[[Any, object, Viewer], tuple[str, dict[str, Any]]]
@@ -53,9 +56,22 @@ GAMES: dict[str, Game] = {
             JungleSpeed,
             with_forks(jungle_speed_views.event_view),
             jungle_speed_views.state_view,
+            jungle_speed_views.personal_view,
         ),
-        Game("tribes", Tribes, with_forks(tribes_views.event_view), tribes_views.state_view),
-        Game("village", Village, with_forks(village_views.event_view), village_views.state_view),
+        Game(
+            "tribes",
+            Tribes,
+            with_forks(tribes_views.event_view),
+            tribes_views.state_view,
+            tribes_views.personal_view,
+        ),
+        Game(
+            "village",
+            Village,
+            with_forks(village_views.event_view),
+            village_views.state_view,
+            village_views.personal_view,
+        ),
     )
 }
 

@@ -108,9 +108,22 @@ def state_view(match: JungleSpeed, viewer: Viewer) -> dict[str, Any]:
         view["turn"] = match.turn
     if match.pending_outward is not None:
         view["outward_waiting"] = match.pending_outward
-    if viewer.role is ViewerRole.PLAYER and viewer.seat is not None:
-        # Derived from public facts only: the same for every viewer who could be this seat.
-        view["legal"] = match.legal_actions(viewer.seat)
+    view.update(personal_view(match, viewer) or {})
     if referee or match.status.value == "ended":
         view["seed"] = match.seed
     return view
+
+
+def personal_view(match: JungleSpeed, viewer: Viewer) -> dict[str, Any] | None:
+    """What ``viewer``'s state adds to a spectator's, as keys a spectator's lacks: a
+    seat's legal actions. None for the referee, whose state differs within (every
+    card face down), not only by added keys.
+
+    It lets the server build a spectator's state once and give every seat a copy with
+    its own part added, instead of building each seat's whole state."""
+    if viewer.sees_everything:
+        return None
+    if viewer.role is ViewerRole.PLAYER and viewer.seat is not None:
+        # Derived from public facts only: the same for every viewer who could be this seat.
+        return {"legal": match.legal_actions(viewer.seat)}
+    return {}

@@ -122,12 +122,25 @@ def state_view(match: Tribes, viewer: Viewer) -> dict[str, Any]:
             "origin": lift.origin,
             "revealed_lines": [list(line) for line in lift.revealed],
         }
-    if viewer.role is ViewerRole.PLAYER and viewer.seat is not None:
-        # Derived from visible facts only: the same for anyone who could be this seat.
-        view["legal"] = legal_view(match.legal_actions(viewer.seat))
+    view.update(personal_view(match, viewer) or {})
     if referee or match.status.value == "ended":
         view["seed"] = match.seed
     return view
+
+
+def personal_view(match: Tribes, viewer: Viewer) -> dict[str, Any] | None:
+    """What ``viewer``'s state adds to a spectator's, as keys a spectator's lacks: a
+    seat's legal actions. None for the referee, whose state differs within (whole
+    stacks), not only by added keys.
+
+    It lets the server build a spectator's state once and give every seat a copy with
+    its own part added, instead of building each seat's whole state."""
+    if viewer.sees_everything:
+        return None
+    if viewer.role is ViewerRole.PLAYER and viewer.seat is not None:
+        # Derived from visible facts only: the same for anyone who could be this seat.
+        return {"legal": legal_view(match.legal_actions(viewer.seat))}
+    return {}
 
 
 def legal_view(legal: dict[str, Any]) -> dict[str, Any]:

@@ -90,6 +90,13 @@ def event_view(match: Village, evt: object, viewer: Viewer) -> tuple[str, dict[s
     return name, data
 
 
+def personal_view(match: Village, viewer: Viewer) -> dict[str, Any] | None:
+    """What ``viewer``'s state adds to a spectator's, when it only adds keys: nothing,
+    for a spectator. None for a player, who sees its own families' spells and hands
+    inside the families, and for the referee: their states are built whole."""
+    return {} if viewer.role is ViewerRole.SPECTATOR else None
+
+
 def state_view(match: Village, viewer: Viewer) -> dict[str, Any]:
     """The match as ``viewer`` may see it now."""
     families = []

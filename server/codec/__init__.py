@@ -5,6 +5,7 @@ Views arrive already redacted from the domain; a codec only changes their shape.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -76,6 +77,8 @@ class GameCodec(Protocol):
 
     def state_message(self, view: dict[str, Any]) -> Message: ...
 
+    def personal_message(self, view: dict[str, Any]) -> Message: ...
+
 
 #: Commands of every game, members of ``ActRequest.command`` beside the games' own.
 COMMON_COMMANDS = frozenset({"stop"})
@@ -136,11 +139,77 @@ def placements(result: list[dict[str, int]]) -> list[common_pb2.Placement]:
 
 def match_state(match: MatchAggregate, viewer: Viewer) -> match_service_pb2.MatchState:
     """The match as ``viewer`` may see it now: its summary and the game's state."""
+    state = match_service_pb2.MatchState()
+    _put_state(state, match, viewer)
+    return state
+
+
+def _put_state(target: match_service_pb2.MatchState, match: MatchAggregate, viewer: Viewer) -> None:
+    """Write :func:`match_state` into ``target``: a copy of the spectators' state with the
+    viewer's own part merged in, where the game's ``personal_view`` allows it."""
+    game: Game = GAMES[type(match).GAME]
+    personal = game.personal_view(match, viewer)
+    if personal is None:
+        _build_state(target, match, viewer)
+        return
+    target.CopyFrom(SPECTATOR_STATES.get(match))
+    if personal:
+        codec = codec_for(game.name)
+        getattr(target, codec.FIELD).MergeFrom(codec.personal_message(personal))
+
+
+def _build_state(
+    target: match_service_pb2.MatchState, match: MatchAggregate, viewer: Viewer
+) -> None:
     game: Game = GAMES[type(match).GAME]
     codec = codec_for(game.name)
-    state = match_service_pb2.MatchState(summary=summary(match))
-    getattr(state, codec.FIELD).CopyFrom(codec.state_message(game.state_view(match, viewer)))
-    return state
+    target.summary.CopyFrom(summary(match))
+    getattr(target, codec.FIELD).CopyFrom(codec.state_message(game.state_view(match, viewer)))
+
+
+#: States kept by :data:`SPECTATOR_STATES`: more than the matches whose commands and
+#: watchers' events are under way at once.
+SPECTATOR_STATES_KEPT = 1024
+
+
+class SpectatorStates:
+    """The spectators' state of each recent version of a match, built once.
+
+    Every seat sees what a spectator sees plus its own part (its legal actions) in
+    Jungle Speed and Tribes, and a command's answer and each watching seat's stream
+    carry that seat's state: each is a copy of this one with the seat's part merged in,
+    instead of a whole state built per seat. A state is a function of the match's
+    events; the key names the match, its version and the digest of its last event, so
+    that two copies of one version decided differently (by two server instances, one
+    of which then failed to save) are never taken for each other. The event loop and
+    the publisher's worker thread share it.
+    """
+
+    def __init__(self, kept: int = SPECTATOR_STATES_KEPT) -> None:
+        self._kept = kept
+        self._states: dict[tuple[Any, int, str], match_service_pb2.MatchState] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    def get(self, match: MatchAggregate) -> match_service_pb2.MatchState:
+        """The spectators' state of ``match`` as it is now; never to be changed."""
+        key = (match.id, match.version, match.digest)
+        with self._lock:
+            state = self._states.get(key)
+        if state is None:
+            state = match_service_pb2.MatchState()
+            _build_state(state, match, SPECTATOR)
+            with self._lock:
+                self._states[key] = state
+                if len(self._states) > self._kept:
+                    del self._states[next(iter(self._states))]
+        return state
+
+
+SPECTATOR = Viewer.spectator()
+SPECTATOR_STATES = SpectatorStates()
 
 
 def match_event(
@@ -154,7 +223,7 @@ def match_event(
         version=evt.originator_version, recorded_at=timestamp(evt.timestamp)
     )
     if with_state:
-        message.state.CopyFrom(match_state(match, viewer))
+        _put_state(message.state, match, viewer)
     if name == "TokenReissued":
         message.token_reissued.seat = view["seat"]
     elif name == "PlayerJoined":

@@ -231,6 +231,14 @@ def state_message(view: dict[str, Any]) -> pb.JungleSpeedState:
     return state
 
 
+def personal_message(view: dict[str, Any]) -> pb.JungleSpeedState:
+    """A state holding only the keys of a ``personal_view``, to merge onto a spectator's."""
+    state = pb.JungleSpeedState()
+    if "legal" in view:
+        state.legal.CopyFrom(legal_message(view["legal"]))
+    return state
+
+
 def legal_message(legal: dict[str, Any]) -> pb.JungleSpeedLegalActions:
     return pb.JungleSpeedLegalActions(
         start=legal["start"],

@@ -310,6 +310,14 @@ def state_message(view: dict[str, Any]) -> pb.TribesState:
     return state
 
 
+def personal_message(view: dict[str, Any]) -> pb.TribesState:
+    """A state holding only the keys of a ``personal_view``, to merge onto a spectator's."""
+    state = pb.TribesState()
+    if "legal" in view:
+        state.legal.CopyFrom(legal_message(view["legal"]))
+    return state
+
+
 def legal_message(legal: dict[str, Any]) -> pb.TribesLegalActions:
     must_move = legal["must_move"]
     return pb.TribesLegalActions(

@@ -632,10 +632,19 @@ def state_message(view: dict[str, Any]) -> pb.VillageState:
         if outcome["winner"] is not None:
             state.outcome.winner = outcome["winner"]
     if "legal" in view:
-        legal = view["legal"]
-        state.legal.CopyFrom(
-            pb.VillageLegalActions(
-                start=legal["start"], decisions=[owed_message(d) for d in legal["decisions"]]
-            )
-        )
+        state.legal.CopyFrom(legal_message(view["legal"]))
     return state
+
+
+def personal_message(view: dict[str, Any]) -> pb.VillageState:
+    """A state holding only the keys of a ``personal_view``, to merge onto a spectator's."""
+    state = pb.VillageState()
+    if "legal" in view:
+        state.legal.CopyFrom(legal_message(view["legal"]))
+    return state
+
+
+def legal_message(legal: dict[str, Any]) -> pb.VillageLegalActions:
+    return pb.VillageLegalActions(
+        start=legal["start"], decisions=[owed_message(d) for d in legal["decisions"]]
+    )

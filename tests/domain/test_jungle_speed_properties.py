@@ -15,6 +15,7 @@ Refused commands (``DomainError``) must trigger nothing and change nothing.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -24,9 +25,10 @@ from eventsourcing.application import Application
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.jungle_speed import JungleSpeed, Kind, Options
+from domain.jungle_speed import JungleSpeed, Kind, Options, views
 from domain.kernel import GENESIS_DIGEST, DomainError, MatchStatus
 from domain.kernel.chain import stored_event_digest
+from domain.kernel.views import Viewer
 
 
 @dataclass(frozen=True)
@@ -341,3 +343,35 @@ def test_js_5_3_a_grab_by_a_participant_of_a_just_resolved_duel_is_late_never_wr
                     participants |= sharing_the_symbol(match, tops, coloured_ru, evt.winner)
                 elif name in ("Revealed", "OutwardReveal"):
                     participants = set()
+
+
+def check_personal_views(match: JungleSpeed) -> None:
+    """A seat's state is a spectator's with only its own part added, and the referee's is
+    built whole: what lets the server build a spectator's state once for every seat."""
+    spectator = views.state_view(match, Viewer.spectator())
+    assert views.personal_view(match, Viewer.spectator()) == {}
+    assert views.personal_view(match, Viewer.referee()) is None
+    for seat in match.seats:
+        viewer = Viewer.player(seat)
+        personal = views.personal_view(match, viewer)
+        assert personal is not None and not personal.keys() & spectator.keys()
+        assert views.state_view(match, viewer) == {**spectator, **personal}, f"seat {seat}"
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(start=matches(), script_seed=st.integers(0, 2**32), length=st.integers(1, 300))
+def test_js_2_2_a_seat_sees_what_a_spectator_sees_and_its_legal_actions(
+    start: tuple[JungleSpeed, Stamps], script_seed: int, length: int
+) -> None:
+    """JS-2.2: nobody, not even a pile's owner, may look at face-down cards; a seat's
+    state adds only what that seat may do now."""
+    match, stamps = start
+    check_personal_views(match)
+    for command in random_script(script_seed, length):
+        with contextlib.suppress(DomainError):
+            run(match, stamps, command)
+        check_personal_views(match)

@@ -29,7 +29,8 @@ from hypothesis import strategies as st
 
 from domain.kernel import GENESIS_DIGEST, DomainError, MatchStatus
 from domain.kernel.chain import stored_event_digest
-from domain.tribes import Options, Tribes
+from domain.kernel.views import Viewer
+from domain.tribes import Options, Tribes, views
 from domain.tribes.match import FROM_LIFTED
 from domain.tribes.pieces import BADGES, CHIEF, DOOM, MINI, SIZES, SPECIALS, size_of, tribe_totem
 
@@ -352,3 +353,35 @@ def test_a_state_in_the_middle_of_a_command_offers_no_move_that_is_gone(
             for seat, moves in enumerate(by_version[version]):
                 nothing = not moves[0] and not moves[1]
                 assert nothing or moves == final[seat], f"version {version}, seat {seat}"
+
+
+def check_personal_views(match: Tribes) -> None:
+    """A seat's state is a spectator's with only its own part added, and the referee's is
+    built whole: what lets the server build a spectator's state once for every seat."""
+    spectator = views.state_view(match, Viewer.spectator())
+    assert views.personal_view(match, Viewer.spectator()) == {}
+    assert views.personal_view(match, Viewer.referee()) is None
+    for seat in match.seats:
+        viewer = Viewer.player(seat)
+        personal = views.personal_view(match, viewer)
+        assert personal is not None and not personal.keys() & spectator.keys()
+        assert views.state_view(match, viewer) == {**spectator, **personal}, f"seat {seat}"
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(start=matches(), script_seed=st.integers(0, 2**32), length=st.integers(1, 150))
+def test_tr_6_1_a_seat_sees_what_a_spectator_sees_and_its_legal_actions(
+    start: tuple[Tribes, Stamps], script_seed: int, length: int
+) -> None:
+    """TR-6.1: players and spectators see the top of every stack, only the referee
+    more; a seat's state adds only what that seat may do now."""
+    match, stamps = start
+    check_personal_views(match)
+    for command in random_script(script_seed, length):
+        with contextlib.suppress(DomainError):
+            run(match, stamps, command)
+        check_personal_views(match)
