@@ -59,7 +59,9 @@ clock; wire times are CLOCK_REALTIME, compared with the stamps' ``received_at``.
 - first sender won: the earliest sender's grab won (had the smallest ``sequence``); first
   on the wire won: the same for the first request on the wire;
 - pairs in send order: of the N(N-1)/2 pairs of grabs, the share stamped in send order;
-  the same pairs are also grouped by how far apart they were sent, and on the wire.
+  the same pairs are also grouped by how far apart they were sent, and on the wire;
+- gaps between successive stamps: first to second stamp, second to third, and so on
+  (medians at offset 0), where the stamp spread goes.
 
 At offset 0 the wins per seat and per contender (connection) are tested against equal
 shares with Pearson's chi-square test (N-1 degrees of freedom; the p-value from the
@@ -67,6 +69,26 @@ regularized upper incomplete gamma function, computed here). Beside them: how of
 seat and connection arrived first on the wire, and the winner's place in the arrival
 order (a server that decides by arrival gives the first arrival the win; one that ignores
 arrival gives each place 1/N).
+
+A baseline, ``--bare``: the same races against a server that does nothing but stamp
+(bench/race_bare.py), a ``grpc.aio`` server in a process of its own with the real
+server's gRPC listener setting, switch interval, channel options and arrival interceptor,
+and one method on the grab's path that answers with the stamp without reading the
+request. The contenders are the same processes with the same sender, start signal,
+margin, spin, offsets and schedule, each on a connection of its own, and send a request
+of the grab's size on the same path: only the server differs. Its stamp spread is the
+floor that gRPC and Python set with this rig on this machine. It has no matches, so no
+joins, seat streams or spectators (``--watchers`` does not apply), and nothing is won:
+first sender won, wins per seat and per connection, their bias targets and the winner's
+place on the wire are left out; spreads, orders, gaps and wire times are reported as for
+``totem serve``. ``--with-bare BLOCK`` runs both in one invocation, in turn, BLOCK races
+on the bare server then the same BLOCK races on ``totem serve``, and compares them.
+``--bare-servers K`` (an experiment) runs K bare ``grpc.aio`` servers in the bare
+server's one process and event loop, on one port with SO_REUSEPORT, sharing one stamper:
+the kernel spreads the contenders' connections over them, and each server keeps its own
+call request outstanding in gRPC's core. Each answer says which server took the call;
+the report shows how the contenders were spread over the servers and the gaps between
+successive stamps taken by the same server and by different ones.
 
 Targets: stamp order = send order in at least 95% of the races at every offset
 of 1 ms or more; chi-square p > 0.01 for seats and for connections over at least 600
@@ -104,6 +126,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from race_bare import PATH as BARE_PATH
+from race_bare import STAMP as BARE_STAMP
 from wire import Segment, WireTap, local_ports
 
 from server.application import postgres_env
@@ -124,6 +148,9 @@ INWARD_ARROWS = 72
 DECK_SIZE = 73
 #: The smallest TCP payload taken for a request on the wire.
 MIN_REQUEST_BYTES = 40
+#: How long after its last send a race against the bare server is read (its answers are
+#: left in the pipes until then, so that reading them does not compete with stamping).
+BARE_SETTLE_NS = 20_000_000
 #: Pairs of grabs grouped by how far apart they were sent, in microseconds.
 GAP_EDGES_US = (0, 50, 100, 250, 500, 1000, 2000, 5000)
 
@@ -244,11 +271,15 @@ class Grab:
     event_version: int
     recorded_at_ns: int
     started_late: bool
+    #: Which of the bare server's servers (``--bare-servers``) took the call; -1 otherwise.
+    server: int = -1
 
 
 #: How a race's grabs are ordered before the server: by send time, or by the time the
 #: request was written to the loopback interface.
 SEND, WIRE = "send", "wire"
+#: Which server a race ran against: ``totem serve``, or the bare one (bench/race_bare.py).
+SERVER, BARE = "server", "bare"
 
 
 def _when(grab: Grab, view: str) -> int:
@@ -376,13 +407,13 @@ class Follower:
 
 def contender_main(
     index: int,
-    address: str,
+    addresses: dict[str, str],
     conn: multiprocessing.connection.Connection,
     spin_ns: int,
     sender: str,
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator stops us
-    asyncio.run(_contender(index, address, conn, spin_ns, sender))
+    asyncio.run(_contender(index, addresses, conn, spin_ns, sender))
 
 
 class _Timespec(ctypes.Structure):
@@ -433,28 +464,46 @@ def fifo_allowed() -> bool:
 
 async def _contender(
     index: int,
-    address: str,
+    addresses: dict[str, str],
     conn: multiprocessing.connection.Connection,
     spin_ns: int,
     sender: str,
 ) -> None:
+    """A contender: a connection of its own to each server in ``addresses`` (SERVER,
+    BARE or both), each opened in turn, and grabs on whichever a "go" names."""
     import grpc
 
     from totem.v1 import jungle_speed_pb2 as js
     from totem.v1 import match_service_pb2 as ms
     from totem.v1 import match_service_pb2_grpc
 
-    channel = grpc.aio.insecure_channel(address)
-    await asyncio.wait_for(channel.channel_ready(), STEP_TIMEOUT)
-    stub = match_service_pb2_grpc.MatchServiceStub(channel)
-    try:
-        ports = local_ports(int(address.rsplit(":", 1)[1]))
-    except OSError:
-        ports = []
+    channels = {kind: grpc.aio.insecure_channel(address) for kind, address in addresses.items()}
+    ports: list[int] = []
+    for kind, channel in channels.items():
+        await asyncio.wait_for(channel.channel_ready(), STEP_TIMEOUT)
+        with contextlib.suppress(OSError):
+            ports += local_ports(int(addresses[kind].rsplit(":", 1)[1]))
+    acts: dict[str, Any] = {}
+    stub: Any = None
+    if SERVER in channels:
+        stub = match_service_pb2_grpc.MatchServiceStub(channels[SERVER])
+        acts[SERVER] = stub.Act
+    if BARE in channels:
+        # The generated stub's Act but for the answer, the bare server's packed stamp.
+        acts[BARE] = channels[BARE].unary_unary(
+            BARE_PATH,
+            request_serializer=ms.ActRequest.SerializeToString,
+            response_deserializer=None,
+            _registered_method=True,
+        )
     conn.send(("ready", index, ports))
     match_id, seat, token = "", 0, ""
     follower: Follower | None = None
     grab = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
+    # Against the bare server, a request of the same size as a real grab's: a match id, a
+    # seen version and a bearer token as long as the real ones (the server reads none).
+    bare_request = ms.ActRequest(match_id=str(uuid.uuid4()), seen_version=7, jungle_speed=grab)
+    bare_metadata = (("authorization", f"Bearer {secrets.token_urlsafe(32)}"),)
     fifo = FifoWake() if sender == "fifo" else None
     try:
         while True:
@@ -485,12 +534,16 @@ async def _contender(
                     await follower.reach(message[1])
                     conn.send(("armed", index))
                 elif kind == "go":
-                    _, reveal_version, start_ns, offset_ns, rank, last_version = message
-                    assert follower is not None
-                    request = ms.ActRequest(
-                        match_id=match_id, seen_version=reveal_version, jungle_speed=grab
-                    )
-                    metadata = (("authorization", f"Bearer {token}"),)
+                    _, on, reveal_version, start_ns, offset_ns, rank, last_version = message
+                    act = acts[on]
+                    if on == BARE:
+                        request, metadata = bare_request, bare_metadata
+                    else:
+                        assert follower is not None
+                        request = ms.ActRequest(
+                            match_id=match_id, seen_version=reveal_version, jungle_speed=grab
+                        )
+                        metadata = (("authorization", f"Bearer {token}"),)
                     target = start_ns + offset_ns
                     gc.disable()
                     now = time.monotonic_ns()
@@ -506,7 +559,7 @@ async def _contender(
                             pass
                     sent = time.monotonic_ns()
                     sent_wall = time.time_ns()
-                    call = stub.Act(request, metadata=metadata, timeout=STEP_TIMEOUT)
+                    call = act(request, metadata=metadata, timeout=STEP_TIMEOUT)
                     # One turn of the loop: the call's task hands the request to gRPC's
                     # core (which writes it or queues it for writing), then we run again.
                     await asyncio.sleep(0)
@@ -517,42 +570,60 @@ async def _contender(
                     answered = time.monotonic_ns()
                     answered_wall = time.time_ns()
                     gc.enable()
-                    mine = _own_event(answer, seat)
-                    await follower.reach(last_version)
-                    await follower.close()
-                    follower = None
-                    outcome = mine.jungle_speed.WhichOneof("event")
-                    stamp = getattr(mine.jungle_speed, outcome).stamp
-                    conn.send(
-                        (
-                            "done",
-                            index,
-                            asdict(
-                                Grab(
-                                    contender=index,
-                                    seat=seat,
-                                    rank=rank,
-                                    target_ns=target,
-                                    sent_ns=sent,
-                                    sent_wall_ns=sent_wall,
-                                    handed_ns=handed,
-                                    answered_ns=answered,
-                                    answered_wall_ns=answered_wall,
-                                    wire_ns=0,
-                                    wire_bytes=0,
-                                    sequence=stamp.sequence,
-                                    stamp_ns=stamp.monotonic_ns,
-                                    received_at_ns=stamp.received_at.ToNanoseconds(),
-                                    seen_version=stamp.seen_version,
-                                    won=outcome == "arrows_won",
-                                    event_version=mine.version,
-                                    recorded_at_ns=mine.recorded_at.ToNanoseconds(),
-                                    started_late=started_late,
-                                )
-                            ),
-                        )
-                    )
+                    timing = {
+                        "contender": index,
+                        "rank": rank,
+                        "target_ns": target,
+                        "sent_ns": sent,
+                        "sent_wall_ns": sent_wall,
+                        "handed_ns": handed,
+                        "answered_ns": answered,
+                        "answered_wall_ns": answered_wall,
+                        "wire_ns": 0,
+                        "wire_bytes": 0,
+                        "started_late": started_late,
+                    }
+                    if on == BARE:
+                        # No match: no seat, no winner, no event; only the stamp.
+                        sequence, stamp_ns, wall_ns, taken_by = BARE_STAMP.unpack(answer)
+                        outcome_fields: dict[str, Any] = {
+                            "server": taken_by,
+                            "seat": -1,
+                            "sequence": sequence,
+                            "stamp_ns": stamp_ns,
+                            "received_at_ns": wall_ns,
+                            "seen_version": 0,
+                            "won": False,
+                            "event_version": 0,
+                            "recorded_at_ns": 0,
+                        }
+                    else:
+                        assert follower is not None
+                        mine = _own_event(answer, seat)
+                        await follower.reach(last_version)
+                        await follower.close()
+                        follower = None
+                        outcome = mine.jungle_speed.WhichOneof("event")
+                        stamp = getattr(mine.jungle_speed, outcome).stamp
+                        outcome_fields = {
+                            "seat": seat,
+                            "sequence": stamp.sequence,
+                            "stamp_ns": stamp.monotonic_ns,
+                            "received_at_ns": stamp.received_at.ToNanoseconds(),
+                            "seen_version": stamp.seen_version,
+                            "won": outcome == "arrows_won",
+                            "event_version": mine.version,
+                            "recorded_at_ns": mine.recorded_at.ToNanoseconds(),
+                        }
+                    conn.send(("done", index, asdict(Grab(**timing, **outcome_fields))))
+                    if on == SERVER:
+                        gc.collect()  # the stream has shown every grab: the race is over
+                elif kind == "collect":
+                    # After a race against the bare server, once every contender has its
+                    # answer: collecting at once (about 2 ms of CPU a contender) would
+                    # compete with the stamping of the grabs still on their way.
                     gc.collect()
+                    conn.send(("collected", index))
                 else:
                     raise ValueError(f"unknown message {kind!r}")
             except Exception as error:
@@ -561,7 +632,8 @@ async def _contender(
     finally:
         if follower is not None:
             await follower.close()
-        await channel.close()
+        for channel in channels.values():
+            await channel.close()
 
 
 def _own_event(answer: Any, seat: int) -> Any:
@@ -696,6 +768,9 @@ def server_root(args: argparse.Namespace) -> Path:
 class Server:
     """``totem serve`` in a process of its own, on a fresh store."""
 
+    #: What the server prints on stderr once it listens, with its port.
+    READY = re.compile(r"totem serving on [^\s:]+:(\d+)")
+
     def __init__(
         self,
         store: str,
@@ -741,6 +816,9 @@ class Server:
             preexec_fn=_die_with_parent,
         )
         self.port = self._wait_ready()
+        self._renice(nice)
+
+    def _renice(self, nice: int) -> None:
         if nice:
             # Per thread on Linux: every thread the server has; later ones inherit it.
             for task in Path(f"/proc/{self.process.pid}/task").iterdir():
@@ -756,7 +834,7 @@ class Server:
         deadline = time.monotonic() + STEP_TIMEOUT
         while time.monotonic() < deadline:
             text = self.log_path.read_text(errors="replace")
-            found = re.search(r"totem serving on [^\s:]+:(\d+)", text)
+            found = self.READY.search(text)
             if found:
                 return int(found.group(1))
             if self.process.poll() is not None:
@@ -779,14 +857,58 @@ class Server:
             self.schema = None
 
 
+class BareServer(Server):
+    """bench/race_bare.py in a process of its own: a ``grpc.aio`` server that only stamps
+    each call's arrival as ``totem serve`` does (see that file for what is kept). A
+    process started like the real server's, with its environment (``--server-env``) and
+    priority (``--server-nice``), so that the server is the only difference. It always
+    runs from this tree: it has no store and imports nothing of the server but its
+    stamping interceptor."""
+
+    READY = re.compile(r"bare gRPC serving on [^\s:]+:(\d+)")
+
+    def __init__(
+        self,
+        workdir: Path,
+        extra_env: dict[str, str] | None = None,
+        nice: int = 0,
+        servers: int = 1,
+    ) -> None:
+        self.store, self.dsn, self.schema = "none", "", None
+        env = dict(os.environ) | (extra_env or {})
+        self.log_path = workdir / "bare.log"
+        self.log = self.log_path.open("w+b")
+        self.process = subprocess.Popen(
+            [
+                *(sys.executable, str(Path(__file__).with_name("race_bare.py"))),
+                *("--servers", str(servers)),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+            preexec_fn=_die_with_parent,
+        )
+        self.port = self._wait_ready()
+        self._renice(nice)
+
+
 # ---- the coordinator ----------------------------------------------------------------------
 
 
 class Children:
-    """The contender and spectator processes, each with its end of a pipe."""
+    """The contender and spectator processes, each with its end of a pipe. Each contender
+    connects to every server of ``addresses``; the spectators watch the real server's
+    matches (the bare server has none)."""
 
     def __init__(
-        self, address: str, contenders: int, watchers: int, spin_ns: int, sender: str
+        self,
+        addresses: dict[str, str],
+        contenders: int,
+        watchers: int,
+        spin_ns: int,
+        sender: str,
     ) -> None:
         context = multiprocessing.get_context("spawn")  # no gRPC state inherited by fork
         self.pipes: dict[int, multiprocessing.connection.Connection] = {}
@@ -797,7 +919,7 @@ class Children:
             ours, theirs = context.Pipe()
             process = context.Process(
                 target=contender_main,
-                args=(index, address, theirs, spin_ns, sender),
+                args=(index, addresses, theirs, spin_ns, sender),
                 name=f"contender {index}",
                 daemon=True,
             )
@@ -806,10 +928,10 @@ class Children:
             self.pipes[index] = ours
             self.processes.append(process)
             self.ports.update(self.gather([index]))
-        if watchers:
+        if watchers and SERVER in addresses:
             ours, theirs = context.Pipe()
             process = context.Process(
-                target=spectators_main, args=(address, theirs, watchers), daemon=True
+                target=spectators_main, args=(addresses[SERVER], theirs, watchers), daemon=True
             )
             process.start()
             self.pipes[-1] = ours
@@ -877,7 +999,24 @@ def schedule(
     return plan
 
 
-def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
+def run_order(total: int, warmup: int, kinds: Sequence[str], block: int) -> list[tuple[str, int]]:
+    """Which race of the plan runs when, and on which server: with one server, the plan in
+    its order; with two, blocks of ``block`` counted races run by each server in turn (the
+    first of ``kinds`` first), each server's warmup before its first block."""
+    counted = list(range(warmup, total))
+    size = block if block > 0 else max(len(counted), 1)
+    steps: list[tuple[str, int]] = []
+    for start in range(0, max(len(counted), 1), size):
+        for kind in kinds:
+            if start == 0:
+                steps += [(kind, i) for i in range(warmup)]
+            steps += [(kind, i) for i in counted[start : start + size]]
+    return steps
+
+
+def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]]:
+    """The counted races against each server the options name (SERVER, BARE, or both in
+    alternating blocks), and the run's configuration."""
     import grpc
 
     from totem.v1 import common_pb2, match_service_pb2_grpc
@@ -888,6 +1027,15 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
     offsets = [float(o) for o in args.offsets.split(",")]
     rng = random.Random(args.seed)
     plan = [0.0] * args.warmup + schedule(args.races, args.races_per_offset, offsets, rng)
+    # Each race's ranks and the order its start signal goes out in, drawn up front (in the
+    # order the races of one server always drew them), so that both servers run the same.
+    draws: list[tuple[list[int], list[int]]] = []
+    for _ in plan:
+        ranks = list(range(n))
+        rng.shuffle(ranks)
+        draws.append((ranks, rng.sample(range(n), n)))
+    kinds = [BARE] if args.bare else [BARE, SERVER] if args.with_bare else [SERVER]
+    steps = run_order(len(plan), args.warmup, kinds, args.with_bare)
     deal = [INWARD_ARROWS, *range(INWARD_ARROWS)]
     options = js.JungleSpeedOptions(
         max_players=n,
@@ -895,110 +1043,158 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
         specials=js.JungleSpeedSpecials(inward_arrows=1),
         prearranged_deal=deal,
     )
-    races: list[Race] = []
+    races: dict[str, list[Race]] = {kind: [] for kind in kinds}
     rotation: dict[float, int] = {}
     sender = args.sender if args.sender != "auto" else ("fifo" if fifo_allowed() else "spin")
+    watchers = args.watchers if SERVER in kinds else 0
     with tempfile.TemporaryDirectory() as tmp:
-        root = server_root(args)
         server_env = dict(item.split("=", 1) for item in args.server_env)
-        server = Server(args.store, args.dsn, Path(tmp), root, server_env, args.server_nice)
+        servers: dict[str, Server] = {}
         children: Children | None = None
         channel = None
-        tap: WireTap | None = None
+        taps: list[WireTap] = []
         wire_note = "off"
         try:
-            address = f"127.0.0.1:{server.port}"
+            for kind in kinds:
+                if kind == SERVER:
+                    servers[kind] = Server(
+                        args.store,
+                        args.dsn,
+                        Path(tmp),
+                        server_root(args),
+                        server_env,
+                        args.server_nice,
+                    )
+                else:
+                    servers[kind] = BareServer(
+                        Path(tmp), server_env, args.server_nice, args.bare_servers
+                    )
+            addresses = {kind: f"127.0.0.1:{server.port}" for kind, server in servers.items()}
             if args.wire != "off":
                 try:
-                    tap = WireTap(server.port)
+                    for server in servers.values():
+                        taps.append(WireTap(server.port))
                     wire_note = "on"
                 except OSError as error:  # not Linux, or no CAP_NET_RAW
                     if args.wire == "on":
                         raise
                     wire_note = f"unavailable: {error}"
                     print(f"no wire timestamps ({error})", file=sys.stderr)
-            children = Children(address, n, args.watchers, args.spin_us * 1000, sender)
-            channel = grpc.insecure_channel(address)
-            stub = match_service_pb2_grpc.MatchServiceStub(channel)
+            children = Children(addresses, n, watchers, args.spin_us * 1000, sender)
+            stub: Any = None
+            if SERVER in addresses:
+                channel = grpc.insecure_channel(addresses[SERVER])
+                stub = match_service_pb2_grpc.MatchServiceStub(channel)
             everyone = list(children.pipes)
-            ours = [os.getpid(), server.process.pid, *(p.pid for p in children.processes)]
+            contenders = list(range(n))
+            ours = [
+                os.getpid(),
+                *(s.process.pid for s in servers.values()),
+                *(p.pid for p in children.processes),
+            ]
             load_before = os.getloadavg()
             ticks_before = busy_ticks() - process_ticks(ours)
             began = time.monotonic()
-            for index, offset in enumerate(plan):
-                key = -1.0 if index < args.warmup else offset
-                turn = rotation.get(key, 0)
-                rotation[key] = turn + 1
-                seats = {c: (c + turn) % n for c in range(n)}
-                ranks = list(range(n))
-                rng.shuffle(ranks)
-                created = stub.CreateMatch(
-                    ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED, jungle_speed=options),
-                    timeout=STEP_TIMEOUT,
-                    metadata=ORGANISER,
-                )
-                match_id = created.match_id
-                # Seats are taken in order (JS-1.5): each contender joins in turn.
-                tokens: dict[int, Any] = {}
-                for c in sorted(range(n), key=seats.__getitem__):
-                    children.send(c, "join", match_id, seats[c])
-                    tokens.update(children.gather([c]))
-                if args.watchers:
-                    children.send(-1, "watch", match_id)
-                    children.gather([-1])
-                first = next(c for c in range(n) if seats[c] == 0)
-                revealed = stub.Act(
-                    ms.ActRequest(
-                        match_id=match_id,
-                        jungle_speed=js.JungleSpeedCommand(reveal=js.JungleSpeedReveal()),
-                    ),
-                    metadata=(("authorization", f"Bearer {tokens[first]}"),),
-                    timeout=STEP_TIMEOUT,
-                )
-                card = revealed.events[0].jungle_speed.revealed.card
-                if card.kind != js.CARD_KIND_INWARD_ARROWS:
-                    raise RuntimeError(f"the reveal showed {card}, not inward arrows")
-                version = revealed.version
-                for i in everyone:
-                    children.send(i, "arm", version)
-                children.gather(everyone)
-                # One ArrowsWon and N-1 LateGrabs follow the reveal.
-                last_version = version + n
+            for step, (kind, index) in enumerate(steps):
+                offset = plan[index]
+                ranks, signal_order = draws[index]
+                taking_part = contenders
+                match_id, version, last_version = "", 0, 0
+                if kind == SERVER:
+                    key = -1.0 if index < args.warmup else offset
+                    turn = rotation.get(key, 0)
+                    rotation[key] = turn + 1
+                    seats = {c: (c + turn) % n for c in range(n)}
+                    created = stub.CreateMatch(
+                        ms.CreateMatchRequest(
+                            game=common_pb2.GAME_JUNGLE_SPEED, jungle_speed=options
+                        ),
+                        timeout=STEP_TIMEOUT,
+                        metadata=ORGANISER,
+                    )
+                    match_id = created.match_id
+                    # Seats are taken in order (JS-1.5): each contender joins in turn.
+                    tokens: dict[int, Any] = {}
+                    for c in sorted(range(n), key=seats.__getitem__):
+                        children.send(c, "join", match_id, seats[c])
+                        tokens.update(children.gather([c]))
+                    if watchers:
+                        children.send(-1, "watch", match_id)
+                        children.gather([-1])
+                    first = next(c for c in range(n) if seats[c] == 0)
+                    revealed = stub.Act(
+                        ms.ActRequest(
+                            match_id=match_id,
+                            jungle_speed=js.JungleSpeedCommand(reveal=js.JungleSpeedReveal()),
+                        ),
+                        metadata=(("authorization", f"Bearer {tokens[first]}"),),
+                        timeout=STEP_TIMEOUT,
+                    )
+                    card = revealed.events[0].jungle_speed.revealed.card
+                    if card.kind != js.CARD_KIND_INWARD_ARROWS:
+                        raise RuntimeError(f"the reveal showed {card}, not inward arrows")
+                    version = revealed.version
+                    for i in everyone:
+                        children.send(i, "arm", version)
+                    children.gather(everyone)
+                    # One ArrowsWon and N-1 LateGrabs follow the reveal.
+                    last_version = version + n
+                    taking_part = everyone
                 start_ns = time.monotonic_ns() + int(args.margin_ms * 1e6)
                 offset_ns = int(offset * 1e6)
                 # In a fresh order each time, so that no contender is told first by habit.
-                for c in rng.sample(range(n), n):
+                for c in signal_order:
                     children.send(
-                        c, "go", version, start_ns, ranks[c] * offset_ns, ranks[c], last_version
+                        c,
+                        "go",
+                        kind,
+                        version,
+                        start_ns,
+                        ranks[c] * offset_ns,
+                        ranks[c],
+                        last_version,
                     )
-                if args.watchers:
+                if kind == SERVER and watchers:
                     children.send(-1, "until", last_version)
-                done = children.gather(everyone)
+                if kind == BARE:
+                    # Answers come while later grabs are still being stamped: read them
+                    # after the race, as a real race's replies come once it is over.
+                    last_send = start_ns + (n - 1) * offset_ns
+                    time.sleep(max(0, last_send + BARE_SETTLE_NS - time.monotonic_ns()) / 1e9)
+                done = children.gather(taking_part)
                 race = Race(index - args.warmup, offset, match_id, version, start_ns)
                 race.grabs = [Grab(**done[c]) for c in range(n)]
-                if tap is not None:
-                    find_on_wire(race.grabs, children.ports, tap.take())
-                if sum(g.won for g in race.grabs) != 1:
+                if taps:
+                    segments = [s for tap in taps for s in tap.take()]
+                    find_on_wire(race.grabs, children.ports, segments)
+                if kind == SERVER and sum(g.won for g in race.grabs) != 1:
                     raise RuntimeError(f"race {index}: not exactly one winner")
+                if kind == BARE:
+                    for c in contenders:
+                        children.send(c, "collect")
+                    children.gather(contenders)
                 if index >= args.warmup:
-                    races.append(race)
-                if args.progress and (index + 1) % 100 == 0:
+                    races[kind].append(race)
+                if args.progress and (step + 1) % 100 == 0:
                     print(
-                        f"  {index + 1}/{len(plan)} races, {time.monotonic() - began:.0f} s",
+                        f"  {step + 1}/{len(steps)} races, {time.monotonic() - began:.0f} s",
                         file=sys.stderr,
                     )
             elapsed = time.monotonic() - began
             load_after = os.getloadavg()
             others = (busy_ticks() - process_ticks(ours) - ticks_before) / os.sysconf("SC_CLK_TCK")
         finally:
-            if tap is not None:
+            for tap in taps:
                 tap.close()
             if channel is not None:
                 channel.close()
             if children is not None:
                 children.stop()
-            server.stop()
+            for server in servers.values():
+                server.stop()
     config = {
+        "servers": kinds,
+        "block": args.with_bare if len(kinds) > 1 else None,
         "clients": n,
         "store": args.store,
         "watchers": args.watchers,
@@ -1014,6 +1210,7 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
         "server_root": None if args.server_root is None else str(args.server_root),
         "server_env": args.server_env,
         "server_nice": args.server_nice,
+        "bare_servers": args.bare_servers,
         "wire": wire_note,
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
@@ -1024,6 +1221,14 @@ def run(args: argparse.Namespace) -> tuple[list[Race], dict[str, Any]]:
         "other_processes_cores": round(others / elapsed, 2),
     }
     return races, config
+
+
+def config_of(config: dict[str, Any], kind: str) -> dict[str, Any]:
+    """The run's configuration as it applies to the races against one server: the bare
+    server has no store and no matches, hence no seat streams and no spectators."""
+    if kind == SERVER:
+        return config | {"server": SERVER}
+    return config | {"server": BARE, "store": None, "watchers": 0, "seat_streams": 0}
 
 
 # ---- analysis and report ------------------------------------------------------------------
@@ -1037,14 +1242,36 @@ def _share(flags: Sequence[bool]) -> float:
     return sum(flags) / len(flags) if flags else math.nan
 
 
-def _order(group: list[Race], view: str) -> dict[str, Any]:
-    """How the stamps of these races follow the order of the grabs in ``view``."""
+def _order(group: list[Race], view: str, decided: bool) -> dict[str, Any]:
+    """How the stamps of these races follow the order of the grabs in ``view``; who won
+    only where a race was ``decided`` (not against the bare server)."""
     return {
         "spread_ms": _ms([r.spread_ns(view) for r in group]),
         "order_matches": _share([r.order_matches(view) for r in group]),
-        "first_won": _share([r.first_won(view) for r in group]),
+        "first_won": _share([r.first_won(view) for r in group]) if decided else None,
         "pairs_in_order": _share([ok for r in group for _, ok in r.pairs(view)]),
     }
+
+
+def _stamp_gaps_us(group: list[Race]) -> list[float]:
+    """The median time between successive stamps of a race, by place in the stamp order
+    (first to second, second to third, ...), in µs: where the server spends the spread."""
+    if not group:
+        return []
+    places = zip(
+        *(
+            [(b.stamp_ns - a.stamp_ns) / 1000 for a, b in itertools.pairwise(r.by_stamp())]
+            for r in group
+        ),
+        strict=True,
+    )
+    return [statistics.median(gaps) for gaps in places]
+
+
+def _spread_ratio(group: list[Race]) -> dict[str, float]:
+    """Each race's stamp spread over its own send spread: median and p99 over the races."""
+    ratios = [r.stamp_spread_ns / max(r.spread_ns(SEND), 1) for r in group]
+    return {"median": statistics.median(ratios), "p99": percentile(ratios, 0.99)}
 
 
 def _gaps(races: list[Race], view: str) -> list[dict[str, Any]]:
@@ -1065,44 +1292,9 @@ def _gaps(races: list[Race], view: str) -> list[dict[str, Any]]:
     return rows
 
 
-def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
-    n = config["clients"]
-    by_offset: dict[float, list[Race]] = {}
-    for race in races:
-        by_offset.setdefault(race.offset_ms, []).append(race)
-    on_wire = [r for r in races if r.seen_on_wire]
-
-    offsets: list[dict[str, Any]] = []
-    for offset in sorted(by_offset):
-        group = by_offset[offset]
-        wired = [r for r in group if r.seen_on_wire]
-        grabs = [g for r in wired for g in r.grabs]
-        offsets.append(
-            {
-                "offset_ms": offset,
-                "races": len(group),
-                "stamp_spread_ms": _ms([r.stamp_spread_ns for r in group]),
-                "first_stamp_after_first_send_ms": _ms(
-                    [r.first_stamp_after_first_send_ns for r in group]
-                ),
-                "sent_to_handed_ms": _ms([g.handed_ns - g.sent_ns for r in group for g in r.grabs]),
-                "started_late": sum(g.started_late for r in group for g in r.grabs),
-                SEND: _order(group, SEND),
-                "races_seen_on_wire": len(wired),
-                WIRE: None
-                if not wired
-                else {
-                    **_order(wired, WIRE),
-                    "sent_to_wire_ms": _ms([g.wire_ns - g.sent_wall_ns for g in grabs]),
-                    "first_stamp_after_first_wire_ms": _ms(
-                        [r.first_stamp_after_first_wire_ns for r in wired]
-                    ),
-                    "stamp_spread_ms": _ms([r.stamp_spread_ns for r in wired]),
-                },
-            }
-        )
-
-    simultaneous = by_offset.get(0.0, [])
+def _fairness(simultaneous: list[Race], n: int) -> dict[str, Any]:
+    """Wins per seat and per connection in the races at offset 0, against equal shares
+    and against who arrived first on the wire."""
     total = len(simultaneous)
     seat_wins = [sum(r.winner.seat == s for r in simultaneous) for s in range(n)]
     conn_wins = [sum(r.winner.contender == c for r in simultaneous) for c in range(n)]
@@ -1114,7 +1306,7 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
     wired_wins = [sum(r.winner.contender == c for r in wired) for c in range(n)]
     arrival_chi, arrival_p = chi_square_uniform(arrived_first)
     given_chi, given_p = chi_square_against(wired_wins, arrived_first)
-    fairness = {
+    return {
         "races": total,
         "races_seen_on_wire": len(wired),
         # Who arrived first (a fair server gives these their wins), and which arrival won.
@@ -1140,6 +1332,97 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
         "dof": n - 1,
     }
 
+
+def _server_spread(group: list[Race]) -> dict[str, Any] | None:
+    """Against the bare server, at offset 0: which of its servers (``--bare-servers``)
+    took each contender's calls, how many distinct servers each race's grabs used, the
+    stamp spread of the races whose grabs all went to distinct servers and of the others,
+    and the gaps between successive stamps taken by the same server or by two."""
+    if not group:
+        return None
+    n = len(group[0].grabs)
+    per_contender: dict[int, dict[int, int]] = {}
+    for race in group:
+        for g in race.grabs:
+            taken = per_contender.setdefault(g.contender, {})
+            taken[g.server] = taken.get(g.server, 0) + 1
+    distinct = [len({g.server for g in r.grabs}) for r in group]
+    apart = [r for r, d in zip(group, distinct, strict=True) if d == n]
+    shared = [r for r, d in zip(group, distinct, strict=True) if d < n]
+    same: list[int] = []
+    other: list[int] = []
+    for race in group:
+        for a, b in itertools.pairwise(race.by_stamp()):
+            (same if a.server == b.server else other).append(b.stamp_ns - a.stamp_ns)
+
+    def gap_us(values: list[int]) -> dict[str, Any] | None:
+        if not values:
+            return None
+        return {"gaps": len(values), "median_us": statistics.median(values) / 1000}
+
+    return {
+        "per_contender": {str(c): per_contender[c] for c in sorted(per_contender)},
+        "distinct_servers": {str(d): distinct.count(d) for d in sorted(set(distinct))},
+        "all_distinct": None if not apart else {"races": len(apart), **_stamp_ms(apart)},
+        "not_all_distinct": None if not shared else {"races": len(shared), **_stamp_ms(shared)},
+        "gap_same_server": gap_us(same),
+        "gap_other_server": gap_us(other),
+    }
+
+
+def _stamp_ms(group: list[Race]) -> dict[str, Any]:
+    return {
+        "stamp_spread_ms": _ms([r.stamp_spread_ns for r in group]),
+        "send_spread_ms": _ms([r.spread_ns(SEND) for r in group]),
+    }
+
+
+def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
+    """The figures of the races against one server (``config["server"]``). Against the
+    bare server nothing is won: no winners, no seat or connection bias."""
+    n = config["clients"]
+    decided = config["server"] == SERVER
+    by_offset: dict[float, list[Race]] = {}
+    for race in races:
+        by_offset.setdefault(race.offset_ms, []).append(race)
+    on_wire = [r for r in races if r.seen_on_wire]
+
+    offsets: list[dict[str, Any]] = []
+    for offset in sorted(by_offset):
+        group = by_offset[offset]
+        wired = [r for r in group if r.seen_on_wire]
+        grabs = [g for r in wired for g in r.grabs]
+        offsets.append(
+            {
+                "offset_ms": offset,
+                "races": len(group),
+                "stamp_spread_ms": _ms([r.stamp_spread_ns for r in group]),
+                "first_stamp_after_first_send_ms": _ms(
+                    [r.first_stamp_after_first_send_ns for r in group]
+                ),
+                "sent_to_handed_ms": _ms([g.handed_ns - g.sent_ns for r in group for g in r.grabs]),
+                "started_late": sum(g.started_late for r in group for g in r.grabs),
+                "stamp_spread_over_send_spread": _spread_ratio(group),
+                "stamp_gaps_us": _stamp_gaps_us(group),
+                SEND: _order(group, SEND, decided),
+                "races_seen_on_wire": len(wired),
+                WIRE: None
+                if not wired
+                else {
+                    **_order(wired, WIRE, decided),
+                    "sent_to_wire_ms": _ms([g.wire_ns - g.sent_wall_ns for g in grabs]),
+                    "first_stamp_after_first_wire_ms": _ms(
+                        [r.first_stamp_after_first_wire_ns for r in wired]
+                    ),
+                    "stamp_spread_ms": _ms([r.stamp_spread_ns for r in wired]),
+                },
+            }
+        )
+
+    simultaneous = by_offset.get(0.0, [])
+    total = len(simultaneous)
+    fairness = _fairness(simultaneous, n) if decided else None
+
     later = [o for o in offsets if o["offset_ms"] >= 1]
     zero = next((o for o in offsets if o["offset_ms"] == 0), None)
 
@@ -1157,24 +1440,36 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
         }
 
     send_ratio, wire_ratio = ratio(SEND), ratio(WIRE)
-    targets = {
-        "order_at_1ms_and_more": agreement(SEND),
-        "no_seat_bias": {"met": total >= 600 and seat_p > 0.01, "p": seat_p, "races": total},
-        "no_connection_bias": {
+    targets: dict[str, Any] = {"order_at_1ms_and_more": agreement(SEND)}
+    if fairness is not None:
+        seat_p, conn_p = fairness["seat_p"], fairness["connection_p"]
+        targets["no_seat_bias"] = {
+            "met": total >= 600 and seat_p > 0.01,
+            "p": seat_p,
+            "races": total,
+        }
+        targets["no_connection_bias"] = {
             "met": total >= 600 and conn_p > 0.01,
             "p": conn_p,
             "races": total,
-        },
+        }
+    targets |= {
         "stamp_spread_within_2x_send_spread": {
             "met": send_ratio is not None and send_ratio <= 2,
             "ratio": send_ratio,
+            # The same at the tail: p99 of the stamp spreads over p99 of the send spreads.
+            "ratio_p99": None
+            if zero is None
+            else float(zero["stamp_spread_ms"]["p99"] / zero[SEND]["spread_ms"]["p99"]),
         },
         # The same two, against the order and spread on the wire (not targets: diagnosis).
         "wire_order_at_1ms_and_more": agreement(WIRE),
         "stamp_spread_against_wire_spread": {"ratio": wire_ratio},
     }
     anomalies = {
-        "winner_not_first_stamp": sum(not r.winner_stamped_first for r in races),
+        "winner_not_first_stamp": sum(not r.winner_stamped_first for r in races)
+        if decided
+        else None,
         "stamp_time_order_differs_from_sequence": sum(
             [g.contender for g in r.by_stamp()]
             != [g.contender for g in sorted(r.grabs, key=lambda g: g.stamp_ns)]
@@ -1186,6 +1481,7 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
     }
     return {
         "config": config,
+        "server_spread": None if decided else _server_spread(simultaneous),
         "anomalies": anomalies,
         "offsets": offsets,
         "gaps": {SEND: _gaps(races, SEND), WIRE: _gaps(on_wire, WIRE) if on_wire else None},
@@ -1202,13 +1498,83 @@ def _pct(value: float | None, digits: int = 0) -> str:
     return "–" if value is None or math.isnan(value) else f"{value:.{digits}%}"
 
 
+def _spread_lines(summary: dict[str, Any]) -> list[str]:
+    """The stamp spread at offset 0 against the send spread, and where it goes."""
+    zero = next((o for o in summary["offsets"] if o["offset_ms"] == 0), None)
+    if zero is None or not zero["races"]:
+        return []
+    target = summary["targets"]["stamp_spread_within_2x_send_spread"]
+    per_race = zero["stamp_spread_over_send_spread"]
+    gaps = ", ".join(f"{g:,.0f}" for g in zero["stamp_gaps_us"])
+    return [
+        "",
+        f"Offset 0: stamp spread {_pair(zero['stamp_spread_ms'])} ms against send spread "
+        f"{_pair(zero[SEND]['spread_ms'])} ms (median / p99): {target['ratio']:.2f}x at the "
+        f"median, {target['ratio_p99']:.2f}x at p99; each race's own ratio "
+        f"{per_race['median']:.2f}x / {per_race['p99']:.2f}x",
+        f"Gaps between successive stamps at offset 0, medians (µs): {gaps}",
+    ]
+
+
+def _server_spread_lines(summary: dict[str, Any]) -> list[str]:
+    """How the contenders were spread over the bare server's servers, at offset 0."""
+    spread = summary.get("server_spread")
+    k = summary["config"].get("bare_servers", 1)
+    if spread is None or k <= 1:
+        return []
+    taken = "; ".join(
+        f"{c}: " + ", ".join(f"s{s}×{count}" for s, count in sorted(servers.items()))
+        for c, servers in spread["per_contender"].items()
+    )
+    races = ", ".join(f"{d}: {count}" for d, count in spread["distinct_servers"].items())
+
+    def group(item: dict[str, Any] | None) -> str:
+        if item is None:
+            return "none"
+        return (
+            f"{item['races']} races, stamp spread {_pair(item['stamp_spread_ms'])} ms, send "
+            f"spread {_pair(item['send_spread_ms'])} ms"
+        )
+
+    def gap(item: dict[str, Any] | None) -> str:
+        return "none" if item is None else f"{item['median_us']:,.0f} µs ({item['gaps']} gaps)"
+
+    return [
+        "",
+        f"{k} bare servers on one port (SO_REUSEPORT), offset 0. Which server took each "
+        f"contender's calls: {taken}",
+        f"Races by how many distinct servers their grabs used: {races}",
+        f"All grabs on distinct servers: {group(spread['all_distinct'])}; "
+        f"some on the same server: {group(spread['not_all_distinct'])}",
+        "Gaps between successive stamps, median: same server "
+        f"{gap(spread['gap_same_server'])}, different servers {gap(spread['gap_other_server'])}",
+    ]
+
+
 def report(summary: dict[str, Any]) -> str:
     c = summary["config"]
     wire = c["wire"] == "on"
+    decided = c["server"] == SERVER
+    if decided:
+        server = (
+            f"totem serve, store {c['store']}, streams per match: {c['seat_streams']} "
+            f"seats + {c['watchers']} spectators"
+        )
+    else:
+        server = (
+            "bare gRPC server (bench/race_bare.py: stamps each call, nothing else; no "
+            "matches, so no seat streams and no spectators)"
+        )
+        if c.get("bare_servers", 1) > 1:
+            server += f", {c['bare_servers']} servers on one port (SO_REUSEPORT)"
+    together = (
+        f" (the whole run, both servers in turn, blocks of {c['block']} races)"
+        if len(c["servers"]) > 1
+        else ""
+    )
     lines = [
-        f"{c['clients']} contenders (a process and a connection each), store {c['store']}, "
-        f"streams per match: {c['seat_streams']} seats + {c['watchers']} spectators; "
-        f"{c['cpus']} CPUs, Python {c['python']}; {c['elapsed_s']} s; load average "
+        f"{c['clients']} contenders (a process and a connection each), {server}; "
+        f"{c['cpus']} CPUs, Python {c['python']}; {c['elapsed_s']} s{together}; load average "
         f"(1 min) {c['load_average_before'][0]:.2f} before, {c['load_average_after'][0]:.2f} "
         f"after; other processes used {c['other_processes_cores']:.2f} cores meanwhile; "
         f"wire timestamps: {c['wire']}",
@@ -1265,6 +1631,8 @@ def report(summary: dict[str, Any]) -> str:
         notes.append(f"{late} grabs got their start signal after their send time (sent at once).")
     if notes:
         lines += ["", *notes]
+    lines += _spread_lines(summary)
+    lines += _server_spread_lines(summary)
     wire_gaps = summary["gaps"][WIRE] or [None] * len(summary["gaps"][SEND])
     lines += [
         "",
@@ -1286,9 +1654,60 @@ def report(summary: dict[str, Any]) -> str:
             f"| {'–' if w is None else _pct(w['in_order'], 1)} |"
         )
     f = summary["fairness"]
+    if f is None:
+        lines += [
+            "",
+            "Wins per seat and per connection, winners, winner's place on the wire: none "
+            "(the bare server decides nothing).",
+        ]
+    else:
+        lines += _fairness_lines(f, c["clients"])
+    lines += ["", "Targets:"]
+    t = summary["targets"]
+
+    def verdict(met: bool) -> str:
+        return "met" if met else "NOT met"
+
+    def figures(item: dict[str, Any]) -> str:
+        return ", ".join(f"{k} ms: {_pct(v)}" for k, v in item["figures"].items())
+
+    order = t["order_at_1ms_and_more"]
+    lines.append(
+        f"- stamp order = send order ≥ 95% at offsets ≥ 1 ms: {verdict(order['met'])} "
+        f"({figures(order)})"
+    )
+    for key, name in (("no_seat_bias", "seat"), ("no_connection_bias", "connection")):
+        if key not in t:
+            continue
+        item = t[key]
+        if item["races"] < 600:
+            outcome = f"not tested, {item['races']} races (600 needed)"
+        else:
+            outcome = verdict(item["met"])
+        lines.append(f"- no {name} bias, p > 0.01: {outcome} (p = {item['p']:.3g})")
+    spread = t["stamp_spread_within_2x_send_spread"]
+    ratio = "–" if spread["ratio"] is None else f"{spread['ratio']:.1f}x"
+    lines.append(
+        f"- median stamp spread ≤ 2x median send spread at offset 0: "
+        f"{verdict(spread['met'])} ({ratio})"
+    )
+    if wire:
+        by_wire = t["wire_order_at_1ms_and_more"]
+        wire_ratio = t["stamp_spread_against_wire_spread"]["ratio"]
+        lines += [
+            "",
+            "The same against the wire (diagnosis, not targets): stamp order = wire order at "
+            f"offsets ≥ 1 ms: {figures(by_wire)}; median stamp spread / median wire spread "
+            f"at offset 0: {'–' if wire_ratio is None else f'{wire_ratio:.1f}x'}",
+        ]
+    return "\n".join(lines)
+
+
+def _fairness_lines(f: dict[str, Any], clients: int) -> list[str]:
+    """Wins per seat and per connection at offset 0 (races against ``totem serve``)."""
     total = f["races"]
     wired = f["races_seen_on_wire"]
-    lines += [
+    lines = [
         "",
         f"Wins at offset 0 ({total} races; p: that one against its equal share, 1 dof; "
         "first on wire: how often it arrived first):",
@@ -1297,7 +1716,7 @@ def report(summary: dict[str, Any]) -> str:
         "| first on wire |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for i in range(c["clients"]):
+    for i in range(clients):
         sw, cw = f["seat_wins"][i], f["connection_wins"][i]
         sf = f["seat_first_on_wire"][i] if wired else "–"
         cf = f["connection_first_on_wire"][i] if wired else "–"
@@ -1322,45 +1741,46 @@ def report(summary: dict[str, Any]) -> str:
         "(the clients' own skew); wins against those arrival shares "
         f"{f['connection_wins_given_arrival_chi_square']:.2f}, "
         f"p = {f['connection_wins_given_arrival_p']:.3g} (what the server adds)",
-        "",
-        "Targets:",
     ]
-    t = summary["targets"]
+    return lines
 
-    def verdict(met: bool) -> str:
-        return "met" if met else "NOT met"
 
-    def figures(item: dict[str, Any]) -> str:
-        return ", ".join(f"{k} ms: {_pct(v)}" for k, v in item["figures"].items())
+TITLES = {BARE: "Bare gRPC server (stamps only)", SERVER: "totem serve"}
 
-    order = t["order_at_1ms_and_more"]
-    lines.append(
-        f"- stamp order = send order ≥ 95% at offsets ≥ 1 ms: {verdict(order['met'])} "
-        f"({figures(order)})"
-    )
-    for key, name in (("no_seat_bias", "seat"), ("no_connection_bias", "connection")):
-        item = t[key]
-        if item["races"] < 600:
-            outcome = f"not tested, {item['races']} races (600 needed)"
-        else:
-            outcome = verdict(item["met"])
-        lines.append(f"- no {name} bias, p > 0.01: {outcome} (p = {item['p']:.3g})")
-    spread = t["stamp_spread_within_2x_send_spread"]
-    ratio = "–" if spread["ratio"] is None else f"{spread['ratio']:.1f}x"
-    lines.append(
-        f"- median stamp spread ≤ 2x median send spread at offset 0: "
-        f"{verdict(spread['met'])} ({ratio})"
-    )
-    if wire:
-        by_wire = t["wire_order_at_1ms_and_more"]
-        wire_ratio = t["stamp_spread_against_wire_spread"]["ratio"]
-        lines += [
+
+def compare(bare: dict[str, Any], server: dict[str, Any]) -> str:
+    """totem serve against the bare server at offset 0, both from the same run: how much of
+    the stamp spread is the server's own."""
+    rows = []
+    for kind, summary in ((BARE, bare), (SERVER, server)):
+        zero = next((o for o in summary["offsets"] if o["offset_ms"] == 0), None)
+        if zero is None or not zero["races"]:
+            return "Bare against totem serve: no races at offset 0."
+        spread = summary["targets"]["stamp_spread_within_2x_send_spread"]
+        gaps = ", ".join(f"{g:,.0f}" for g in zero["stamp_gaps_us"])
+        rows.append(
+            f"| {TITLES[kind]} | {zero['races']} | {_pair(zero[SEND]['spread_ms'])} "
+            f"| {_pair(zero['stamp_spread_ms'])} | {spread['ratio']:.2f}x "
+            f"| {spread['ratio_p99']:.2f}x | {_pair(zero['first_stamp_after_first_send_ms'])} "
+            f"| {gaps} |"
+        )
+    medians = [
+        next(o for o in s["offsets"] if o["offset_ms"] == 0)["stamp_spread_ms"]["median"]
+        for s in (bare, server)
+    ]
+    return "\n".join(
+        [
+            "## Bare against totem serve, offset 0, same run (ms, median / p99)",
             "",
-            "The same against the wire (diagnosis, not targets): stamp order = wire order at "
-            f"offsets ≥ 1 ms: {figures(by_wire)}; median stamp spread / median wire spread "
-            f"at offset 0: {'–' if wire_ratio is None else f'{wire_ratio:.1f}x'}",
+            "| server | races | send spread | stamp spread | ratio, medians | ratio, p99s "
+            "| first send to first stamp | gaps between successive stamps, medians (µs) |",
+            "|---|---|---|---|---|---|---|---|",
+            *rows,
+            "",
+            f"Median stamp spread, totem serve over bare: {medians[1] / medians[0]:.2f}x "
+            f"({medians[1] - medians[0]:+.2f} ms)",
         ]
-    return "\n".join(lines)
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -1397,22 +1817,50 @@ def main(argv: Sequence[str] | None = None) -> None:
         "where this process may use it",
     )
     parser.add_argument("--seed", type=int, default=12, help="seed of the schedule and ranks")
+    against = parser.add_mutually_exclusive_group()
+    against.add_argument(
+        "--bare",
+        action="store_true",
+        help="race against a bare grpc.aio server that only stamps each call as totem serve "
+        "does (bench/race_bare.py) instead of totem serve: the stamp spread gRPC and Python "
+        "alone give with these contenders. No matches, so no spectators, and no winners, "
+        "seat or connection bias; --store, --dsn, --watchers and --server-root do not apply",
+    )
+    against.add_argument(
+        "--with-bare",
+        type=int,
+        default=0,
+        metavar="BLOCK",
+        help="race against both servers in one run, in turn, BLOCK races at a time (the bare "
+        "server first; each runs the same races: offsets, ranks, start signal order), and "
+        "compare their stamp spreads at offset 0; 0: only totem serve",
+    )
+    parser.add_argument(
+        "--bare-servers",
+        type=int,
+        default=1,
+        metavar="K",
+        help="an experiment: K grpc.aio servers in the bare server's process, on its one "
+        "event loop, on one port with SO_REUSEPORT and one shared stamper; the kernel "
+        "spreads the connections over them (1: one server, as totem serve runs)",
+    )
     add_server_root(parser)
     parser.add_argument(
         "--server-env",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="an environment variable for the server process only (repeatable), "
-        "e.g. GRPC_EXPERIMENTS=... to compare gRPC core settings",
+        help="an environment variable for the server process only (repeatable; the bare "
+        "server's too), e.g. GRPC_EXPERIMENTS=... to compare gRPC core settings",
     )
     parser.add_argument(
         "--server-nice",
         type=int,
         default=0,
         metavar="N",
-        help="the server's scheduling priority (nice value; below 0 needs privileges): "
-        "clients on this machine compete with it for the CPU, clients elsewhere do not",
+        help="the server's scheduling priority (nice value; below 0 needs privileges; the "
+        "bare server's too): clients on this machine compete with it for the CPU, clients "
+        "elsewhere do not",
     )
     parser.add_argument(
         "--wire",
@@ -1431,11 +1879,30 @@ def main(argv: Sequence[str] | None = None) -> None:
     offsets = [float(o) for o in args.offsets.split(",")]
     if any(o < 0 for o in offsets) or 0.0 not in offsets:
         parser.error("--offsets must be non-negative and include 0")
-    races, config = run(args)
-    summary = summarise(races, config)
-    print(report(summary))
+    if args.with_bare < 0:
+        parser.error("--with-bare must not be negative")
+    if args.bare_servers < 1:
+        parser.error("--bare-servers must be at least 1")
+    runs, config = run(args)
+    summaries = {kind: summarise(races, config_of(config, kind)) for kind, races in runs.items()}
+    if len(summaries) > 1:
+        print(
+            "\n\n".join(
+                f"## {TITLES[kind]}\n\n{report(summary)}" for kind, summary in summaries.items()
+            )
+        )
+        print("\n" + compare(summaries[BARE], summaries[SERVER]))
+    else:
+        print(report(next(iter(summaries.values()))))
     if args.json:
-        raw = {"summary": summary, "races": [asdict(r) for r in races]}
+        # One server: its summary and races; both: totem serve's, and the bare's beside.
+        main_kind = SERVER if SERVER in runs else BARE
+        raw: dict[str, Any] = {
+            "summary": summaries[main_kind],
+            "races": [asdict(r) for r in runs[main_kind]],
+        }
+        if len(runs) > 1:
+            raw[BARE] = {"summary": summaries[BARE], "races": [asdict(r) for r in runs[BARE]]}
         Path(args.json).write_text(json.dumps(raw, indent=1))
 
 

@@ -1,0 +1,142 @@
+"""A gRPC server that does nothing but stamp: the baseline of ``bench/race.py --bare``.
+
+Run by bench/race.py (:class:`race.BareServer`) as ``python bench/race_bare.py``, in a
+process of its own, like ``totem serve``. It answers one method, the same path as the
+grab's (``/totem.v1.MatchService/Act``), so that the contenders send byte for byte the
+request they send the real server; the request is never decoded. The answer is the call's
+receive stamp, packed as :data:`STAMP` (sequence, monotonic_ns, wall_ns, server).
+
+``--servers K`` (an experiment, default 1): K ``grpc.aio`` servers in this one process, on
+its one event loop, listening on the same port with SO_REUSEPORT, each with the same
+handlers and the same interceptor and :class:`~server.stamps.Stamper` (one receive
+order). The first binds the address (port 0: a free port P), the others bind P. The
+kernel spreads incoming connections over the K listening sockets; each server keeps its
+own ``grpc_server_request_call`` outstanding, where one server keeps only one, so calls
+arriving at once on connections of different servers may reach Python side by side. The
+answer's ``server`` says which server (0 to K-1) took the call. With K = 1 the server is
+the one below with SO_REUSEPORT off, as ``totem serve`` runs.
+
+What matters for arrival order is taken from ``totem serve`` as it is: gRPC's older
+listener (``GRPC_EXPERIMENTS=-event_engine_listener``, set by the ``server`` package
+before gRPC loads, unless the environment already names experiments), Python's 0.2 ms
+switch interval, the server's channel options, the method registered both as a generic
+and as a registered handler, and the stamp taken by the server's own
+:class:`server.stamps.ArrivalStamps` interceptor when the call's headers arrive, before
+its message is read. Everything else the real server does is left out: the second
+interceptor (``CallLimit``), health and reflection, matches, decisions, saves, streams.
+The stamp spread measured against this server is what gRPC and Python alone cost.
+
+It prints ``bare gRPC serving on HOST:PORT`` on stderr once it listens, and stops on
+SIGTERM or SIGINT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import struct
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+# Imported for its side effect: the server package sets GRPC_EXPERIMENTS when it is
+# imported, before gRPC loads; grpc itself is imported only inside the functions below.
+import server  # noqa: F401
+
+#: The answer: the call's receive sequence, CLOCK_MONOTONIC and CLOCK_REALTIME in ns, and
+#: the index of the server (``--servers``) that took the call.
+STAMP = struct.Struct("<qqqq")
+SERVICE = "totem.v1.MatchService"
+METHOD = "Act"
+PATH = f"/{SERVICE}/{METHOD}"
+#: server.serve.SWITCH_INTERVAL_S (not imported: that module loads the whole server).
+SWITCH_INTERVAL_S = 0.0002
+#: server.limits.Limits.pending_calls, the default ``totem serve`` runs with.
+PENDING_CALLS = 20000
+
+
+async def serve(address: str, servers: int = 1) -> None:
+    import grpc
+
+    from server.stamps import ArrivalStamps, Stamper
+
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    stamper = Stamper()
+    # One interceptor and one stamper for every server: one receive order.
+    interceptor = ArrivalStamps(stamper, frozenset({PATH}))
+
+    def make_act(index: int) -> Any:
+        async def act(_request: bytes, _context: Any) -> bytes:
+            stamp = stamper.on_arrival(0)
+            return STAMP.pack(stamp.sequence, stamp.monotonic_ns, stamp.wall_ns, index)
+
+        return act
+
+    grpc_servers = []
+    host = address.rsplit(":", 1)[0]
+    port = 0
+    for index in range(servers):
+        grpc_server = grpc.aio.server(
+            interceptors=[interceptor],
+            options=[
+                ("grpc.so_reuseport", 1 if servers > 1 else 0),
+                ("grpc.server.max_pending_requests", PENDING_CALLS),
+                ("grpc.server.max_pending_requests_hard_limit", PENDING_CALLS),
+            ],
+        )
+        # Raw bytes both ways (no serializers), registered as the real server registers
+        # its methods: a generic handler, and a registered method gRPC's core matches
+        # itself.
+        handlers = {METHOD: grpc.unary_unary_rpc_method_handler(make_act(index))}
+        grpc_server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler(SERVICE, handlers),)
+        )
+        grpc_server.add_registered_method_handlers(SERVICE, handlers)
+        # The first binds the address as given (port 0: a free port), the others its port.
+        bound = grpc_server.add_insecure_port(address if index == 0 else f"{host}:{port}")
+        if bound == 0 or (index and bound != port):
+            raise OSError(f"cannot listen on {address} (server {index}, got port {bound})")
+        port = bound
+        grpc_servers.append(grpc_server)
+    for grpc_server in grpc_servers:
+        await grpc_server.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    print(
+        f"bare gRPC serving on {host}:{port} ({servers} server(s); "
+        f"GRPC_EXPERIMENTS={os.environ.get('GRPC_EXPERIMENTS', '')})",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        await stop.wait()
+    finally:
+        await asyncio.gather(*(s.stop(grace=None) for s in grpc_servers))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description="A grpc.aio server that only stamps each call's arrival, as totem serve "
+        "does, and answers with the stamp: bench/race.py --bare starts it."
+    )
+    parser.add_argument("--address", default="127.0.0.1:0", help="port 0 picks a free port")
+    parser.add_argument(
+        "--servers",
+        type=int,
+        default=1,
+        metavar="K",
+        help="K grpc.aio servers on this one loop, on one port with SO_REUSEPORT, sharing "
+        "the stamper (1: one server, SO_REUSEPORT off)",
+    )
+    args = parser.parse_args(argv)
+    if args.servers < 1:
+        parser.error("--servers must be at least 1")
+    asyncio.run(serve(args.address, args.servers))
+
+
+if __name__ == "__main__":
+    main()
