@@ -10,6 +10,7 @@ match, and its owner resumes with ``after_version``.
 from __future__ import annotations
 
 import asyncio
+import random
 from collections import defaultdict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -73,9 +74,19 @@ class Subscription:
 
 
 class EventHub:
-    def __init__(self, encode: Encoder, queue_size: int = DEFAULT_QUEUE_SIZE) -> None:
+    """The match's streams are handed each event in an order drawn afresh for every
+    event: a fixed order (the order they subscribed, say, which is the order the seats
+    were taken) would let the same seat see every reveal first, and answer first."""
+
+    def __init__(
+        self,
+        encode: Encoder,
+        queue_size: int = DEFAULT_QUEUE_SIZE,
+        order: random.Random | None = None,
+    ) -> None:
         self.encode = encode
         self.queue_size = queue_size
+        self._order = order or random.Random()
         self._subs: dict[UUID, set[Subscription]] = defaultdict(set)
         self.closed = False
 
@@ -111,8 +122,11 @@ class EventHub:
         }
 
     def deliver(self, match_id: UUID, frames: dict[Hashable, Frame]) -> None:
-        """Hand each stream of the match the frame of its kind of viewer."""
-        for sub in list(self._subs.get(match_id, ())):
+        """Hand each stream of the match the frame of its kind of viewer, in a random
+        order."""
+        subs = list(self._subs.get(match_id, ()))
+        self._order.shuffle(subs)
+        for sub in subs:
             frame = frames.get(sub.key)
             if frame is not None:
                 sub.offer(frame)

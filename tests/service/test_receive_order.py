@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import collections
 import inspect
+import random
 import textwrap
 import threading
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import pytest
 
 from domain.jungle_speed import JungleSpeed
 from server import actors as actors_module
 from server.actors import INLINE_ENCODINGS, Actors
+from server.hub import EventHub, Frame
 from server.serve import RunningServer
 from server.service import MatchService
 from server.stamps import ArrivalStamps
@@ -161,3 +164,23 @@ async def test_watchers_are_served_after_the_caller_is_answered_a_large_batch_of
     assert encoded_on
     on_loop = threading.get_ident() in encoded_on
     assert on_loop is (inline > 0)
+
+
+def test_a_matchs_streams_are_handed_each_event_in_an_order_drawn_afresh() -> None:
+    """JS-4.2: a race is won by the first grab received, so no seat may see every reveal
+    first. The streams of a match subscribed in seat order (the order the seats were
+    taken); the hub hands them each event in a new order, each stream once."""
+    hub = EventHub(lambda match, evt, key: b"", order=random.Random(12))
+    match_id = uuid4()
+    subs = [hub.subscribe(match_id, ("seat", seat)) for seat in range(6)]
+    handed: list[Any] = []
+    for sub in subs:
+        sub.offer = lambda frame, key=sub.key: handed.append(key)  # type: ignore[method-assign]
+    first: collections.Counter[Any] = collections.Counter()
+    for version in range(1, 301):
+        handed.clear()
+        hub.deliver(match_id, {sub.key: Frame(version, b"", False) for sub in subs})
+        assert sorted(handed) == sorted(sub.key for sub in subs), "each stream once"
+        first[handed[0]] += 1
+    assert set(first) == {sub.key for sub in subs}
+    assert min(first.values()) >= 25, first  # about 50 each
