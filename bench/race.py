@@ -532,6 +532,11 @@ async def _contender(
                 elif kind == "arm":
                     assert follower is not None
                     await follower.reach(message[1])
+                    # A call of its own on the connection: the contenders are armed one at
+                    # a time in a fresh order, so the last to have used its connection is
+                    # not always the last to join (the highest seat), whose send would
+                    # then be the quickest.
+                    await stub.GetServerKey(ms.GetServerKeyRequest(), timeout=STEP_TIMEOUT)
                     conn.send(("armed", index))
                 elif kind == "go":
                     _, on, reveal_version, start_ns, offset_ns, rank, last_version = message
@@ -1134,9 +1139,12 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
                     if card.kind != js.CARD_KIND_INWARD_ARROWS:
                         raise RuntimeError(f"the reveal showed {card}, not inward arrows")
                     version = revealed.version
-                    for i in everyone:
-                        children.send(i, "arm", version)
-                    children.gather(everyone)
+                    if watchers:
+                        children.send(-1, "arm", version)
+                        children.gather([-1])
+                    for c in signal_order:
+                        children.send(c, "arm", version)
+                        children.gather([c])
                     # One ArrowsWon and N-1 LateGrabs follow the reveal.
                     last_version = version + n
                     taking_part = everyone
@@ -1306,11 +1314,15 @@ def _fairness(simultaneous: list[Race], n: int) -> dict[str, Any]:
     wired_wins = [sum(r.winner.contender == c for r in wired) for c in range(n)]
     arrival_chi, arrival_p = chi_square_uniform(arrived_first)
     given_chi, given_p = chi_square_against(wired_wins, arrived_first)
+    seat_arrived_first = [sum(g.seat == s for g in first_on_wire) for s in range(n)]
+    seat_wired_wins = [sum(r.winner.seat == s for r in wired) for s in range(n)]
+    seat_arrival_chi, seat_arrival_p = chi_square_uniform(seat_arrived_first)
+    seat_given_chi, seat_given_p = chi_square_against(seat_wired_wins, seat_arrived_first)
     return {
         "races": total,
         "races_seen_on_wire": len(wired),
         # Who arrived first (a fair server gives these their wins), and which arrival won.
-        "seat_first_on_wire": [sum(g.seat == s for g in first_on_wire) for s in range(n)],
+        "seat_first_on_wire": seat_arrived_first,
         "connection_first_on_wire": [
             sum(g.contender == c for g in first_on_wire) for c in range(n)
         ],
@@ -1329,6 +1341,11 @@ def _fairness(simultaneous: list[Race], n: int) -> dict[str, Any]:
         "connection_arrival_p": arrival_p,
         "connection_wins_given_arrival_chi_square": given_chi,
         "connection_wins_given_arrival_p": given_p,
+        # The same for seats: a seat can arrive first more often than the others too.
+        "seat_arrival_chi_square": seat_arrival_chi,
+        "seat_arrival_p": seat_arrival_p,
+        "seat_wins_given_arrival_chi_square": seat_given_chi,
+        "seat_wins_given_arrival_p": seat_given_p,
         "dof": n - 1,
     }
 
@@ -1741,6 +1758,10 @@ def _fairness_lines(f: dict[str, Any], clients: int) -> list[str]:
         "(the clients' own skew); wins against those arrival shares "
         f"{f['connection_wins_given_arrival_chi_square']:.2f}, "
         f"p = {f['connection_wins_given_arrival_p']:.3g} (what the server adds)",
+        "Seats, diagnosis (the same): first on the wire against equal shares "
+        f"{f['seat_arrival_chi_square']:.2f}, p = {f['seat_arrival_p']:.3g}; wins against "
+        f"those arrival shares {f['seat_wins_given_arrival_chi_square']:.2f}, "
+        f"p = {f['seat_wins_given_arrival_p']:.3g}",
     ]
     return lines
 
