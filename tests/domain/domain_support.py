@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 from domain.jungle_speed import Deck, JungleSpeed, Options
 from domain.kernel import DomainError, ReceiveStamp
+from domain.kernel.views import Viewer
 
 SEED = bytes(range(32))
 DECK_SIZE = 80
@@ -200,3 +202,17 @@ def reveal_until(match: JungleSpeed, stamps: Stamps, seat: int, remaining: int) 
     while not (match.turn == seat and len(match.down[seat]) == remaining):
         assert match.turn is not None
         match.reveal(match.turn, stamps())
+
+
+def check_personal_views(match: Any, views: ModuleType) -> None:
+    """A seat's state is a spectator's with only its own part added (``views`` is the
+    game's views module), and the referee's is built whole: what lets the server build a
+    spectator's state once for every seat."""
+    spectator = views.state_view(match, Viewer.spectator())
+    assert views.personal_view(match, Viewer.spectator()) == {}
+    assert views.personal_view(match, Viewer.referee()) is None
+    for seat in match.seats:
+        viewer = Viewer.player(seat)
+        personal = views.personal_view(match, viewer)
+        assert personal is not None and not personal.keys() & spectator.keys()
+        assert views.state_view(match, viewer) == {**spectator, **personal}, f"seat {seat}"

@@ -20,7 +20,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from domain_support import Stamps, state_of
+from domain_support import Stamps, check_personal_views, state_of
 from eventsourcing.application import Application
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,7 +28,6 @@ from hypothesis import strategies as st
 from domain.jungle_speed import JungleSpeed, Kind, Options, views
 from domain.kernel import GENESIS_DIGEST, DomainError, MatchStatus
 from domain.kernel.chain import stored_event_digest
-from domain.kernel.views import Viewer
 
 
 @dataclass(frozen=True)
@@ -345,19 +344,6 @@ def test_js_5_3_a_grab_by_a_participant_of_a_just_resolved_duel_is_late_never_wr
                     participants = set()
 
 
-def check_personal_views(match: JungleSpeed) -> None:
-    """A seat's state is a spectator's with only its own part added, and the referee's is
-    built whole: what lets the server build a spectator's state once for every seat."""
-    spectator = views.state_view(match, Viewer.spectator())
-    assert views.personal_view(match, Viewer.spectator()) == {}
-    assert views.personal_view(match, Viewer.referee()) is None
-    for seat in match.seats:
-        viewer = Viewer.player(seat)
-        personal = views.personal_view(match, viewer)
-        assert personal is not None and not personal.keys() & spectator.keys()
-        assert views.state_view(match, viewer) == {**spectator, **personal}, f"seat {seat}"
-
-
 @settings(
     max_examples=25,
     deadline=None,
@@ -370,8 +356,8 @@ def test_js_2_2_a_seat_sees_what_a_spectator_sees_and_its_legal_actions(
     """JS-2.2: nobody, not even a pile's owner, may look at face-down cards; a seat's
     state adds only what that seat may do now."""
     match, stamps = start
-    check_personal_views(match)
+    check_personal_views(match, views)
     for command in random_script(script_seed, length):
         with contextlib.suppress(DomainError):
             run(match, stamps, command)
-        check_personal_views(match)
+        check_personal_views(match, views)

@@ -22,14 +22,13 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from domain_support import Stamps, state_of
+from domain_support import Stamps, check_personal_views, state_of
 from eventsourcing.application import Application
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.kernel import GENESIS_DIGEST, DomainError, MatchStatus
 from domain.kernel.chain import stored_event_digest
-from domain.kernel.views import Viewer
 from domain.tribes import Options, Tribes, views
 from domain.tribes.match import FROM_LIFTED
 from domain.tribes.pieces import BADGES, CHIEF, DOOM, MINI, SIZES, SPECIALS, size_of, tribe_totem
@@ -355,19 +354,6 @@ def test_a_state_in_the_middle_of_a_command_offers_no_move_that_is_gone(
                 assert nothing or moves == final[seat], f"version {version}, seat {seat}"
 
 
-def check_personal_views(match: Tribes) -> None:
-    """A seat's state is a spectator's with only its own part added, and the referee's is
-    built whole: what lets the server build a spectator's state once for every seat."""
-    spectator = views.state_view(match, Viewer.spectator())
-    assert views.personal_view(match, Viewer.spectator()) == {}
-    assert views.personal_view(match, Viewer.referee()) is None
-    for seat in match.seats:
-        viewer = Viewer.player(seat)
-        personal = views.personal_view(match, viewer)
-        assert personal is not None and not personal.keys() & spectator.keys()
-        assert views.state_view(match, viewer) == {**spectator, **personal}, f"seat {seat}"
-
-
 @settings(
     max_examples=25,
     deadline=None,
@@ -380,8 +366,8 @@ def test_tr_6_1_a_seat_sees_what_a_spectator_sees_and_its_legal_actions(
     """TR-6.1: players and spectators see the top of every stack, only the referee
     more; a seat's state adds only what that seat may do now."""
     match, stamps = start
-    check_personal_views(match)
+    check_personal_views(match, views)
     for command in random_script(script_seed, length):
         with contextlib.suppress(DomainError):
             run(match, stamps, command)
-        check_personal_views(match)
+        check_personal_views(match, views)

@@ -14,7 +14,7 @@ import copy
 import itertools
 import random
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -36,6 +36,8 @@ SEED = bytes(range(32))
 #: Commands played in each match; a state is compared after each.
 STEPS = 60
 
+M = TypeVar("M", bound=MatchAggregate)
+
 
 class Clock:
     """Receive stamps one second apart: no pacing rule ever refuses a command."""
@@ -48,6 +50,13 @@ class Clock:
         n = next(self.count)
         self.wall_ns = max(self.wall_ns + 10**9, (at_ms or 0) * 10**6)
         return ReceiveStamp(sequence=n, monotonic_ns=n * 10**9, wall_ns=self.wall_ns)
+
+
+def seated(match: M, players: int, clock: Clock) -> M:
+    """``match`` with every seat taken (it starts)."""
+    for seat in range(players):
+        match.join(f"p{seat}", b"", f"h{seat}", clock())
+    return match
 
 
 def whole_state(match: MatchAggregate, viewer: Viewer) -> match_service_pb2.MatchState:
@@ -77,9 +86,9 @@ def assert_as_built_whole(match: MatchAggregate) -> None:
 
 
 def jungle_speed(clock: Clock, rng: random.Random) -> Iterator[MatchAggregate]:
-    match = JungleSpeed.create(JungleSpeedOptions(max_players=4, turn_timeout_ms=0), SEED)
-    for seat in range(4):
-        match.join(f"p{seat}", b"", f"h{seat}", clock())
+    match = seated(
+        JungleSpeed.create(JungleSpeedOptions(max_players=4, turn_timeout_ms=0), SEED), 4, clock
+    )
     yield match
     for _ in range(STEPS):
         if match.status is not MatchStatus.PLAYING:
@@ -100,9 +109,7 @@ def jungle_speed(clock: Clock, rng: random.Random) -> Iterator[MatchAggregate]:
 
 
 def tribes(clock: Clock, rng: random.Random) -> Iterator[MatchAggregate]:
-    match = Tribes.create(TribesOptions(max_players=3, turn_timeout_ms=0), SEED)
-    for seat in range(3):
-        match.join(f"p{seat}", b"", f"h{seat}", clock())
+    match = seated(Tribes.create(TribesOptions(max_players=3, turn_timeout_ms=0), SEED), 3, clock)
     yield match
     for _ in range(STEPS):
         if match.status is not MatchStatus.PLAYING or match.turn is None:
@@ -124,9 +131,7 @@ def tribes(clock: Clock, rng: random.Random) -> Iterator[MatchAggregate]:
 
 
 def village(clock: Clock, rng: random.Random) -> Iterator[MatchAggregate]:
-    match = Village.create(VillageOptions(max_players=3), SEED, secret=bytes(32))
-    for seat in range(3):
-        match.join(f"p{seat}", b"", f"h{seat}", clock())
+    match = seated(Village.create(VillageOptions(max_players=3), SEED, secret=bytes(32)), 3, clock)
     yield match
     for _ in range(STEPS):
         deadline = match.timer_deadline_ms()
@@ -153,9 +158,9 @@ def test_two_copies_of_one_version_decided_apart_keep_their_own_states() -> None
     """Two server instances may decide the same version differently, and one of them then
     fails to save: its state must not be served for the other's event."""
     clock = Clock()
-    match = JungleSpeed.create(JungleSpeedOptions(max_players=3, turn_timeout_ms=0), SEED)
-    for seat in range(3):
-        match.join(f"p{seat}", b"", f"h{seat}", clock())
+    match = seated(
+        JungleSpeed.create(JungleSpeedOptions(max_players=3, turn_timeout_ms=0), SEED), 3, clock
+    )
     assert match.turn is not None
     ours, theirs = match, copy.deepcopy(match)
     ours.reveal(ours.turn, clock())  # type: ignore[arg-type]
@@ -170,9 +175,9 @@ def test_two_copies_of_one_version_decided_apart_keep_their_own_states() -> None
 def test_the_kept_states_are_bounded() -> None:
     states = codec.SpectatorStates(kept=3)
     clock = Clock()
-    match = JungleSpeed.create(JungleSpeedOptions(max_players=2, turn_timeout_ms=0), SEED)
-    for seat in range(2):
-        match.join(f"p{seat}", b"", f"h{seat}", clock())
+    match = seated(
+        JungleSpeed.create(JungleSpeedOptions(max_players=2, turn_timeout_ms=0), SEED), 2, clock
+    )
     for _ in range(6):
         assert match.turn is not None
         match.reveal(match.turn, clock())
