@@ -3,9 +3,9 @@
 A request handler takes its receive stamp and submits its work without awaiting in
 between, so the actor's queue order is the receive order (JS-4.2, JS-5.1). The actor
 runs the work on its in-memory aggregate, saves the resulting events through a thread
-(the library is synchronous), publishes them to the hub, and only then answers: nothing
-acknowledged is lost. It also owns the match's timer, rebuilt from the aggregate after a
-restart.
+(the library is synchronous), answers once they are committed (nothing acknowledged is
+lost), then hands them to the publisher for the watchers. It also owns the match's
+timer, rebuilt from the aggregate after a restart.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import Callable, Hashable
 from datetime import UTC, datetime
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar
 from uuid import UUID
 
 import grpc
@@ -36,8 +36,7 @@ from server.threads import StoreThreads
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-#: What an actor runs on its match: it returns the answer, or a :class:`Later` one.
-Work = Callable[[MatchAggregate], "T | Later[T]"]
+Work = Callable[[MatchAggregate], T]
 
 #: Commands waiting for one match beyond this are refused with RESOURCE_EXHAUSTED.
 MAX_QUEUED = 1024
@@ -55,35 +54,13 @@ INLINE_ENCODINGS = 2
 NOT_APPLIED = "this command was not applied: send it again"
 
 
-class Later(Generic[T]):
-    """An answer that work returns to be built while its events are being saved.
-
-    The save waits for the disk, and the interpreter is free meanwhile: an answer built
-    then (a player's state, say) is off the time the caller waits. It is sent only once
-    the save has committed, as any answer. ``build`` runs on the match as the work left
-    it, so it must not read the pending events: the save takes them.
-    """
-
-    def __init__(self, build: Callable[[], T]) -> None:
-        self.build = build
-
-
 class Outcome(Generic[T]):
     """What a piece of work returned and the events it caused (saved, in order)."""
 
-    def __init__(
-        self,
-        value: T,
-        events: list[Any],
-        match: MatchAggregate,
-        error: Exception | None = None,
-    ) -> None:
+    def __init__(self, value: T, events: list[Any], match: MatchAggregate) -> None:
         self.value = value
         self.events = events
         self.match = match
-        #: Raised by a :class:`Later` answer after the events were saved: the caller
-        #: gets the error, the watchers still get the events.
-        self.error = error
 
 
 class MatchActor:
@@ -136,11 +113,7 @@ class MatchActor:
                 if not future.done():
                     future.set_exception(error)
             else:
-                if future.done():
-                    pass
-                elif outcome.error is not None:
-                    future.set_exception(outcome.error)
-                else:
+                if not future.done():
                     future.set_result(outcome)
                 # Answered first; the watchers' share of the work is the publisher's.
                 self._published(outcome.events)
@@ -304,12 +277,9 @@ class MatchActor:
                 raise
             if not match.pending_events:
                 self._schedule_timer(match)
-                answer, error = _answer(value)
-                return Outcome(answer, [], match, error)
-            saving = self.actors.committer.save(match)
-            answer, error = _answer(value)
+                return Outcome(value, [], match)
             try:
-                recordings = await saving
+                recordings = await self.actors.committer.save(match)
             except IntegrityError:
                 # Another server instance wrote to this match: reload and decide again.
                 self.match = None
@@ -321,7 +291,7 @@ class MatchActor:
                 raise
             events = [r.domain_event for r in recordings]
             self._schedule_timer(match)
-            return Outcome(answer, events, match, error)
+            return Outcome(value, events, match)
         raise AssertionError("unreachable")
 
     # ---- the match timer -------------------------------------------------------
@@ -387,18 +357,6 @@ class MatchActor:
         self.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self.task
-
-
-def _answer(value: T | Later[T]) -> tuple[T, Exception | None]:
-    """The answer ``value`` is or builds, and the error building it raised (the work's
-    events stand: the failure is the answer's, not the command's)."""
-    if not isinstance(value, Later):
-        return value, None
-    try:
-        return value.build(), None
-    except Exception as error:
-        log.exception("an answer could not be built")
-        return cast(T, None), error
 
 
 def _log_failure(future: asyncio.Future[Any]) -> None:

@@ -62,9 +62,8 @@ class Committer:
     before (for comparing the two in benchmarks).
 
     A save is handed to a store thread from :meth:`save` itself, and the next batch from
-    the callback of the one before: no task of its own, so a lone command's save starts
-    before its caller goes on (its actor builds the answer meanwhile) instead of one or
-    two turns of the event loop later.
+    the callback of the one before: no task of its own, so a lone command's save reaches
+    a store thread at once, not one or two turns of the event loop later.
     """
 
     def __init__(self, app: Arena, threads: StoreThreads, together: bool = True) -> None:

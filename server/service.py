@@ -26,7 +26,7 @@ from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer
 from server import auth, codec, keys, summaries
 from server.access import Access
-from server.actors import Actors, Later, Outcome
+from server.actors import Actors
 from server.application import Arena
 from server.errors import (
     ServiceError,
@@ -404,7 +404,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         )
         claimed = request.seat if request.HasField("seat") else None
 
-        def act(match: MatchAggregate) -> Later[match_service_pb2.ActResponse]:
+        def act(match: MatchAggregate) -> match_service_pb2.ActResponse:
             if not common and kind != type(match).GAME:
                 raise InvalidArgument(
                     match.PLAYERS_RULE, f"this match is {type(match).GAME}, not {kind}"
@@ -443,19 +443,14 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             command.run(match, viewer.seat, reacted)
             if viewer.seat is not None:
                 self.actors.presence.acted(match_id, viewer.seat)
-            # Answered from inside the actor: the version and state are this command's
-            # own. Built while the events are saved (the save takes the pending ones).
-            events = list(match.pending_events)
-            return Later(
-                lambda: match_service_pb2.ActResponse(
-                    version=match.version,
-                    events=[codec.match_event(match, e, viewer) for e in events],
-                    state=codec.match_state(match, viewer),
-                )
+            # Answered from inside the actor: the version and state are this command's own.
+            return match_service_pb2.ActResponse(
+                version=match.version,
+                events=[codec.match_event(match, e, viewer) for e in match.pending_events],
+                state=codec.match_state(match, viewer),
             )
 
-        outcome: Outcome[match_service_pb2.ActResponse] = await self.actors.run(match_id, act)
-        return outcome.value
+        return (await self.actors.run(match_id, act)).value
 
     async def Watch(  # type: ignore[override]  # it writes encoded MatchEvents
         self, request: match_service_pb2.WatchRequest, context: grpc.aio.ServicerContext

@@ -1,7 +1,7 @@
 """Group commit (server/commits.py): matches whose saves wait at the same time are saved
-in one transaction; a lone save is made at once, handed to a store thread before its
-actor goes on to build the answer; a match that conflicts in a batch fails alone; every
-actor gets its own events back; shutdown lets a save under way finish.
+in one transaction; a lone save is made at once, handed to a store thread before ``save``
+returns; a match that conflicts in a batch fails alone; every actor gets its own events
+back; shutdown lets a save under way finish.
 
 The match actors run in this process on a real store (SQLite or PostgreSQL), without
 gRPC. Transactions are counted by wrapping the application's ``save``, which can hold
@@ -23,7 +23,7 @@ from eventsourcing.persistence import IntegrityError
 
 from domain.kernel.match import MatchAggregate
 from server import codec, commits
-from server.actors import Actors, Later, Outcome
+from server.actors import Actors, Outcome
 from server.application import Arena
 from server.hub import EventHub
 from server.stamps import Stamper
@@ -215,8 +215,8 @@ async def test_a_lone_command_is_saved_at_once(served: Server) -> None:
 async def test_a_lone_save_is_in_its_store_thread_before_its_caller_goes_on(
     served: Server,
 ) -> None:
-    """The actor builds its answer while the save runs: the save must have reached a
-    store thread when ``save`` returns, not on the loop's next turn."""
+    """The save must have reached a store thread when ``save`` returns, not on a later
+    turn of the event loop."""
     match = served.app.load(new_match(served.app))
     before = match.version
     match.join(next(NAMES), b"", "1" * 64, served.stamper.stamp())
@@ -231,50 +231,6 @@ async def test_a_lone_save_is_in_its_store_thread_before_its_caller_goes_on(
 
     assert [r.domain_event.originator_version for r in recordings] == [before + 1]
     assert served.saves.calls == [([match.id], True)]
-
-
-async def test_a_later_answer_is_built_while_the_save_runs_and_sent_after_it(
-    served: Server,
-) -> None:
-    match_id = new_match(served.app)
-    await loaded(served, [match_id])
-    before = served.app.load(match_id).version
-    saving_when_built: list[bool] = []
-
-    def work(match: MatchAggregate) -> Later[int]:
-        join(served.stamper)(match)
-        return Later(lambda: saving_when_built.append(not served.actors.committer.idle) or 7)
-
-    served.saves.hold_next()
-    command = asyncio.ensure_future(served.actors.run(match_id, work))
-    await served.saves.until_held()
-    assert saving_when_built == [True], "the answer was built while the save was under way"
-    assert not command.done(), "nothing is answered before its events are saved"
-    served.saves.released.set()
-    outcome = await command
-
-    assert outcome.value == 7
-    assert_own(served, match_id, outcome, before)
-
-
-async def test_an_answer_that_cannot_be_built_leaves_the_saved_command_standing(
-    served: Server,
-) -> None:
-    match_id = new_match(served.app)
-    await loaded(served, [match_id])
-    before = served.app.load(match_id).version
-
-    def work(match: MatchAggregate) -> Later[int]:
-        join(served.stamper)(match)
-        return Later(lambda: 1 // 0)
-
-    with pytest.raises(ZeroDivisionError):
-        await served.actors.run(match_id, work)
-    assert served.app.load(match_id).version == before + 1
-
-    # The actor's match is the stored one: the next command follows on.
-    outcome = await served.actors.run(match_id, join(served.stamper))
-    assert_own(served, match_id, outcome, before + 1)
 
 
 async def test_a_conflict_in_a_batch_fails_only_that_match(
