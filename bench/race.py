@@ -806,14 +806,24 @@ class Server:
             # Another source tree's server: its packages come before the installed ones.
             paths = [root, root / "protos", root / "clients" / "python"]
             env["PYTHONPATH"] = os.pathsep.join(str(p) for p in paths)
-        self.log_path = workdir / "server.log"
-        self.log = self.log_path.open("w+b")
-        self.process = subprocess.Popen(
+        self._start(
             [
                 *(sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0"),
                 *("--db", str(workdir / "race.db"), "--log-level", "WARNING"),
             ],
-            cwd=root,
+            root,
+            env,
+            workdir / "server.log",
+            nice,
+        )
+
+    def _start(self, argv: list[str], cwd: Path, env: dict[str, str], log: Path, nice: int) -> None:
+        """Start the process, its stderr to ``log``; wait until it listens; renice it."""
+        self.log_path = log
+        self.log = log.open("w+b")
+        self.process = subprocess.Popen(
+            argv,
+            cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -821,9 +831,6 @@ class Server:
             preexec_fn=_die_with_parent,
         )
         self.port = self._wait_ready()
-        self._renice(nice)
-
-    def _renice(self, nice: int) -> None:
         if nice:
             # Per thread on Linux: every thread the server has; later ones inherit it.
             for task in Path(f"/proc/{self.process.pid}/task").iterdir():
@@ -880,23 +887,16 @@ class BareServer(Server):
         servers: int = 1,
     ) -> None:
         self.store, self.dsn, self.schema = "none", "", None
-        env = dict(os.environ) | (extra_env or {})
-        self.log_path = workdir / "bare.log"
-        self.log = self.log_path.open("w+b")
-        self.process = subprocess.Popen(
+        self._start(
             [
                 *(sys.executable, str(Path(__file__).with_name("race_bare.py"))),
                 *("--servers", str(servers)),
             ],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self.log,
-            preexec_fn=_die_with_parent,
+            ROOT,
+            dict(os.environ) | (extra_env or {}),
+            workdir / "bare.log",
+            nice,
         )
-        self.port = self._wait_ready()
-        self._renice(nice)
 
 
 # ---- the coordinator ----------------------------------------------------------------------
