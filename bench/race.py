@@ -17,7 +17,10 @@ prearranged deal puts an inward-arrows card on top of seat 0's pile, with the tu
 off; each contender joins the seat it is given on its own connection and watches the
 match as that player. The coordinator reveals for seat 0: an inward-arrows race, in which
 every seat may grab and the first grab received wins (JS-6.1), the others being late
-(JS-5.3). Once every stream has shown the reveal, the coordinator sends each contender a
+(JS-5.3). Once every stream has shown the reveal, each contender in turn, in a fresh
+order, makes one call of its own on its connection (so the last to have used its
+connection before the race is not always the last to join, the highest seat, whose send
+was then about 20 µs quicker); then the coordinator sends each contender a
 common start time (``time.monotonic_ns()`` plus ``--margin-ms``) and its own offset. How
 a contender waits for its send time is ``--sender``: with ``fifo`` (the default where the
 run may use real-time scheduling) it sleeps to that exact time under SCHED_FIFO with no
