@@ -75,8 +75,8 @@ class Subscription:
 
 class EventHub:
     """The match's streams are handed each event in an order drawn afresh for every
-    event: a fixed order (the order they subscribed, say, which is the order the seats
-    were taken) would let the same seat see every reveal first, and answer first."""
+    event: in a fixed order (a set's, as before, or the order they subscribed) the same
+    seat would see every reveal first, and could answer first."""
 
     def __init__(
         self,
