@@ -77,7 +77,7 @@ class GameCodec(Protocol):
 
     def state_message(self, view: dict[str, Any]) -> Message: ...
 
-    def personal_message(self, view: dict[str, Any]) -> Message: ...
+    def put_personal(self, state: Any, view: dict[str, Any]) -> None: ...
 
 
 #: Commands of every game, members of ``ActRequest.command`` beside the games' own.
@@ -155,7 +155,7 @@ def _put_state(target: match_service_pb2.MatchState, match: MatchAggregate, view
     target.CopyFrom(SPECTATOR_STATES.get(match))
     if personal:
         codec = codec_for(game.name)
-        getattr(target, codec.FIELD).MergeFrom(codec.personal_message(personal))
+        codec.put_personal(getattr(target, codec.FIELD), personal)
 
 
 def _build_state(

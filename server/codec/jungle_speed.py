@@ -226,17 +226,15 @@ def state_message(view: dict[str, Any]) -> pb.JungleSpeedState:
         state.turn = view["turn"]
     if "outward_waiting" in view:
         state.outward_waiting = view["outward_waiting"]
-    if "legal" in view:
-        state.legal.CopyFrom(legal_message(view["legal"]))
+    put_personal(state, view)
     return state
 
 
-def personal_message(view: dict[str, Any]) -> pb.JungleSpeedState:
-    """A state holding only the keys of a ``personal_view``, to merge onto a spectator's."""
-    state = pb.JungleSpeedState()
+def put_personal(state: pb.JungleSpeedState, view: dict[str, Any]) -> None:
+    """Write the keys of a ``personal_view`` (a seat's legal actions) into ``state``: a
+    whole state, or a copy of the spectators' (server.codec)."""
     if "legal" in view:
         state.legal.CopyFrom(legal_message(view["legal"]))
-    return state
 
 
 def legal_message(legal: dict[str, Any]) -> pb.JungleSpeedLegalActions:

@@ -305,17 +305,15 @@ def state_message(view: dict[str, Any]) -> pb.TribesState:
                 revealed_lines=lines(lifted["revealed_lines"]),
             )
         )
-    if "legal" in view:
-        state.legal.CopyFrom(legal_message(view["legal"]))
+    put_personal(state, view)
     return state
 
 
-def personal_message(view: dict[str, Any]) -> pb.TribesState:
-    """A state holding only the keys of a ``personal_view``, to merge onto a spectator's."""
-    state = pb.TribesState()
+def put_personal(state: pb.TribesState, view: dict[str, Any]) -> None:
+    """Write the keys of a ``personal_view`` (a seat's legal actions) into ``state``: a
+    whole state, or a copy of the spectators' (server.codec)."""
     if "legal" in view:
         state.legal.CopyFrom(legal_message(view["legal"]))
-    return state
 
 
 def legal_message(legal: dict[str, Any]) -> pb.TribesLegalActions:

@@ -631,17 +631,15 @@ def state_message(view: dict[str, Any]) -> pb.VillageState:
         state.outcome.CopyFrom(pb.VillageOutcome(tied=outcome["tied"], seats=outcome["seats"]))
         if outcome["winner"] is not None:
             state.outcome.winner = outcome["winner"]
-    if "legal" in view:
-        state.legal.CopyFrom(legal_message(view["legal"]))
+    put_personal(state, view)
     return state
 
 
-def personal_message(view: dict[str, Any]) -> pb.VillageState:
-    """A state holding only the keys of a ``personal_view``, to merge onto a spectator's."""
-    state = pb.VillageState()
+def put_personal(state: pb.VillageState, view: dict[str, Any]) -> None:
+    """Write the keys of a ``personal_view`` (a seat's legal actions) into ``state``: a
+    whole state, or a copy of the spectators' (server.codec)."""
     if "legal" in view:
         state.legal.CopyFrom(legal_message(view["legal"]))
-    return state
 
 
 def legal_message(legal: dict[str, Any]) -> pb.VillageLegalActions:
