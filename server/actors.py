@@ -631,6 +631,11 @@ class Actors:
         not only what their notifications have brought so far (a client that acted
         through one instance and reads through another sees its own command)."""
         future = self.submit(match_id, work, writes, current)
+        return await self.settled(match_id, future)
+
+    async def settled(self, match_id: UUID, future: asyncio.Future[Outcome[T]]) -> Outcome[T]:
+        """What work submitted to the match's actor (:meth:`submit`) came to; an actor
+        whose match does not exist is let go."""
         try:
             return await future
         except MatchNotFound:

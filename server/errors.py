@@ -55,20 +55,25 @@ def to_service_error(error: Exception) -> ServiceError | None:
     return None
 
 
-def trailing_metadata(error: ServiceError) -> tuple[tuple[str, str | bytes], ...]:
-    text = f"{error.rule}: {error.message}" if error.rule else error.message
+def rich_status(error: ServiceError) -> status_pb2.Status:
+    """The refusal as a ``google.rpc.Status``: what ``grpc-status-details-bin`` carries
+    when a call ends with it, and what a Play stream answers a refused command with."""
     info = error_details_pb2.ErrorInfo(
         reason=error.rule or error.code.name, domain=ERROR_DOMAIN, metadata={"rule": error.rule}
     )
     details = [_packed(info)]
-    metadata: list[tuple[str, str | bytes]] = [(RULE_METADATA_KEY, error.rule)]
     if error.retry_after_ms is not None:
         delay = duration_pb2.Duration()
         delay.FromMilliseconds(error.retry_after_ms)
         details.append(_packed(error_details_pb2.RetryInfo(retry_delay=delay)))
+    return status_pb2.Status(code=error.code.value[0], message=status_text(error), details=details)
+
+
+def trailing_metadata(error: ServiceError) -> tuple[tuple[str, str | bytes], ...]:
+    metadata: list[tuple[str, str | bytes]] = [(RULE_METADATA_KEY, error.rule)]
+    if error.retry_after_ms is not None:
         metadata.append((RETRY_METADATA_KEY, str(error.retry_after_ms)))
-    status = status_pb2.Status(code=error.code.value[0], message=text, details=details)
-    metadata.append(("grpc-status-details-bin", status.SerializeToString()))
+    metadata.append(("grpc-status-details-bin", rich_status(error).SerializeToString()))
     return tuple(metadata)
 
 

@@ -12,7 +12,7 @@ import asyncio
 import functools
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 from uuid import UUID
@@ -23,13 +23,15 @@ from google.protobuf.message import DecodeError
 from domain.games import GAMES
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.match import MatchAggregate, MatchStatus
+from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer
 from server import auth, codec, keys, summaries
 from server.access import Access
-from server.actors import Actors
+from server.actors import Actors, Outcome
 from server.application import Arena
 from server.errors import (
     ServiceError,
+    rich_status,
     shutting_down,
     status_text,
     to_service_error,
@@ -44,6 +46,9 @@ from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 log = logging.getLogger(__name__)
 
 MAX_PAGE_SIZE = 100
+#: Requests of one Play stream read and not yet answered: beyond, the stream is not read
+#: until an answer is written (gRPC's flow control then holds the client back).
+MAX_UNANSWERED = 64
 DEFAULT_PAGE_SIZE = 20
 #: Page tokens are log positions this server wrote: at most 18 ASCII digits.
 MAX_PAGE_TOKEN_LENGTH = 18
@@ -161,6 +166,28 @@ def viewer_of(match: MatchAggregate, token: str | None, access: Access) -> Viewe
     if seat is None:
         raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, "the token is not valid for this match")
     return Viewer.player(seat)
+
+
+def no_token() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.UNAUTHENTICATED,
+        "acting needs a player token from JoinMatch (a referee command, the referee "
+        "token) as 'authorization: Bearer <token>'",
+    )
+
+
+#: What a Play stream will answer a request with: the command submitted to its match's
+#: actor (the match and the outcome to wait for), or its refusal, known at once.
+Answer = (
+    tuple[UUID, "asyncio.Future[Outcome[match_service_pb2.ActResponse]]"]
+    | match_service_pb2.PlayResponse
+)
+
+
+def refused(error: Exception) -> match_service_pb2.PlayResponse:
+    """A Play stream's answer to a refused command: the status Act would end with."""
+    refusal = to_service_error(error) or incident(error)
+    return match_service_pb2.PlayResponse(refused=rich_status(refusal))
 
 
 def fell_behind(last: int) -> ServiceError:
@@ -387,14 +414,99 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         self, request: match_service_pb2.ActRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.ActResponse:
         stamp = self.stamper.on_arrival(request.seen_version)
+        match_id, answer = self._submit_act(
+            request, auth.bearer_token(context.invocation_metadata()), stamp
+        )
+        return (await self.actors.settled(match_id, answer)).value
+
+    async def Play(  # type: ignore[override]  # it writes its answers
+        self,
+        requests: AsyncIterator[match_service_pb2.PlayRequest | Undecodable],
+        context: grpc.aio.ServicerContext,
+    ) -> None:
+        """Acts on one stream. A task of the stream (:meth:`_read_plays`) only reads: it
+        stamps each message as soon as it is read and submits its work before reading
+        the next, so the actors' queues hold the commands in receive order; this
+        coroutine waits for each outcome in turn and writes it (:meth:`_answer`)."""
+        try:
+            token = auth.bearer_token(context.invocation_metadata())
+            if not token:
+                raise no_token()
+            peer = context.peer()
+            with self.streams.held(peer, client_address(peer)):
+                answers: asyncio.Queue[Answer | None] = asyncio.Queue()
+                room = asyncio.Semaphore(MAX_UNANSWERED)
+                reader = asyncio.create_task(self._read_plays(requests, token, answers, room))
+                try:
+                    await self._answer(answers, room, context)
+                    await reader  # a read that failed ends the stream with its error
+                finally:
+                    reader.cancel()
+        except Exception as error:
+            await self._end_stream(context, error)
+
+    async def _read_plays(
+        self,
+        requests: AsyncIterator[match_service_pb2.PlayRequest | Undecodable],
+        token: str,
+        answers: asyncio.Queue[Answer | None],
+        room: asyncio.Semaphore,
+    ) -> None:
+        try:
+            await room.acquire()
+            async for request in requests:
+                answers.put_nowait(self._play_one(request, token))
+                await room.acquire()
+        finally:
+            answers.put_nowait(None)
+
+    def _play_one(self, request: match_service_pb2.PlayRequest | Undecodable, token: str) -> Answer:
+        """One message of a Play stream, stamped and submitted at once; a refusal known
+        before the match's actor looks is the answer itself."""
+        seen = request.act.seen_version if isinstance(request, match_service_pb2.PlayRequest) else 0
+        stamp = self.stamper.stamp(seen)
+        try:
+            if isinstance(request, Undecodable):
+                raise request.refusal()
+            if not request.HasField("act"):
+                raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "act must be set")
+            return self._submit_act(request.act, token, stamp)
+        except Exception as error:
+            return refused(error)
+
+    async def _answer(
+        self,
+        answers: asyncio.Queue[Answer | None],
+        room: asyncio.Semaphore,
+        context: grpc.aio.ServicerContext,
+    ) -> None:
+        """Write each request's answer, in the order the requests were read, until the
+        client has sent its last."""
+        while (answer := await answers.get()) is not None:
+            if isinstance(answer, match_service_pb2.PlayResponse):
+                response = answer
+            else:
+                match_id, outcome = answer
+                try:
+                    applied = (await self.actors.settled(match_id, outcome)).value
+                    response = match_service_pb2.PlayResponse(applied=applied)
+                except Exception as error:
+                    response = refused(error)
+            if not await self.deadlines.write(context, response):
+                raise ServiceError(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    "this stream's answers were not read in time; play again on a new stream",
+                )
+            room.release()
+
+    def _submit_act(
+        self, request: match_service_pb2.ActRequest, token: str | None, stamp: ReceiveStamp
+    ) -> tuple[UUID, asyncio.Future[Outcome[match_service_pb2.ActResponse]]]:
+        """Check what can be checked without the match and hand the command to the
+        match's actor; synchronous, so commands reach the actor in receive order."""
         match_id = parse_match_id(request.match_id)
-        token = auth.bearer_token(context.invocation_metadata())
         if not token:
-            raise ServiceError(
-                grpc.StatusCode.UNAUTHENTICATED,
-                "acting needs a player token from JoinMatch (a referee command, the referee "
-                "token) as 'authorization: Bearer <token>'",
-            )
+            raise no_token()
         kind = request.WhichOneof("command")
         if kind is None:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "command must be set")
@@ -450,7 +562,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 state=codec.match_state(match, viewer),
             )
 
-        return (await self.actors.run(match_id, act)).value
+        return match_id, self.actors.submit(match_id, act)
 
     async def Watch(  # type: ignore[override]  # it writes encoded MatchEvents
         self, request: match_service_pb2.WatchRequest, context: grpc.aio.ServicerContext

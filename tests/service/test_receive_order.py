@@ -107,14 +107,31 @@ def test_race_handlers_take_their_arrival_stamp_first_and_queue_before_awaiting(
         assert isinstance(first, ast.Assign) and _calls(first, "on_arrival"), handler.__name__
         # Nothing is awaited until the work is handed to the match's actor.
         for statement in body:
-            if _calls(statement, "run"):
+            if _calls(statement, "run") or _calls(statement, "_submit_act"):
                 break
             assert not _awaits(statement), (handler.__name__, ast.unparse(statement))
         else:
             raise AssertionError(f"{handler.__name__} never hands its work to the actor")
-    # ... and the actor queues it before its own first await.
+    # ... and the actor queues it before its own first await (Act's work is queued by a
+    # plain function, which cannot await).
     run = _body(Actors.run)
     assert _calls(run[0], "submit") and not _awaits(run[0])
+    assert not inspect.iscoroutinefunction(MatchService._submit_act)
+    assert _calls(_body(MatchService._submit_act)[-1], "submit")
+
+
+def test_play_streams_stamp_each_message_as_it_is_read_and_queue_it_before_reading_on() -> None:
+    """On a Play stream the reading task stamps and submits each message before it
+    awaits anything, in a plain function; writing the answers is another task's work."""
+    loop = next(s for s in _body(MatchService._read_plays)[0].body if isinstance(s, ast.AsyncFor))
+    first = loop.body[0]
+    assert _calls(first, "_play_one") and not _awaits(first)
+    assert not inspect.iscoroutinefunction(MatchService._play_one)
+    play_one = _body(MatchService._play_one)
+    stamping = next(i for i, s in enumerate(play_one) if _calls(s, "stamp"))
+    assert all(not isinstance(s, ast.Try) for s in play_one[:stamping])
+    assert _calls(play_one[-1], "_submit_act")
+    assert not _calls(_body(MatchService._read_plays)[0], "write")
 
 
 @pytest.mark.parametrize("inline", [INLINE_ENCODINGS, 0], ids=["small batch", "large batch"])

@@ -23,59 +23,64 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from google.rpc import status_pb2 as google_dot_rpc_dot_status__pb2
 from totem.v1 import common_pb2 as totem_dot_v1_dot_common__pb2
 from totem.v1 import jungle_speed_pb2 as totem_dot_v1_dot_jungle__speed__pb2
 from totem.v1 import tribes_pb2 as totem_dot_v1_dot_tribes__pb2
 from totem.v1 import village_pb2 as totem_dot_v1_dot_village__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ctotem/v1/match_service.proto\x12\x08totem.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15totem/v1/common.proto\x1a\x1btotem/v1/jungle_speed.proto\x1a\x15totem/v1/tribes.proto\x1a\x16totem/v1/village.proto\"\xf6\x01\n\x12\x43reateMatchRequest\x12\x1c\n\x04game\x18\x01 \x01(\x0e\x32\x0e.totem.v1.Game\x12\x34\n\x0cjungle_speed\x18\x02 \x01(\x0b\x32\x1c.totem.v1.JungleSpeedOptionsH\x00\x12)\n\x06tribes\x18\x03 \x01(\x0b\x32\x17.totem.v1.TribesOptionsH\x00\x12+\n\x07village\x18\x04 \x01(\x0b\x32\x18.totem.v1.VillageOptionsH\x00\x12\x0f\n\x07\x65ntropy\x18\n \x01(\x0c\x12\x18\n\x10\x61\x62\x61ndon_after_ms\x18\x0b \x01(\rB\t\n\x07options\"W\n\x13\x43reateMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x15\n\rreferee_token\x18\x02 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x03 \x01(\x0c\"p\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x03 \x01(\x0c\x12\x12\n\x08\x61ny_seat\x18\x04 \x01(\x08H\x00\x12\x0e\n\x04seat\x18\x05 \x01(\rH\x00\x42\x07\n\x05place\"z\n\x11JoinMatchResponse\x12\"\n\x04role\x18\x01 \x01(\x0e\x32\x14.totem.v1.ViewerRole\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x0cplayer_token\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\x04\x42\x07\n\x05_seat\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\x8c\x02\n\x10GetMatchResponse\x12\'\n\x07summary\x18\x01 \x01(\x0b\x32\x16.totem.v1.MatchSummary\x12\"\n\x04role\x18\x02 \x01(\x0e\x32\x14.totem.v1.ViewerRole\x12\x11\n\x04seat\x18\x03 \x01(\rH\x01\x88\x01\x01\x12\x32\n\x0cjungle_speed\x18\x04 \x01(\x0b\x32\x1a.totem.v1.JungleSpeedStateH\x00\x12\'\n\x06tribes\x18\x05 \x01(\x0b\x32\x15.totem.v1.TribesStateH\x00\x12)\n\x07village\x18\x06 \x01(\x0b\x32\x16.totem.v1.VillageStateH\x00\x42\x07\n\x05stateB\x07\n\x05_seat\"\x80\x01\n\x12ListMatchesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x1c\n\x04game\x18\x03 \x01(\x0e\x32\x0e.totem.v1.Game\x12%\n\x06status\x18\x04 \x01(\x0e\x32\x15.totem.v1.MatchStatus\"W\n\x13ListMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.totem.v1.MatchSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x8e\x02\n\nActRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x14\n\x0cseen_version\x18\x02 \x01(\x04\x12\x11\n\x04seat\x18\x04 \x01(\rH\x01\x88\x01\x01\x12\x34\n\x0cjungle_speed\x18\x03 \x01(\x0b\x32\x1c.totem.v1.JungleSpeedCommandH\x00\x12)\n\x06tribes\x18\x05 \x01(\x0b\x32\x17.totem.v1.TribesCommandH\x00\x12+\n\x07village\x18\x06 \x01(\x0b\x32\x18.totem.v1.VillageCommandH\x00\x12#\n\x04stop\x18\x07 \x01(\x0b\x32\x13.totem.v1.StopMatchH\x00\x42\t\n\x07\x63ommandB\x07\n\x05_seat\"C\n\tStopMatch\x12\x11\n\tstatement\x18\x01 \x01(\t\x12#\n\x06result\x18\x02 \x03(\x0b\x32\x13.totem.v1.Placement\"i\n\x0b\x41\x63tResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12$\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x14.totem.v1.MatchEvent\x12#\n\x05state\x18\x03 \x01(\x0b\x32\x14.totem.v1.MatchState\"K\n\x0cWatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x04\x12\x12\n\nomit_state\x18\x03 \x01(\x08\"\xc5\x01\n\nMatchState\x12\'\n\x07summary\x18\x01 \x01(\x0b\x32\x16.totem.v1.MatchSummary\x12\x32\n\x0cjungle_speed\x18\x02 \x01(\x0b\x32\x1a.totem.v1.JungleSpeedStateH\x00\x12\'\n\x06tribes\x18\x03 \x01(\x0b\x32\x15.totem.v1.TribesStateH\x00\x12)\n\x07village\x18\x04 \x01(\x0b\x32\x16.totem.v1.VillageStateH\x00\x42\x06\n\x04game\"\xe9\x03\n\nMatchEvent\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12/\n\x0brecorded_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\rplayer_joined\x18\x03 \x01(\x0b\x32\x16.totem.v1.PlayerJoinedH\x00\x12+\n\x0bmatch_ended\x18\x04 \x01(\x0b\x32\x14.totem.v1.MatchEndedH\x00\x12\x32\n\x0cjungle_speed\x18\x05 \x01(\x0b\x32\x1a.totem.v1.JungleSpeedEventH\x00\x12\x31\n\x0etoken_reissued\x18\x07 \x01(\x0b\x32\x17.totem.v1.TokenReissuedH\x00\x12\'\n\x06tribes\x18\x08 \x01(\x0b\x32\x15.totem.v1.TribesEventH\x00\x12)\n\x07village\x18\t \x01(\x0b\x32\x16.totem.v1.VillageEventH\x00\x12-\n\x0cmatch_forked\x18\n \x01(\x0b\x32\x15.totem.v1.MatchForkedH\x00\x12#\n\x05state\x18\x06 \x01(\x0b\x32\x14.totem.v1.MatchState\x12\x0e\n\x06\x64igest\x18\x0e \x01(\x0c\x12\x13\n\x0bprev_digest\x18\x0f \x01(\x0c\x42\x07\n\x05\x65vent\"5\n\x13ReissueTokenRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\"=\n\x14ReissueTokenResponse\x12\x14\n\x0cplayer_token\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\"5\n\x10\x46orkMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\"}\n\x11\x46orkMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x15\n\rreferee_token\x18\x02 \x01(\t\x12\x15\n\rplayer_tokens\x18\x03 \x03(\t\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\x0c\x12\x0f\n\x07version\x18\x05 \x01(\x04\"\x15\n\x13GetServerKeyRequest\"=\n\x14GetServerKeyResponse\x12\x11\n\talgorithm\x18\x01 \x01(\t\x12\x12\n\npublic_key\x18\x02 \x01(\x0c\x32\x80\x05\n\x0cMatchService\x12J\n\x0b\x43reateMatch\x12\x1c.totem.v1.CreateMatchRequest\x1a\x1d.totem.v1.CreateMatchResponse\x12\x44\n\tJoinMatch\x12\x1a.totem.v1.JoinMatchRequest\x1a\x1b.totem.v1.JoinMatchResponse\x12\x41\n\x08GetMatch\x12\x19.totem.v1.GetMatchRequest\x1a\x1a.totem.v1.GetMatchResponse\x12J\n\x0bListMatches\x12\x1c.totem.v1.ListMatchesRequest\x1a\x1d.totem.v1.ListMatchesResponse\x12\x32\n\x03\x41\x63t\x12\x14.totem.v1.ActRequest\x1a\x15.totem.v1.ActResponse\x12\x37\n\x05Watch\x12\x16.totem.v1.WatchRequest\x1a\x14.totem.v1.MatchEvent0\x01\x12M\n\x0cReissueToken\x12\x1d.totem.v1.ReissueTokenRequest\x1a\x1e.totem.v1.ReissueTokenResponse\x12\x44\n\tForkMatch\x12\x1a.totem.v1.ForkMatchRequest\x1a\x1b.totem.v1.ForkMatchResponse\x12M\n\x0cGetServerKey\x12\x1d.totem.v1.GetServerKeyRequest\x1a\x1e.totem.v1.GetServerKeyResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ctotem/v1/match_service.proto\x12\x08totem.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x15totem/v1/common.proto\x1a\x1btotem/v1/jungle_speed.proto\x1a\x15totem/v1/tribes.proto\x1a\x16totem/v1/village.proto\"\xf6\x01\n\x12\x43reateMatchRequest\x12\x1c\n\x04game\x18\x01 \x01(\x0e\x32\x0e.totem.v1.Game\x12\x34\n\x0cjungle_speed\x18\x02 \x01(\x0b\x32\x1c.totem.v1.JungleSpeedOptionsH\x00\x12)\n\x06tribes\x18\x03 \x01(\x0b\x32\x17.totem.v1.TribesOptionsH\x00\x12+\n\x07village\x18\x04 \x01(\x0b\x32\x18.totem.v1.VillageOptionsH\x00\x12\x0f\n\x07\x65ntropy\x18\n \x01(\x0c\x12\x18\n\x10\x61\x62\x61ndon_after_ms\x18\x0b \x01(\rB\t\n\x07options\"W\n\x13\x43reateMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x15\n\rreferee_token\x18\x02 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x03 \x01(\x0c\"p\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x03 \x01(\x0c\x12\x12\n\x08\x61ny_seat\x18\x04 \x01(\x08H\x00\x12\x0e\n\x04seat\x18\x05 \x01(\rH\x00\x42\x07\n\x05place\"z\n\x11JoinMatchResponse\x12\"\n\x04role\x18\x01 \x01(\x0e\x32\x14.totem.v1.ViewerRole\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x0cplayer_token\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\x04\x42\x07\n\x05_seat\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\x8c\x02\n\x10GetMatchResponse\x12\'\n\x07summary\x18\x01 \x01(\x0b\x32\x16.totem.v1.MatchSummary\x12\"\n\x04role\x18\x02 \x01(\x0e\x32\x14.totem.v1.ViewerRole\x12\x11\n\x04seat\x18\x03 \x01(\rH\x01\x88\x01\x01\x12\x32\n\x0cjungle_speed\x18\x04 \x01(\x0b\x32\x1a.totem.v1.JungleSpeedStateH\x00\x12\'\n\x06tribes\x18\x05 \x01(\x0b\x32\x15.totem.v1.TribesStateH\x00\x12)\n\x07village\x18\x06 \x01(\x0b\x32\x16.totem.v1.VillageStateH\x00\x42\x07\n\x05stateB\x07\n\x05_seat\"\x80\x01\n\x12ListMatchesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x1c\n\x04game\x18\x03 \x01(\x0e\x32\x0e.totem.v1.Game\x12%\n\x06status\x18\x04 \x01(\x0e\x32\x15.totem.v1.MatchStatus\"W\n\x13ListMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.totem.v1.MatchSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x8e\x02\n\nActRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x14\n\x0cseen_version\x18\x02 \x01(\x04\x12\x11\n\x04seat\x18\x04 \x01(\rH\x01\x88\x01\x01\x12\x34\n\x0cjungle_speed\x18\x03 \x01(\x0b\x32\x1c.totem.v1.JungleSpeedCommandH\x00\x12)\n\x06tribes\x18\x05 \x01(\x0b\x32\x17.totem.v1.TribesCommandH\x00\x12+\n\x07village\x18\x06 \x01(\x0b\x32\x18.totem.v1.VillageCommandH\x00\x12#\n\x04stop\x18\x07 \x01(\x0b\x32\x13.totem.v1.StopMatchH\x00\x42\t\n\x07\x63ommandB\x07\n\x05_seat\"C\n\tStopMatch\x12\x11\n\tstatement\x18\x01 \x01(\t\x12#\n\x06result\x18\x02 \x03(\x0b\x32\x13.totem.v1.Placement\"i\n\x0b\x41\x63tResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12$\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x14.totem.v1.MatchEvent\x12#\n\x05state\x18\x03 \x01(\x0b\x32\x14.totem.v1.MatchState\"0\n\x0bPlayRequest\x12!\n\x03\x61\x63t\x18\x01 \x01(\x0b\x32\x14.totem.v1.ActRequest\"j\n\x0cPlayResponse\x12(\n\x07\x61pplied\x18\x01 \x01(\x0b\x32\x15.totem.v1.ActResponseH\x00\x12%\n\x07refused\x18\x02 \x01(\x0b\x32\x12.google.rpc.StatusH\x00\x42\t\n\x07outcome\"K\n\x0cWatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x04\x12\x12\n\nomit_state\x18\x03 \x01(\x08\"\xc5\x01\n\nMatchState\x12\'\n\x07summary\x18\x01 \x01(\x0b\x32\x16.totem.v1.MatchSummary\x12\x32\n\x0cjungle_speed\x18\x02 \x01(\x0b\x32\x1a.totem.v1.JungleSpeedStateH\x00\x12\'\n\x06tribes\x18\x03 \x01(\x0b\x32\x15.totem.v1.TribesStateH\x00\x12)\n\x07village\x18\x04 \x01(\x0b\x32\x16.totem.v1.VillageStateH\x00\x42\x06\n\x04game\"\xe9\x03\n\nMatchEvent\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12/\n\x0brecorded_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\rplayer_joined\x18\x03 \x01(\x0b\x32\x16.totem.v1.PlayerJoinedH\x00\x12+\n\x0bmatch_ended\x18\x04 \x01(\x0b\x32\x14.totem.v1.MatchEndedH\x00\x12\x32\n\x0cjungle_speed\x18\x05 \x01(\x0b\x32\x1a.totem.v1.JungleSpeedEventH\x00\x12\x31\n\x0etoken_reissued\x18\x07 \x01(\x0b\x32\x17.totem.v1.TokenReissuedH\x00\x12\'\n\x06tribes\x18\x08 \x01(\x0b\x32\x15.totem.v1.TribesEventH\x00\x12)\n\x07village\x18\t \x01(\x0b\x32\x16.totem.v1.VillageEventH\x00\x12-\n\x0cmatch_forked\x18\n \x01(\x0b\x32\x15.totem.v1.MatchForkedH\x00\x12#\n\x05state\x18\x06 \x01(\x0b\x32\x14.totem.v1.MatchState\x12\x0e\n\x06\x64igest\x18\x0e \x01(\x0c\x12\x13\n\x0bprev_digest\x18\x0f \x01(\x0c\x42\x07\n\x05\x65vent\"5\n\x13ReissueTokenRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\"=\n\x14ReissueTokenResponse\x12\x14\n\x0cplayer_token\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\"5\n\x10\x46orkMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\"}\n\x11\x46orkMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x15\n\rreferee_token\x18\x02 \x01(\t\x12\x15\n\rplayer_tokens\x18\x03 \x03(\t\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\x0c\x12\x0f\n\x07version\x18\x05 \x01(\x04\"\x15\n\x13GetServerKeyRequest\"=\n\x14GetServerKeyResponse\x12\x11\n\talgorithm\x18\x01 \x01(\t\x12\x12\n\npublic_key\x18\x02 \x01(\x0c\x32\xbb\x05\n\x0cMatchService\x12J\n\x0b\x43reateMatch\x12\x1c.totem.v1.CreateMatchRequest\x1a\x1d.totem.v1.CreateMatchResponse\x12\x44\n\tJoinMatch\x12\x1a.totem.v1.JoinMatchRequest\x1a\x1b.totem.v1.JoinMatchResponse\x12\x41\n\x08GetMatch\x12\x19.totem.v1.GetMatchRequest\x1a\x1a.totem.v1.GetMatchResponse\x12J\n\x0bListMatches\x12\x1c.totem.v1.ListMatchesRequest\x1a\x1d.totem.v1.ListMatchesResponse\x12\x32\n\x03\x41\x63t\x12\x14.totem.v1.ActRequest\x1a\x15.totem.v1.ActResponse\x12\x39\n\x04Play\x12\x15.totem.v1.PlayRequest\x1a\x16.totem.v1.PlayResponse(\x01\x30\x01\x12\x37\n\x05Watch\x12\x16.totem.v1.WatchRequest\x1a\x14.totem.v1.MatchEvent0\x01\x12M\n\x0cReissueToken\x12\x1d.totem.v1.ReissueTokenRequest\x1a\x1e.totem.v1.ReissueTokenResponse\x12\x44\n\tForkMatch\x12\x1a.totem.v1.ForkMatchRequest\x1a\x1b.totem.v1.ForkMatchResponse\x12M\n\x0cGetServerKey\x12\x1d.totem.v1.GetServerKeyRequest\x1a\x1e.totem.v1.GetServerKeyResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'totem.v1.match_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREATEMATCHREQUEST']._serialized_start=175
-  _globals['_CREATEMATCHREQUEST']._serialized_end=421
-  _globals['_CREATEMATCHRESPONSE']._serialized_start=423
-  _globals['_CREATEMATCHRESPONSE']._serialized_end=510
-  _globals['_JOINMATCHREQUEST']._serialized_start=512
-  _globals['_JOINMATCHREQUEST']._serialized_end=624
-  _globals['_JOINMATCHRESPONSE']._serialized_start=626
-  _globals['_JOINMATCHRESPONSE']._serialized_end=748
-  _globals['_GETMATCHREQUEST']._serialized_start=750
-  _globals['_GETMATCHREQUEST']._serialized_end=785
-  _globals['_GETMATCHRESPONSE']._serialized_start=788
-  _globals['_GETMATCHRESPONSE']._serialized_end=1056
-  _globals['_LISTMATCHESREQUEST']._serialized_start=1059
-  _globals['_LISTMATCHESREQUEST']._serialized_end=1187
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=1189
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=1276
-  _globals['_ACTREQUEST']._serialized_start=1279
-  _globals['_ACTREQUEST']._serialized_end=1549
-  _globals['_STOPMATCH']._serialized_start=1551
-  _globals['_STOPMATCH']._serialized_end=1618
-  _globals['_ACTRESPONSE']._serialized_start=1620
-  _globals['_ACTRESPONSE']._serialized_end=1725
-  _globals['_WATCHREQUEST']._serialized_start=1727
-  _globals['_WATCHREQUEST']._serialized_end=1802
-  _globals['_MATCHSTATE']._serialized_start=1805
-  _globals['_MATCHSTATE']._serialized_end=2002
-  _globals['_MATCHEVENT']._serialized_start=2005
-  _globals['_MATCHEVENT']._serialized_end=2494
-  _globals['_REISSUETOKENREQUEST']._serialized_start=2496
-  _globals['_REISSUETOKENREQUEST']._serialized_end=2549
-  _globals['_REISSUETOKENRESPONSE']._serialized_start=2551
-  _globals['_REISSUETOKENRESPONSE']._serialized_end=2612
-  _globals['_FORKMATCHREQUEST']._serialized_start=2614
-  _globals['_FORKMATCHREQUEST']._serialized_end=2667
-  _globals['_FORKMATCHRESPONSE']._serialized_start=2669
-  _globals['_FORKMATCHRESPONSE']._serialized_end=2794
-  _globals['_GETSERVERKEYREQUEST']._serialized_start=2796
-  _globals['_GETSERVERKEYREQUEST']._serialized_end=2817
-  _globals['_GETSERVERKEYRESPONSE']._serialized_start=2819
-  _globals['_GETSERVERKEYRESPONSE']._serialized_end=2880
-  _globals['_MATCHSERVICE']._serialized_start=2883
-  _globals['_MATCHSERVICE']._serialized_end=3523
+  _globals['_CREATEMATCHREQUEST']._serialized_start=200
+  _globals['_CREATEMATCHREQUEST']._serialized_end=446
+  _globals['_CREATEMATCHRESPONSE']._serialized_start=448
+  _globals['_CREATEMATCHRESPONSE']._serialized_end=535
+  _globals['_JOINMATCHREQUEST']._serialized_start=537
+  _globals['_JOINMATCHREQUEST']._serialized_end=649
+  _globals['_JOINMATCHRESPONSE']._serialized_start=651
+  _globals['_JOINMATCHRESPONSE']._serialized_end=773
+  _globals['_GETMATCHREQUEST']._serialized_start=775
+  _globals['_GETMATCHREQUEST']._serialized_end=810
+  _globals['_GETMATCHRESPONSE']._serialized_start=813
+  _globals['_GETMATCHRESPONSE']._serialized_end=1081
+  _globals['_LISTMATCHESREQUEST']._serialized_start=1084
+  _globals['_LISTMATCHESREQUEST']._serialized_end=1212
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=1214
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=1301
+  _globals['_ACTREQUEST']._serialized_start=1304
+  _globals['_ACTREQUEST']._serialized_end=1574
+  _globals['_STOPMATCH']._serialized_start=1576
+  _globals['_STOPMATCH']._serialized_end=1643
+  _globals['_ACTRESPONSE']._serialized_start=1645
+  _globals['_ACTRESPONSE']._serialized_end=1750
+  _globals['_PLAYREQUEST']._serialized_start=1752
+  _globals['_PLAYREQUEST']._serialized_end=1800
+  _globals['_PLAYRESPONSE']._serialized_start=1802
+  _globals['_PLAYRESPONSE']._serialized_end=1908
+  _globals['_WATCHREQUEST']._serialized_start=1910
+  _globals['_WATCHREQUEST']._serialized_end=1985
+  _globals['_MATCHSTATE']._serialized_start=1988
+  _globals['_MATCHSTATE']._serialized_end=2185
+  _globals['_MATCHEVENT']._serialized_start=2188
+  _globals['_MATCHEVENT']._serialized_end=2677
+  _globals['_REISSUETOKENREQUEST']._serialized_start=2679
+  _globals['_REISSUETOKENREQUEST']._serialized_end=2732
+  _globals['_REISSUETOKENRESPONSE']._serialized_start=2734
+  _globals['_REISSUETOKENRESPONSE']._serialized_end=2795
+  _globals['_FORKMATCHREQUEST']._serialized_start=2797
+  _globals['_FORKMATCHREQUEST']._serialized_end=2850
+  _globals['_FORKMATCHRESPONSE']._serialized_start=2852
+  _globals['_FORKMATCHRESPONSE']._serialized_end=2977
+  _globals['_GETSERVERKEYREQUEST']._serialized_start=2979
+  _globals['_GETSERVERKEYREQUEST']._serialized_end=3000
+  _globals['_GETSERVERKEYRESPONSE']._serialized_start=3002
+  _globals['_GETSERVERKEYRESPONSE']._serialized_end=3063
+  _globals['_MATCHSERVICE']._serialized_start=3066
+  _globals['_MATCHSERVICE']._serialized_end=3765
 # @@protoc_insertion_point(module_scope)

@@ -8,6 +8,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from google.rpc import status_pb2 as _status_pb2
 from totem.v1 import common_pb2 as _common_pb2
 from totem.v1 import jungle_speed_pb2 as _jungle_speed_pb2
 from totem.v1 import tribes_pb2 as _tribes_pb2
@@ -474,6 +475,65 @@ class ActResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ActResponse: _TypeAlias = ActResponse  # noqa: Y015
+
+@_typing.final
+class PlayRequest(_message.Message):
+    """One command on a Play stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def act(self) -> Global___ActRequest:
+        """The command, exactly as Act takes it."""
+
+    def __init__(
+        self,
+        *,
+        act: Global___ActRequest | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["act", b"act"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["act", b"act"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayRequest: _TypeAlias = PlayRequest  # noqa: Y015
+
+@_typing.final
+class PlayResponse(_message.Message):
+    """The answer to one PlayRequest, in the order the requests were sent."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    APPLIED_FIELD_NUMBER: _builtins.int
+    REFUSED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def applied(self) -> Global___ActResponse:
+        """Applied and stored: what Act would have answered."""
+
+    @_builtins.property
+    def refused(self) -> _status_pb2.Status:
+        """Refused, nothing written: the status Act would have ended with. Its message is
+        "<rule id>: <sentence>", its details one google.rpc.ErrorInfo as for Act (and a
+        google.rpc.RetryInfo when trying again later may succeed).
+        """
+
+    def __init__(
+        self,
+        *,
+        applied: Global___ActResponse | None = ...,
+        refused: _status_pb2.Status | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["applied", b"applied", "outcome", b"outcome", "refused", b"refused"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["applied", b"applied", "outcome", b"outcome", "refused", b"refused"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_outcome: _TypeAlias = _typing.Literal["applied", "refused"]  # noqa: Y015
+    _WhichOneofArgType_outcome: _TypeAlias = _typing.Literal["outcome", b"outcome"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_outcome) -> _WhichOneofReturnType_outcome | None: ...
+
+Global___PlayResponse: _TypeAlias = PlayResponse  # noqa: Y015
 
 @_typing.final
 class WatchRequest(_message.Message):

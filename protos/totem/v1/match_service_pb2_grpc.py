@@ -71,6 +71,11 @@ class MatchServiceStub:
                 request_serializer=totem_dot_v1_dot_match__service__pb2.ActRequest.SerializeToString,
                 response_deserializer=totem_dot_v1_dot_match__service__pb2.ActResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/totem.v1.MatchService/Play',
+                request_serializer=totem_dot_v1_dot_match__service__pb2.PlayRequest.SerializeToString,
+                response_deserializer=totem_dot_v1_dot_match__service__pb2.PlayResponse.FromString,
+                _registered_method=True)
         self.Watch = channel.unary_stream(
                 '/totem.v1.MatchService/Watch',
                 request_serializer=totem_dot_v1_dot_match__service__pb2.WatchRequest.SerializeToString,
@@ -151,6 +156,22 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """Commands on one open stream, for a player who acts often and races (JS-5.1): each
+        PlayRequest is what an Act call would carry, receive-stamped the moment its message
+        is read, with no call to set up first, so that grabs sent at once are stamped as
+        close together as they arrive. Every request gets exactly one PlayResponse, in the
+        order the requests were sent: the ActResponse Act would answer, or the refusal Act
+        would end with; a refused command writes nothing and the stream stays open. The
+        stream's token (metadata, as for Act) acts for every request; without one the
+        stream ends at once with UNAUTHENTICATED. The stream ends with a status only for
+        the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams, UNAVAILABLE when
+        the server shuts down (requests not yet answered were not applied).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Watch(self, request, context):
         """Every event after `after_version`, then live events, in order, each exactly once,
         redacted for the caller. Ends after MatchEnded. Returns MatchEvent itself rather than
@@ -220,6 +241,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.Act,
                     request_deserializer=totem_dot_v1_dot_match__service__pb2.ActRequest.FromString,
                     response_serializer=totem_dot_v1_dot_match__service__pb2.ActResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=totem_dot_v1_dot_match__service__pb2.PlayRequest.FromString,
+                    response_serializer=totem_dot_v1_dot_match__service__pb2.PlayResponse.SerializeToString,
             ),
             'Watch': grpc.unary_stream_rpc_method_handler(
                     servicer.Watch,
@@ -389,6 +415,33 @@ class MatchService:
             '/totem.v1.MatchService/Act',
             totem_dot_v1_dot_match__service__pb2.ActRequest.SerializeToString,
             totem_dot_v1_dot_match__service__pb2.ActResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/totem.v1.MatchService/Play',
+            totem_dot_v1_dot_match__service__pb2.PlayRequest.SerializeToString,
+            totem_dot_v1_dot_match__service__pb2.PlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

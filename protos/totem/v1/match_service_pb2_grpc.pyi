@@ -66,6 +66,18 @@ class MatchServiceStub:
     Receive-stamped (JS-5.1); the commands of a match run one at a time in receive order.
     Answered once the resulting events are stored.
     """
+    Play: _grpc.StreamStreamMultiCallable[_match_service_pb2.PlayRequest, _match_service_pb2.PlayResponse]
+    """Commands on one open stream, for a player who acts often and races (JS-5.1): each
+    PlayRequest is what an Act call would carry, receive-stamped the moment its message
+    is read, with no call to set up first, so that grabs sent at once are stamped as
+    close together as they arrive. Every request gets exactly one PlayResponse, in the
+    order the requests were sent: the ActResponse Act would answer, or the refusal Act
+    would end with; a refused command writes nothing and the stream stays open. The
+    stream's token (metadata, as for Act) acts for every request; without one the
+    stream ends at once with UNAUTHENTICATED. The stream ends with a status only for
+    the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams, UNAVAILABLE when
+    the server shuts down (requests not yet answered were not applied).
+    """
     Watch: _grpc.UnaryStreamMultiCallable[_match_service_pb2.WatchRequest, _match_service_pb2.MatchEvent]
     """Every event after `after_version`, then live events, in order, each exactly once,
     redacted for the caller. Ends after MatchEnded. Returns MatchEvent itself rather than
@@ -130,6 +142,18 @@ class MatchServiceAsyncStub(MatchServiceStub):
     command such as TribesPenalise (referee token required; PERMISSION_DENIED otherwise).
     Receive-stamped (JS-5.1); the commands of a match run one at a time in receive order.
     Answered once the resulting events are stored.
+    """
+    Play: _aio.StreamStreamMultiCallable[_match_service_pb2.PlayRequest, _match_service_pb2.PlayResponse]  # type: ignore[assignment]
+    """Commands on one open stream, for a player who acts often and races (JS-5.1): each
+    PlayRequest is what an Act call would carry, receive-stamped the moment its message
+    is read, with no call to set up first, so that grabs sent at once are stamped as
+    close together as they arrive. Every request gets exactly one PlayResponse, in the
+    order the requests were sent: the ActResponse Act would answer, or the refusal Act
+    would end with; a refused command writes nothing and the stream stays open. The
+    stream's token (metadata, as for Act) acts for every request; without one the
+    stream ends at once with UNAUTHENTICATED. The stream ends with a status only for
+    the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams, UNAVAILABLE when
+    the server shuts down (requests not yet answered were not applied).
     """
     Watch: _aio.UnaryStreamMultiCallable[_match_service_pb2.WatchRequest, _match_service_pb2.MatchEvent]  # type: ignore[assignment]
     """Every event after `after_version`, then live events, in order, each exactly once,
@@ -222,6 +246,24 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         command such as TribesPenalise (referee token required; PERMISSION_DENIED otherwise).
         Receive-stamped (JS-5.1); the commands of a match run one at a time in receive order.
         Answered once the resulting events are stored.
+        """
+
+    @_abc_1.abstractmethod
+    def Play(
+        self,
+        request_iterator: _MaybeAsyncIterator[_match_service_pb2.PlayRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_match_service_pb2.PlayResponse], _abc.AsyncIterator[_match_service_pb2.PlayResponse]]:
+        """Commands on one open stream, for a player who acts often and races (JS-5.1): each
+        PlayRequest is what an Act call would carry, receive-stamped the moment its message
+        is read, with no call to set up first, so that grabs sent at once are stamped as
+        close together as they arrive. Every request gets exactly one PlayResponse, in the
+        order the requests were sent: the ActResponse Act would answer, or the refusal Act
+        would end with; a refused command writes nothing and the stream stays open. The
+        stream's token (metadata, as for Act) acts for every request; without one the
+        stream ends at once with UNAUTHENTICATED. The stream ends with a status only for
+        the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams, UNAVAILABLE when
+        the server shuts down (requests not yet answered were not applied).
         """
 
     @_abc_1.abstractmethod

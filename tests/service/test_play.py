@@ -1,0 +1,241 @@
+"""Play: commands on one open stream, each answered in order, applied or refused (JS-5.1).
+
+A Play request is an Act on a stream that is already open; these tests hold it to what
+Act does (the same answer, the same refusal, nothing written by a refusal) and to what
+only a stream does (the stream survives a refusal, answers keep the order of requests,
+grabs on open streams race by the order their messages were read).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2
+
+from server.serve import RunningServer
+from tests.service.helpers import (
+    INWARD,
+    bearer,
+    create_and_join,
+    deal_for,
+    grab,
+    js_event,
+    reveal,
+    stub,
+    symbol,
+    watch_until,
+)
+from totem.v1 import match_service_pb2 as ms
+from totem.v1 import match_service_pb2_grpc
+
+BOUND = 30.0
+
+
+def _play(match_id: str, command: object, seen_version: int = 0) -> ms.PlayRequest:
+    return ms.PlayRequest(
+        act=ms.ActRequest(match_id=match_id, jungle_speed=command, seen_version=seen_version)  # type: ignore[arg-type]
+    )
+
+
+async def _play_all(
+    client: match_service_pb2_grpc.MatchServiceStub, token: str, requests: Sequence[ms.PlayRequest]
+) -> list[ms.PlayResponse]:
+    """Send every request on one stream, close it, and read every answer."""
+
+    async def sent() -> AsyncIterator[ms.PlayRequest]:
+        for request in requests:
+            yield request
+
+    call = client.Play(sent(), metadata=bearer(token))
+    return [answer async for answer in call]
+
+
+def _rule(status: object) -> str:
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info)  # type: ignore[attr-defined]
+    return str(info.metadata["rule"])
+
+
+async def test_js_3_1_a_refused_command_is_answered_on_the_stream_which_stays_open(
+    server: RunningServer,
+) -> None:
+    """Answers come one per request, in order; the refusal is Act's own (code, rule,
+    sentence), it writes nothing, and the commands after it are still applied."""
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, _, tokens = await create_and_join(client, 3, turn_timeout_ms=0)
+        version = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
+        # Seat 1 reveals out of turn first: refused (JS-3.1), then Act says the same.
+        with pytest.raises(grpc.aio.AioRpcError) as by_act:
+            await client.Act(
+                ms.ActRequest(match_id=match_id, jungle_speed=reveal()), metadata=bearer(tokens[1])
+            )
+        answers = await asyncio.wait_for(
+            _play_all(
+                client,
+                tokens[0],
+                [_play(match_id, reveal()), _play(match_id, reveal()), _play("nope", reveal())],
+            ),
+            BOUND,
+        )
+        after = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
+
+    assert [a.WhichOneof("outcome") for a in answers] == ["applied", "refused", "refused"]
+    applied, out_of_turn, no_match = answers
+    assert applied.applied.version == version + 1
+    assert js_event(applied.applied.events[0]) == "revealed"
+    assert applied.applied.state.jungle_speed.turn == 1
+    # The second reveal is seat 0's again, out of turn now: JS-3.1, as Act refuses it.
+    assert out_of_turn.refused.code == grpc.StatusCode.FAILED_PRECONDITION.value[0]
+    assert _rule(out_of_turn.refused) == "JS-3.1" == by_act.value.details().split(":")[0]
+    assert out_of_turn.refused.message.startswith("JS-3.1: ")
+    assert no_match.refused.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert "not a match id" in no_match.refused.message
+    # Only the applied reveal was written.
+    assert after == version + 1
+
+
+async def test_a_play_request_that_is_not_one_is_refused_and_the_stream_goes_on(
+    server: RunningServer,
+) -> None:
+    channel, _ = stub(server.port)
+    async with channel:
+        _, client = stub(server.port)
+        match_id, _, tokens = await create_and_join(client, 2, turn_timeout_ms=0)
+        raw = channel.stream_stream("/totem.v1.MatchService/Play")
+
+        async def sent() -> AsyncIterator[bytes]:
+            yield b"\xff\xff\xff"  # not a PlayRequest
+            yield ms.PlayRequest().SerializeToString()  # no act
+            yield _play(match_id, reveal()).SerializeToString()
+
+        call = raw(sent(), metadata=bearer(tokens[0]))
+        answers = [ms.PlayResponse.FromString(a) async for a in call]
+
+    assert [a.WhichOneof("outcome") for a in answers] == ["refused", "refused", "applied"]
+    assert all(a.refused.code == grpc.StatusCode.INVALID_ARGUMENT.value[0] for a in answers[:2])
+    assert "not a valid Play request" in answers[0].refused.message
+    assert "act must be set" in answers[1].refused.message
+
+
+async def test_a_play_stream_without_a_token_ends_unauthenticated(server: RunningServer) -> None:
+    """The stream ends as soon as it opens: nothing on it could act. (The client sends
+    nothing first: grpcio's asyncio client reports a write that races with the end of
+    the stream as INTERNAL instead of the server's status, grpc/grpc#36066.)"""
+    channel, client = stub(server.port)
+    async with channel:
+        call = client.Play()
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await asyncio.wait_for(call.read(), BOUND)
+    assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
+    assert "player token" in str(refused.value.details())
+
+
+async def test_a_token_of_another_match_is_refused_per_request(server: RunningServer) -> None:
+    """The stream's token acts for every request; a request for a match the token is not
+    valid in is refused like Act's, and writes nothing there."""
+    channel, client = stub(server.port)
+    async with channel:
+        mine, _, my_tokens = await create_and_join(client, 2, turn_timeout_ms=0)
+        theirs, _, _ = await create_and_join(client, 2, turn_timeout_ms=0)
+        theirs_before = await client.GetMatch(ms.GetMatchRequest(match_id=theirs))
+        answers = await asyncio.wait_for(
+            _play_all(client, my_tokens[0], [_play(theirs, reveal()), _play(mine, reveal())]),
+            BOUND,
+        )
+        theirs_after = await client.GetMatch(ms.GetMatchRequest(match_id=theirs))
+    assert answers[0].refused.code == grpc.StatusCode.UNAUTHENTICATED.value[0]
+    assert answers[0].refused.message == "the token is not valid for this match"
+    assert answers[1].WhichOneof("outcome") == "applied"
+    assert theirs_after.summary.version == theirs_before.summary.version
+
+
+async def test_js_6_1_js_5_1_grabs_on_open_streams_race_by_the_order_they_were_read(
+    server: RunningServer,
+) -> None:
+    """Six seats, each on its own connection with a Play stream already open, grab at
+    once: one wins, the one the server stamped first, and every other grab is recorded
+    as late with its own stamp."""
+    players = 6
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, referee, tokens = await create_and_join(
+            client, players, prearranged_deal=deal_for(players, {0: [INWARD]}), turn_timeout_ms=0
+        )
+        revealed = await client.Act(
+            ms.ActRequest(match_id=match_id, jungle_speed=reveal()), metadata=bearer(tokens[0])
+        )
+        channels = [stub(server.port) for _ in tokens]
+        queues: list[asyncio.Queue[ms.PlayRequest | None]] = [asyncio.Queue() for _ in tokens]
+
+        async def sent(
+            queue: asyncio.Queue[ms.PlayRequest | None],
+        ) -> AsyncIterator[ms.PlayRequest]:
+            while (request := await queue.get()) is not None:
+                yield request
+
+        calls = [
+            c.Play(sent(q), metadata=bearer(t))
+            for (_, c), q, t in zip(channels, queues, tokens, strict=True)
+        ]
+        try:
+            for queue in queues:
+                queue.put_nowait(_play(match_id, grab(), revealed.version))
+            answers = await asyncio.wait_for(asyncio.gather(*(c.read() for c in calls)), BOUND)
+            for queue in queues:
+                queue.put_nowait(None)
+            ends = await asyncio.wait_for(asyncio.gather(*(c.read() for c in calls)), BOUND)
+        finally:
+            for other, _ in channels:
+                await other.close()
+        last = max(a.applied.version for a in answers)
+        events = await asyncio.wait_for(watch_until(client, match_id, last, referee), BOUND)
+
+    assert all(end is grpc.aio.EOF for end in ends)
+    names = [js_event(e) for e in events]
+    assert names.count("arrows_won") == 1 and names.count("late_grab") == players - 1
+    won = next(e for e in events if js_event(e) == "arrows_won").jungle_speed.arrows_won
+    lates = [e.jungle_speed.late_grab for e in events if js_event(e) == "late_grab"]
+    sequences = [won.stamp.sequence] + [g.stamp.sequence for g in lates]
+    assert won.stamp.sequence == min(sequences) and len(set(sequences)) == players
+    assert all(g.stamp.seen_version == revealed.version for g in lates)
+    outcomes = sorted(js_event(a.applied.events[0]) for a in answers)
+    assert outcomes == ["arrows_won"] + ["late_grab"] * (players - 1)
+
+
+async def test_js_4_2_a_duel_decided_by_a_stream_and_a_call_alike(server: RunningServer) -> None:
+    """A grab on a Play stream and a grab by Act race in one receive order: whichever
+    is stamped first wins the duel (JS-4.2), and the other is late."""
+    channel, client = stub(server.port)
+    async with channel:
+        deck = deal_for(2, {0: [symbol(0, 0)], 1: [symbol(0, 1)]})
+        match_id, referee, tokens = await create_and_join(
+            client, 2, prearranged_deal=deck, turn_timeout_ms=0
+        )
+        for seat in (0, 1):
+            await client.Act(
+                ms.ActRequest(match_id=match_id, jungle_speed=reveal()),
+                metadata=bearer(tokens[seat]),
+            )
+        seen = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
+        streamed, called = await asyncio.wait_for(
+            asyncio.gather(
+                _play_all(client, tokens[0], [_play(match_id, grab(), seen)]),
+                client.Act(
+                    ms.ActRequest(match_id=match_id, jungle_speed=grab(), seen_version=seen),
+                    metadata=bearer(tokens[1]),
+                ),
+            ),
+            BOUND,
+        )
+        last = max(streamed[0].applied.version, called.version)
+        events = await asyncio.wait_for(watch_until(client, match_id, last, referee), BOUND)
+
+    won = [e.jungle_speed.duel_won for e in events if js_event(e) == "duel_won"]
+    late = [e.jungle_speed.late_grab for e in events if js_event(e) == "late_grab"]
+    assert len(won) == 1 and len(late) == 1
+    assert won[0].stamp.sequence < late[0].stamp.sequence
+    assert {won[0].winner, late[0].seat} == {0, 1}
