@@ -83,8 +83,9 @@ class RunningServer:
         and the version to resume after. For ``drain`` seconds the server stays up:
         new commands are refused with UNAVAILABLE and a retry hint, commands already
         waiting run, reads are answered. Then the commands still waiting are refused
-        (never applied), the work under way and its save finish, the port closes (calls
-        still running get ``grace`` seconds), and the store is closed.
+        (never applied), every Play stream ends with UNAVAILABLE once the requests it
+        has read are answered, the work under way and its save finish, the port closes
+        (calls still running get ``grace`` seconds), and the store is closed.
         """
         if self.stopped:
             return
@@ -94,6 +95,8 @@ class RunningServer:
         refused = await self.actors.drain(drain)
         if refused:
             log.warning("%d waiting commands refused: the server is shutting down", refused)
+        if self.service is not None:
+            self.service.end_plays()
         await self.server.stop(grace)
         await self.actors.close()
         if self.cluster is not None:

@@ -184,6 +184,11 @@ Answer = (
 )
 
 
+#: A Play stream's answers in the order of its requests; None once the client has sent
+#: its last, a refusal to end the stream with.
+Answers = asyncio.Queue[Answer | ServiceError | None]
+
+
 def refused(error: Exception) -> match_service_pb2.PlayResponse:
     """A Play stream's answer to a refused command: the status Act would end with."""
     refusal = to_service_error(error) or incident(error)
@@ -222,6 +227,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         self.streams = StreamSlots(
             self.limits.streams_per_connection, self.limits.streams_per_address
         )
+        #: The answers of every open Play stream, to end them when the server stops.
+        self._plays: set[Answers] = set()
         #: One timer for the deadline of every stream write.
         self.deadlines = WriteDeadlines(self.limits.stream_write_timeout_s)
         actors.when_retired(self.rates.forget)
@@ -434,13 +441,15 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 raise no_token()
             peer = context.peer()
             with self.streams.held(peer, client_address(peer)):
-                answers: asyncio.Queue[Answer | None] = asyncio.Queue()
+                answers: Answers = asyncio.Queue()
                 room = asyncio.Semaphore(MAX_UNANSWERED)
                 reader = asyncio.create_task(self._read_plays(requests, token, answers, room))
+                self._plays.add(answers)
                 try:
                     await self._answer(answers, room, context)
                     await reader  # a read that failed ends the stream with its error
                 finally:
+                    self._plays.discard(answers)
                     reader.cancel()
         except Exception as error:
             await self._end_stream(context, error)
@@ -449,7 +458,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         self,
         requests: AsyncIterator[match_service_pb2.PlayRequest | Undecodable],
         token: str,
-        answers: asyncio.Queue[Answer | None],
+        answers: Answers,
         room: asyncio.Semaphore,
     ) -> None:
         try:
@@ -476,13 +485,15 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
 
     async def _answer(
         self,
-        answers: asyncio.Queue[Answer | None],
+        answers: Answers,
         room: asyncio.Semaphore,
         context: grpc.aio.ServicerContext,
     ) -> None:
         """Write each request's answer, in the order the requests were read, until the
-        client has sent its last."""
+        client has sent its last, or until the stream is ended (:meth:`end_plays`)."""
         while (answer := await answers.get()) is not None:
+            if isinstance(answer, ServiceError):
+                raise answer
             if isinstance(answer, match_service_pb2.PlayResponse):
                 response = answer
             else:
@@ -498,6 +509,13 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                     "this stream's answers were not read in time; play again on a new stream",
                 )
             room.release()
+
+    def end_plays(self) -> None:
+        """End every Play stream with UNAVAILABLE once the requests already read are
+        answered: the server is shutting down, and commands are refused by now, so a
+        request read later was not applied."""
+        for answers in self._plays:
+            answers.put_nowait(shutting_down("play again; requests not answered were not applied"))
 
     def _submit_act(
         self, request: match_service_pb2.ActRequest, token: str | None, stamp: ReceiveStamp

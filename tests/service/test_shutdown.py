@@ -163,3 +163,37 @@ async def test_timers_stop_when_the_drain_begins(running: RunningServer) -> None
         assert actor.timer is None
         running.actors.hurry()
         await asyncio.wait_for(stopping, 30)
+
+
+async def test_play_streams_refuse_while_draining_then_end_with_every_request_answered(
+    running: RunningServer,
+) -> None:
+    """During the drain window a Play stream stays open and refuses each new command
+    (UNAVAILABLE, retry hint, not applied); when the window ends the stream ends with
+    UNAVAILABLE, without holding the server's stop for its grace period."""
+    channel, client = stub(running.port)
+    async with channel:
+        match_id, _, tokens = await create_and_join(client, 2, turn_timeout_ms=0)
+        call = client.Play(metadata=bearer(tokens[0]))
+        request = ms.PlayRequest(act=ms.ActRequest(match_id=match_id, jungle_speed=reveal()))
+        await call.write(request)
+        applied = await asyncio.wait_for(call.read(), 30)
+        assert applied.WhichOneof("outcome") == "applied"
+
+        stopping = asyncio.ensure_future(running.stop(drain=FOREVER_S))
+        while running.actors.draining is False:
+            await asyncio.sleep(0.01)
+        await call.write(request)  # out of turn too, but the drain refuses it first
+        refused = await asyncio.wait_for(call.read(), 30)
+        assert refused.refused.code == grpc.StatusCode.UNAVAILABLE.value[0]
+        assert "not applied" in refused.refused.message
+        state = await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
+        assert state.summary.version == applied.applied.version
+
+        running.actors.hurry()
+        with pytest.raises(grpc.aio.AioRpcError) as ended:
+            await asyncio.wait_for(call.read(), 30)
+        assert ended.value.code() is grpc.StatusCode.UNAVAILABLE
+        assert retry_delay_ms(ended.value) == SHUTDOWN_RETRY_MS
+        # The stream did not wait for the port to close (5 s of grace).
+        await asyncio.wait_for(stopping, 30)
