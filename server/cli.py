@@ -130,7 +130,8 @@ def main() -> None:
     help="On SIGTERM or SIGINT, how long the server stays up, reporting NOT_SERVING to "
     "health checks, before it closes its port: Watch streams end at once with the version "
     "to resume after, new commands get UNAVAILABLE with a retry hint, commands already "
-    "waiting run; those still waiting at the end are refused, never applied. A second "
+    "waiting run; those still waiting at the end are refused, never applied, and Play "
+    "streams end. A second "
     "signal ends the window at once (env TOTEM_DRAIN_SECONDS).",
 )
 @click.option(
@@ -139,9 +140,9 @@ def main() -> None:
     envvar=ENV_NAMES["stream_write_timeout_s"],
     default=Limits.stream_write_timeout_s,
     show_default=True,
-    help="Seconds one write of a Watch stream may wait for its client to take it; a stream "
-    "that falls behind or stops reading is then ended with RESOURCE_EXHAUSTED and the "
-    "version to resume after (env TOTEM_STREAM_WRITE_TIMEOUT).",
+    help="Seconds one write of a Watch or Play stream may wait for its client to take it; a "
+    "stream that falls behind or stops reading is then ended with RESOURCE_EXHAUSTED (a "
+    "Watch stream with the version to resume after) (env TOTEM_STREAM_WRITE_TIMEOUT).",
 )
 @click.option(
     "--streams-per-connection",
@@ -149,7 +150,7 @@ def main() -> None:
     envvar=ENV_NAMES["streams_per_connection"],
     default=Limits.streams_per_connection,
     show_default=True,
-    help="Open Watch streams one connection may hold; beyond, RESOURCE_EXHAUSTED with a "
+    help="Open Watch and Play streams one connection may hold; beyond, RESOURCE_EXHAUSTED with a "
     "retry hint (env TOTEM_STREAMS_PER_CONNECTION).",
 )
 @click.option(
@@ -158,7 +159,7 @@ def main() -> None:
     envvar=ENV_NAMES["streams_per_address"],
     default=Limits.streams_per_address,
     show_default=True,
-    help="Open Watch streams one client address may hold over all its connections; "
+    help="Open Watch and Play streams one client address may hold over all its connections; "
     "beyond, RESOURCE_EXHAUSTED with a retry hint (env TOTEM_STREAMS_PER_ADDRESS).",
 )
 @click.option(
@@ -167,7 +168,7 @@ def main() -> None:
     envvar=ENV_NAMES["commands_per_second"],
     default=Limits.commands_per_second,
     show_default=True,
-    help="Commands (Act) one seat of one match may send per second on average; beyond, "
+    help="Commands (Act or Play) one seat of one match may send per second on average; beyond, "
     "RESOURCE_EXHAUSTED with a retry hint, not applied (env TOTEM_COMMANDS_PER_SECOND).",
 )
 @click.option(

@@ -32,12 +32,12 @@ from server.errors import ServiceError, status_text, trailing_metadata
 class Limits:
     """The server's bounds; the defaults suit a server of a few hundred players."""
 
-    #: How long one write of a Watch stream may wait for the client to take it; a stream
+    #: How long one write of a Watch or Play stream may wait for the client to take it; a stream
     #: whose write takes longer is ended with RESOURCE_EXHAUSTED and its resume version.
     stream_write_timeout_s: float = 5.0
-    #: Open Watch streams on one connection (one HTTP/2 connection: one channel).
+    #: Open Watch and Play streams on one connection (one HTTP/2 connection: one channel).
     streams_per_connection: int = 50
-    #: Open Watch streams from one client address, all its connections together.
+    #: Open Watch and Play streams from one client address, all its connections together.
     streams_per_address: int = 100
     #: Commands (``Act``) one seat of one match may send per second, on average...
     commands_per_second: float = 20.0
@@ -178,7 +178,7 @@ STREAM_RETRY_MS = 1000
 
 
 class StreamSlots:
-    """Counts the open Watch streams of each connection and each client address."""
+    """Counts the open Watch and Play streams of each connection and each client address."""
 
     def __init__(self, per_connection: int, per_address: int) -> None:
         self.per_connection = per_connection
@@ -192,13 +192,13 @@ class StreamSlots:
         free (the block does not run)."""
         if self._connections.get(connection, 0) >= self.per_connection:
             raise exhausted(
-                f"this connection has {self.per_connection} Watch streams open already: "
+                f"this connection has {_streams(self.per_connection)} open already: "
                 "close one, or open another connection",
                 STREAM_RETRY_MS,
             )
         if self._addresses.get(address, 0) >= self.per_address:
             raise exhausted(
-                f"this client address has {self.per_address} Watch streams open already: close one",
+                f"this client address has {_streams(self.per_address)} open already: close one",
                 STREAM_RETRY_MS,
             )
         _add(self._connections, connection, 1)
@@ -269,6 +269,10 @@ class WriteDeadlines:
                 self._expired.add(task)
                 task.cancel()
         self._sweep = loop.call_later(self.timeout_s / 4, self._sweeping)
+
+
+def _streams(count: int) -> str:
+    return f"{count} stream" if count == 1 else f"{count} streams"
 
 
 def _add(counts: dict[str, int], key: str, delta: int) -> None:

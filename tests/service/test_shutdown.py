@@ -28,6 +28,7 @@ from tests.service.helpers import (
     reveal,
     stub,
 )
+from tests.service.limits_helpers import until
 from totem.v1 import match_service_pb2 as ms
 
 #: Long enough that a test ends the drain window itself, never by the clock.
@@ -181,8 +182,7 @@ async def test_play_streams_refuse_while_draining_then_end_with_every_request_an
         assert applied.WhichOneof("outcome") == "applied"
 
         stopping = asyncio.ensure_future(running.stop(drain=FOREVER_S))
-        while running.actors.draining is False:
-            await asyncio.sleep(0.01)
+        await until(lambda: running.actors.draining, "the drain window begun")
         await call.write(request)  # out of turn too, but the drain refuses it first
         refused = await asyncio.wait_for(call.read(), 30)
         assert refused.refused.code == grpc.StatusCode.UNAVAILABLE.value[0]

@@ -7,6 +7,7 @@ import dataclasses
 from uuid import UUID
 
 import grpc
+import pytest
 
 from server.errors import RETRY_METADATA_KEY
 from tests.service.helpers import bearer, grab, retry_delay_ms, stub
@@ -104,8 +105,8 @@ async def test_open_streams_are_capped_per_connection_and_per_address(
                 except grpc.aio.AioRpcError as error:
                     refusals.append(error)
             assert [e.code() for e in refusals] == [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
-            assert "this connection has 2 Watch streams open" in str(refusals[0].details())
-            assert "this client address has 3 Watch streams open" in str(refusals[1].details())
+            assert "this connection has 2 streams open" in str(refusals[0].details())
+            assert "this client address has 3 streams open" in str(refusals[1].details())
             assert all(retry_delay_ms(e) > 0 for e in refusals)
             assert all(RETRY_METADATA_KEY in dict(e.trailing_metadata()) for e in refusals)
             assert running.service.streams.open("127.0.0.1") == 3
@@ -116,3 +117,29 @@ async def test_open_streams_are_capped_per_connection_and_per_address(
             for call in held:
                 call.cancel()  # type: ignore[attr-defined]
             await until(lambda: running.service.streams.open() == 0, "every slot given back")
+
+
+async def test_a_play_stream_holds_a_stream_slot_like_a_watch(store_env: dict[str, str]) -> None:
+    """Play streams count with Watch streams against the caps: one connection allowed
+    one stream refuses a Watch while a Play stream is open, and takes it once closed."""
+    limits = dataclasses.replace(LOOSE, streams_per_connection=1)
+    async with serving(store_env, limits) as running:
+        channel, client = stub(running.port)
+        async with channel:
+            match_id, tokens, _ = await decided_race(client)
+            play = client.Play(metadata=bearer(tokens[1]))
+            await play.write(
+                ms.PlayRequest(act=ms.ActRequest(match_id=match_id, jungle_speed=grab()))
+            )
+            assert (await play.read()).WhichOneof("outcome") == "applied"  # a late grab
+            assert running.service.streams.open() == 1
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await client.Watch(ms.WatchRequest(match_id=match_id)).read()
+            assert refused.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "this connection has 1 stream open" in str(refused.value.details())
+            await play.done_writing()
+            assert await play.read() is grpc.aio.EOF
+            await until(lambda: running.service.streams.open() == 0, "the Play slot given back")
+            watch = client.Watch(ms.WatchRequest(match_id=match_id))
+            assert (await watch.read()).version == 1
+            watch.cancel()
