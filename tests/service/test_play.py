@@ -28,6 +28,7 @@ from tests.service.helpers import (
     symbol,
     watch_until,
 )
+from tests.service.tribes_helpers import create_tribes, penalise, tribes_event
 from totem.v1 import match_service_pb2 as ms
 from totem.v1 import match_service_pb2_grpc
 
@@ -239,3 +240,22 @@ async def test_js_4_2_a_duel_decided_by_a_stream_and_a_call_alike(server: Runnin
     assert len(won) == 1 and len(late) == 1
     assert won[0].stamp.sequence < late[0].stamp.sequence
     assert {won[0].winner, late[0].seat} == {0, 1}
+
+
+async def test_tr_4_1_the_referee_plays_a_tribes_penalty_on_a_stream_and_is_refused_a_second(
+    server: RunningServer,
+) -> None:
+    """Play is every game's: the referee's token acts for referee commands on it, and a
+    Tribes refusal comes back with its rule, the stream going on."""
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, referee, _ = await create_tribes(client, 2)
+
+        def penalty() -> ms.PlayRequest:
+            return ms.PlayRequest(act=ms.ActRequest(match_id=match_id, tribes=penalise(1)))
+
+        answers = await asyncio.wait_for(_play_all(client, referee, [penalty(), penalty()]), BOUND)
+    assert answers[0].WhichOneof("outcome") == "applied"
+    assert tribes_event(answers[0].applied.events[0]) == "penalised"
+    assert answers[1].refused.code == grpc.StatusCode.FAILED_PRECONDITION.value[0]
+    assert _rule(answers[1].refused) == "TR-4.1"
