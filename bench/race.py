@@ -33,6 +33,19 @@ sends its grab; after one turn of its event
 loop, by which time gRPC's core has the request, it notes the time again (handed). Its
 answer holds its grab's receive stamp.
 
+The path a grab is raced on is ``--via``. With ``act`` (the default) a grab is an Act call
+of its own, which ``totem serve`` stamps when gRPC hands the new call to the event loop
+(server/stamps.py); grpcio's asyncio server keeps one call request outstanding, so calls
+that arrive together reach Python one at a time. With ``play`` a grab is a PlayRequest
+written on a Play stream its contender opened when it was armed, just before its call of
+its own: that call follows the stream's headers on the same connection and a server's
+calls reach Python in the order they arrive, so once it is answered the stream's handler
+is waiting for a message, and the grab is stamped as its message is read, with no call
+to set up. The send time is noted just before the write is handed to gRPC, and handed
+after one turn of the loop, as for Act; the answer is the stream's PlayResponse (a
+refusal stops the run, as a failed Act does), and the stream is ended once every grab
+of the race is stored.
+
 Where the run may open a packet socket (Linux, CAP_NET_RAW; ``--wire``), the coordinator
 also records when each grab's request was written to the loopback interface: the kernel
 timestamps every TCP segment sent to the server's port (see bench/wire.py), and a grab's
@@ -75,17 +88,21 @@ arrival gives each place 1/N).
 
 A baseline, ``--bare``: the same races against a server that does nothing but stamp
 (bench/race_bare.py), a ``grpc.aio`` server in a process of its own with the real
-server's gRPC listener setting, switch interval, channel options and arrival interceptor,
-and one method on the grab's path that answers with the stamp without reading the
-request. The contenders are the same processes with the same sender, start signal,
-margin, spin, offsets and schedule, each on a connection of its own, and send a request
-of the grab's size on the same path: only the server differs. Its stamp spread is the
-floor that gRPC and Python set with this rig on this machine. It has no matches, so no
-joins, seat streams or spectators (``--watchers`` does not apply), and nothing is won:
-first sender won, wins per seat and per connection, their bias targets and the winner's
-place on the wire are left out; spreads, orders, gaps and wire times are reported as for
-``totem serve``. ``--with-bare BLOCK`` runs both in one invocation, in turn, BLOCK races
-on the bare server then the same BLOCK races on ``totem serve``, and compares them.
+server's gRPC listener setting, switch interval, channel options and arrival
+interceptor, and the grab's two paths, answered with the stamp and nothing else: an Act
+call stamped by the same interceptor, and a Play stream whose messages are stamped as
+they are read, neither request decoded. The contenders are the same processes with the
+same sender, start signal, margin, spin, offsets and schedule, each on a connection of
+its own, and send a request of the grab's size on the same path (``--via``): only the
+server differs. With ``play`` they are armed against it too, one at a time in the same
+fresh order, to open their race's stream, their call of its own being an Act to the bare
+server. Its stamp spread is the floor that gRPC and Python set with this rig on this
+machine. It has no matches, so no joins, seat streams or spectators (``--watchers`` does
+not apply), and nothing is won: first sender won, wins per seat and per connection,
+their bias targets and the winner's place on the wire are left out; spreads, orders,
+gaps and wire times are reported as for ``totem serve``. ``--with-bare BLOCK`` runs both
+in one invocation, in turn, BLOCK races on the bare server then the same BLOCK races on
+``totem serve``, and compares them.
 ``--bare-servers K`` (an experiment) runs K bare ``grpc.aio`` servers in the bare
 server's one process and event loop, on one port with SO_REUSEPORT, sharing one stamper:
 the kernel spreads the contenders' connections over them, and each server keeps its own
@@ -130,6 +147,7 @@ from pathlib import Path
 from typing import Any
 
 from race_bare import PATH as BARE_PATH
+from race_bare import PLAY_PATH as BARE_PLAY_PATH
 from race_bare import STAMP as BARE_STAMP
 from wire import Segment, WireTap, local_ports
 
@@ -283,6 +301,9 @@ class Grab:
 SEND, WIRE = "send", "wire"
 #: Which server a race ran against: ``totem serve``, or the bare one (bench/race_bare.py).
 SERVER, BARE = "server", "bare"
+#: How a grab is sent (``--via``): an Act call of its own, or a message on a Play stream
+#: the contender opened when it was armed.
+ACT, PLAY = "act", "play"
 
 
 def _when(grab: Grab, view: str) -> int:
@@ -414,9 +435,10 @@ def contender_main(
     conn: multiprocessing.connection.Connection,
     spin_ns: int,
     sender: str,
+    via: str,
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator stops us
-    asyncio.run(_contender(index, addresses, conn, spin_ns, sender))
+    asyncio.run(_contender(index, addresses, conn, spin_ns, sender, via))
 
 
 class _Timespec(ctypes.Structure):
@@ -471,9 +493,11 @@ async def _contender(
     conn: multiprocessing.connection.Connection,
     spin_ns: int,
     sender: str,
+    via: str,
 ) -> None:
     """A contender: a connection of its own to each server in ``addresses`` (SERVER,
-    BARE or both), each opened in turn, and grabs on whichever a "go" names."""
+    BARE or both), each opened in turn, and grabs on whichever a "go" names: an Act call,
+    or (``via`` PLAY) a message on the Play stream it opened on that server when armed."""
     import grpc
 
     from totem.v1 import jungle_speed_pb2 as js
@@ -487,21 +511,32 @@ async def _contender(
         with contextlib.suppress(OSError):
             ports += local_ports(int(addresses[kind].rsplit(":", 1)[1]))
     acts: dict[str, Any] = {}
+    plays: dict[str, Any] = {}
     stub: Any = None
     if SERVER in channels:
         stub = match_service_pb2_grpc.MatchServiceStub(channels[SERVER])
         acts[SERVER] = stub.Act
+        plays[SERVER] = stub.Play
     if BARE in channels:
-        # The generated stub's Act but for the answer, the bare server's packed stamp.
+        # The generated stub's Act and Play but for the answers, the bare server's packed
+        # stamps.
         acts[BARE] = channels[BARE].unary_unary(
             BARE_PATH,
             request_serializer=ms.ActRequest.SerializeToString,
             response_deserializer=None,
             _registered_method=True,
         )
+        plays[BARE] = channels[BARE].stream_stream(
+            BARE_PLAY_PATH,
+            request_serializer=ms.PlayRequest.SerializeToString,
+            response_deserializer=None,
+            _registered_method=True,
+        )
     conn.send(("ready", index, ports))
     match_id, seat, token = "", 0, ""
     follower: Follower | None = None
+    #: With PLAY, the stream opened when armed for the next race, by server.
+    streams: dict[str, Any] = {}
     grab = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
     # Against the bare server, a request of the same size as a real grab's: a match id, a
     # seen version and a bearer token as long as the real ones (the server reads none).
@@ -533,17 +568,35 @@ async def _contender(
                     await follower.reach(1)
                     conn.send(("joined", index, token))
                 elif kind == "arm":
-                    assert follower is not None
-                    await follower.reach(message[1])
+                    _, on, reveal_version = message
+                    if on == SERVER:
+                        assert follower is not None
+                        await follower.reach(reveal_version)
+                        metadata = (("authorization", f"Bearer {token}"),)
+                    else:
+                        metadata = bare_metadata
+                    if via == PLAY:
+                        # The grab's stream, opened now so that the grab is a message on
+                        # an open stream: its call's headers go out before the call below,
+                        # on the same connection, and gRPC's core hands a server's calls
+                        # to Python in the order they arrive, so once that call is
+                        # answered the stream's handler is running, waiting to read.
+                        if on in streams:  # left open by a race that failed
+                            streams.pop(on).cancel()
+                        stream = plays[on](metadata=metadata, timeout=STEP_TIMEOUT)
+                        streams[on] = stream
+                        await asyncio.wait_for(stream.wait_for_connection(), STEP_TIMEOUT)
                     # A call of its own on the connection: the contenders are armed one at
                     # a time in a fresh order, so the last to have used its connection is
                     # not always the last to join (the highest seat), whose send would
-                    # then be the quickest.
-                    await stub.GetServerKey(ms.GetServerKeyRequest(), timeout=STEP_TIMEOUT)
+                    # then be the quickest. The bare server's is a stamping Act.
+                    if on == SERVER:
+                        await stub.GetServerKey(ms.GetServerKeyRequest(), timeout=STEP_TIMEOUT)
+                    else:
+                        await acts[BARE](bare_request, metadata=metadata, timeout=STEP_TIMEOUT)
                     conn.send(("armed", index))
                 elif kind == "go":
                     _, on, reveal_version, start_ns, offset_ns, rank, last_version = message
-                    act = acts[on]
                     if on == BARE:
                         request, metadata = bare_request, bare_metadata
                     else:
@@ -552,6 +605,9 @@ async def _contender(
                             match_id=match_id, seen_version=reveal_version, jungle_speed=grab
                         )
                         metadata = (("authorization", f"Bearer {token}"),)
+                    if via == PLAY:
+                        stream = streams[on]
+                        play_request = ms.PlayRequest(act=request)
                     target = start_ns + offset_ns
                     gc.disable()
                     now = time.monotonic_ns()
@@ -567,9 +623,13 @@ async def _contender(
                             pass
                     sent = time.monotonic_ns()
                     sent_wall = time.time_ns()
-                    call = act(request, metadata=metadata, timeout=STEP_TIMEOUT)
-                    # One turn of the loop: the call's task hands the request to gRPC's
-                    # core (which writes it or queues it for writing), then we run again.
+                    if via == PLAY:
+                        call = asyncio.ensure_future(_play_once(stream, play_request))
+                    else:
+                        call = acts[on](request, metadata=metadata, timeout=STEP_TIMEOUT)
+                    # One turn of the loop: the call's task (the write's, on a stream)
+                    # hands the request to gRPC's core (which writes it or queues it for
+                    # writing), then we run again.
                     await asyncio.sleep(0)
                     handed = time.monotonic_ns()
                     if fifo is not None:
@@ -607,10 +667,13 @@ async def _contender(
                         }
                     else:
                         assert follower is not None
-                        mine = _own_event(answer, seat)
+                        mine = _own_event(_applied(answer) if via == PLAY else answer, seat)
                         await follower.reach(last_version)
                         await follower.close()
                         follower = None
+                        if via == PLAY:
+                            # Every grab is stored: the stream's end competes with none.
+                            await _close_play(streams.pop(SERVER))
                         outcome = mine.jungle_speed.WhichOneof("event")
                         stamp = getattr(mine.jungle_speed, outcome).stamp
                         outcome_fields = {
@@ -629,7 +692,10 @@ async def _contender(
                 elif kind == "collect":
                     # After a race against the bare server, once every contender has its
                     # answer: collecting at once (about 2 ms of CPU a contender) would
-                    # compete with the stamping of the grabs still on their way.
+                    # compete with the stamping of the grabs still on their way. The
+                    # same for ending the race's Play stream.
+                    if BARE in streams:
+                        await _close_play(streams.pop(BARE))
                     gc.collect()
                     conn.send(("collected", index))
                 else:
@@ -640,8 +706,48 @@ async def _contender(
     finally:
         if follower is not None:
             await follower.close()
+        for stream in streams.values():
+            stream.cancel()
         for channel in channels.values():
             await channel.close()
+
+
+async def _play_once(stream: Any, request: Any) -> Any:
+    """One request written on an open Play stream, and its answer: a PlayResponse from
+    ``totem serve``, a packed stamp from the bare server. A stream that ends instead of
+    answering raises, as an Act call that fails does."""
+    import grpc
+
+    await stream.write(request)
+    answer = await stream.read()
+    if answer is grpc.aio.EOF:
+        raise RuntimeError(f"the Play stream ended: {await stream.code()} {await stream.details()}")
+    return answer
+
+
+def _applied(response: Any) -> Any:
+    """The ActResponse of an applied PlayResponse; a refusal raises, as Act's would."""
+    outcome = response.WhichOneof("outcome")
+    if outcome == "applied":
+        return response.applied
+    if outcome == "refused":
+        import grpc
+
+        refusal = response.refused
+        code = next((c for c in grpc.StatusCode if c.value[0] == refusal.code), refusal.code)
+        raise RuntimeError(f"refused on the Play stream: {code} {refusal.message}")
+    raise RuntimeError(f"a PlayResponse with no outcome: {response}")
+
+
+async def _close_play(stream: Any) -> None:
+    """End a race's Play stream as a player would: no more requests, then its status."""
+    import grpc
+
+    await stream.done_writing()
+    rest = await asyncio.wait_for(stream.read(), STEP_TIMEOUT)
+    code = await asyncio.wait_for(stream.code(), STEP_TIMEOUT)
+    if rest is not grpc.aio.EOF or code != grpc.StatusCode.OK:
+        raise RuntimeError(f"the Play stream ended badly: {code} {await stream.details()}")
 
 
 def _own_event(answer: Any, seat: int) -> Any:
@@ -917,6 +1023,7 @@ class Children:
         watchers: int,
         spin_ns: int,
         sender: str,
+        via: str = ACT,
     ) -> None:
         context = multiprocessing.get_context("spawn")  # no gRPC state inherited by fork
         self.pipes: dict[int, multiprocessing.connection.Connection] = {}
@@ -927,7 +1034,7 @@ class Children:
             ours, theirs = context.Pipe()
             process = context.Process(
                 target=contender_main,
-                args=(index, addresses, theirs, spin_ns, sender),
+                args=(index, addresses, theirs, spin_ns, sender, via),
                 name=f"contender {index}",
                 daemon=True,
             )
@@ -1088,7 +1195,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
                         raise
                     wire_note = f"unavailable: {error}"
                     print(f"no wire timestamps ({error})", file=sys.stderr)
-            children = Children(addresses, n, watchers, args.spin_us * 1000, sender)
+            children = Children(addresses, n, watchers, args.spin_us * 1000, sender, args.via)
             stub: Any = None
             if SERVER in addresses:
                 channel = grpc.insecure_channel(addresses[SERVER])
@@ -1146,11 +1253,18 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
                         children.send(-1, "arm", version)
                         children.gather([-1])
                     for c in signal_order:
-                        children.send(c, "arm", version)
+                        children.send(c, "arm", kind, version)
                         children.gather([c])
                     # One ArrowsWon and N-1 LateGrabs follow the reveal.
                     last_version = version + n
                     taking_part = everyone
+                elif args.via == PLAY:
+                    # Against the bare server the contenders are armed only to open their
+                    # race's stream, as they open it against totem serve: one at a time in
+                    # the same order, each with a call of its own after it.
+                    for c in signal_order:
+                        children.send(c, "arm", kind, 0)
+                        children.gather([c])
                 start_ns = time.monotonic_ns() + int(args.margin_ms * 1e6)
                 offset_ns = int(offset * 1e6)
                 # In a fresh order each time, so that no contender is told first by habit.
@@ -1205,6 +1319,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
                 server.stop()
     config = {
         "servers": kinds,
+        "via": args.via,
         "block": args.with_bare if len(kinds) > 1 else None,
         "clients": n,
         "store": args.store,
@@ -1593,6 +1708,8 @@ def report(summary: dict[str, Any]) -> str:
         else ""
     )
     lines = [
+        f"Raced: {VIA[c.get('via', ACT)]}.",
+        "",
         f"{c['clients']} contenders (a process and a connection each), {server}; "
         f"{c['cpus']} CPUs, Python {c['python']}; {c['elapsed_s']} s{together}; load average "
         f"(1 min) {c['load_average_before'][0]:.2f} before, {c['load_average_after'][0]:.2f} "
@@ -1770,6 +1887,13 @@ def _fairness_lines(f: dict[str, Any], clients: int) -> list[str]:
 
 
 TITLES = {BARE: "Bare gRPC server (stamps only)", SERVER: "totem serve"}
+#: The path the grabs were raced on, as a report names it.
+VIA = {
+    ACT: "Act, each grab a unary call of its own (stamped when gRPC hands the call to the "
+    "event loop)",
+    PLAY: "Play, each grab a message on a stream its contender opened when armed (stamped "
+    "when the message is read)",
+}
 
 
 def compare(bare: dict[str, Any], server: dict[str, Any]) -> str:
@@ -1792,9 +1916,10 @@ def compare(bare: dict[str, Any], server: dict[str, Any]) -> str:
         next(o for o in s["offsets"] if o["offset_ms"] == 0)["stamp_spread_ms"]["median"]
         for s in (bare, server)
     ]
+    via = server["config"].get("via", ACT).capitalize()
     return "\n".join(
         [
-            "## Bare against totem serve, offset 0, same run (ms, median / p99)",
+            f"## Bare against totem serve, offset 0, same run, grabs via {via} (ms, median / p99)",
             "",
             "| server | races | send spread | stamp spread | ratio, medians | ratio, p99s "
             "| first send to first stamp | gaps between successive stamps, medians (µs) |",
@@ -1841,6 +1966,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         "where this process may use it",
     )
     parser.add_argument("--seed", type=int, default=12, help="seed of the schedule and ranks")
+    parser.add_argument(
+        "--via",
+        choices=(ACT, PLAY),
+        default=ACT,
+        help="the path a grab is raced on: act, an Act call of its own (stamped when gRPC "
+        "hands the call over); play, a message on a Play stream each contender opens when "
+        "armed, before the go (stamped as the message is read); against the bare server too",
+    )
     against = parser.add_mutually_exclusive_group()
     against.add_argument(
         "--bare",

@@ -1,10 +1,17 @@
 """A gRPC server that does nothing but stamp: the baseline of ``bench/race.py --bare``.
 
 Run by bench/race.py (:class:`race.BareServer`) as ``python bench/race_bare.py``, in a
-process of its own, like ``totem serve``. It answers one method, the same path as the
-grab's (``/totem.v1.MatchService/Act``), so that the contenders send byte for byte the
-request they send the real server; the request is never decoded. The answer is the call's
-receive stamp, packed as :data:`STAMP` (sequence, monotonic_ns, wall_ns, server).
+process of its own, like ``totem serve``. It answers the two methods a grab can take, on
+the real server's paths, so that the contenders send byte for byte the requests they send
+the real server; no request is ever decoded:
+
+- ``/totem.v1.MatchService/Act`` (unary): the answer is the call's receive stamp, taken
+  by the arrival interceptor as ``totem serve`` takes an Act's, packed as :data:`STAMP`
+  (sequence, monotonic_ns, wall_ns, server);
+- ``/totem.v1.MatchService/Play`` (bidirectional stream): a task of the stream reads its
+  messages in a loop and the handler answers each, in order, with its own :data:`STAMP`,
+  taken right after the message is read, as ``totem serve`` stamps a Play message
+  (``bench/race.py --via play``). The same stamper as Act's: one receive sequence.
 
 ``--servers K`` (an experiment, default 1): K ``grpc.aio`` servers in this one process, on
 its one event loop, listening on the same port with SO_REUSEPORT, each with the same
@@ -14,17 +21,22 @@ kernel spreads incoming connections over the K listening sockets; each server ke
 own ``grpc_server_request_call`` outstanding, where one server keeps only one, so calls
 arriving at once on connections of different servers may reach Python side by side. The
 answer's ``server`` says which server (0 to K-1) took the call. With K = 1 the server is
-the one below with SO_REUSEPORT off, as ``totem serve`` runs.
+the one below with SO_REUSEPORT off, as ``totem serve`` runs. A Play stream stays on the
+server that took its call: its messages are read there.
 
 What matters for arrival order is taken from ``totem serve`` as it is: gRPC's older
 listener (``GRPC_EXPERIMENTS=-event_engine_listener``, set by the ``server`` package
 before gRPC loads, unless the environment already names experiments), Python's 0.2 ms
-switch interval, the server's channel options, the method registered both as a generic
-and as a registered handler, and the stamp taken by the server's own
+switch interval, the server's channel options, the methods registered both as generic
+and as registered handlers, and an Act's stamp taken by the server's own
 :class:`server.stamps.ArrivalStamps` interceptor when the call's headers arrive, before
-its message is read. Everything else the real server does is left out: the second
-interceptor (``CallLimit``), health and reflection, matches, decisions, saves, streams.
-The stamp spread measured against this server is what gRPC and Python alone cost.
+its message is read (Play is not stamped there: its calls arrive before the race). What
+the real Play does beside the stamp is left out too: decoding the message (this server
+stamps the raw bytes as they come out of the stream's iterator), the reading task's
+bound on unanswered requests, the answers' wait for the save. Everything else the real
+server does is left out: the second interceptor (``CallLimit``), health and reflection,
+matches, decisions, saves, Watch streams. The stamp spread measured against this server
+is what gRPC and Python alone cost.
 
 It prints ``bare gRPC serving on HOST:PORT`` on stderr once it listens, and stops on
 SIGTERM or SIGINT.
@@ -38,7 +50,7 @@ import os
 import signal
 import struct
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 # Imported for its side effect: the server package sets GRPC_EXPERIMENTS when it is
@@ -51,6 +63,9 @@ STAMP = struct.Struct("<qqqq")
 SERVICE = "totem.v1.MatchService"
 METHOD = "Act"
 PATH = f"/{SERVICE}/{METHOD}"
+#: The stream a grab can be sent on instead (``bench/race.py --via play``).
+PLAY_METHOD = "Play"
+PLAY_PATH = f"/{SERVICE}/{PLAY_METHOD}"
 #: server.serve.SWITCH_INTERVAL_S (not imported: that module loads the whole server).
 SWITCH_INTERVAL_S = 0.0002
 #: server.limits.Limits.pending_calls, the default ``totem serve`` runs with.
@@ -74,6 +89,36 @@ async def serve(address: str, servers: int = 1) -> None:
 
         return act
 
+    def make_play(index: int) -> Any:
+        async def play(requests: AsyncIterator[bytes], context: Any) -> None:
+            # As totem serve's Play: a task of the stream only reads, stamping each message
+            # as it comes out of the stream's iterator; the handler writes the answers, in
+            # order. Not a write after each read in one loop: gRPC's core may write to the
+            # socket inline when a write is started, and such a write after each stamp,
+            # where the real server's answers wait for the save, more than doubled the
+            # stamp spread (about 190 against 15 µs between successive stamps).
+            answers: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+            async def read() -> None:
+                try:
+                    async for _request in requests:
+                        stamp = stamper.stamp()
+                        answers.put_nowait(
+                            STAMP.pack(stamp.sequence, stamp.monotonic_ns, stamp.wall_ns, index)
+                        )
+                finally:
+                    answers.put_nowait(None)
+
+            reader = asyncio.create_task(read())
+            try:
+                while (answer := await answers.get()) is not None:
+                    await context.write(answer)
+                await reader
+            finally:
+                reader.cancel()
+
+        return play
+
     grpc_servers = []
     host = address.rsplit(":", 1)[0]
     port = 0
@@ -89,7 +134,10 @@ async def serve(address: str, servers: int = 1) -> None:
         # Raw bytes both ways (no serializers), registered as the real server registers
         # its methods: a generic handler, and a registered method gRPC's core matches
         # itself.
-        handlers = {METHOD: grpc.unary_unary_rpc_method_handler(make_act(index))}
+        handlers = {
+            METHOD: grpc.unary_unary_rpc_method_handler(make_act(index)),
+            PLAY_METHOD: grpc.stream_stream_rpc_method_handler(make_play(index)),
+        }
         grpc_server.add_generic_rpc_handlers(
             (grpc.method_handlers_generic_handler(SERVICE, handlers),)
         )
@@ -120,8 +168,9 @@ async def serve(address: str, servers: int = 1) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        description="A grpc.aio server that only stamps each call's arrival, as totem serve "
-        "does, and answers with the stamp: bench/race.py --bare starts it."
+        description="A grpc.aio server that only stamps each Act call's arrival and each "
+        "Play message as it is read, as totem serve does, and answers with the stamp: "
+        "bench/race.py --bare starts it."
     )
     parser.add_argument("--address", default="127.0.0.1:0", help="port 0 picks a free port")
     parser.add_argument(
