@@ -46,6 +46,9 @@ from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 log = logging.getLogger(__name__)
 
 MAX_PAGE_SIZE = 100
+#: The initial metadata of a Play stream the server has accepted; a refused stream ends
+#: without it.
+PLAY_ACCEPTED = ("totem-play", "accepted")
 #: Requests of one Play stream read and not yet answered: beyond, the stream is not read
 #: until an answer is written (gRPC's flow control then holds the client back).
 MAX_UNANSWERED = 64
@@ -441,6 +444,10 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 raise no_token()
             peer = context.peer()
             with self.streams.held(peer, client_address(peer)):
+                # Accepted: said at once, so that a client may write knowing the stream
+                # was not refused (grpcio's asyncio client reports a write that races
+                # with a refusal as INTERNAL, grpc/grpc#36066).
+                await context.send_initial_metadata((PLAY_ACCEPTED,))
                 answers: Answers = asyncio.Queue()
                 room = asyncio.Semaphore(MAX_UNANSWERED)
                 reader = asyncio.create_task(self._read_plays(requests, token, answers, room))

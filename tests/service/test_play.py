@@ -16,6 +16,7 @@ import pytest
 from google.rpc import error_details_pb2
 
 from server.serve import RunningServer
+from server.service import PLAY_ACCEPTED
 from tests.service.helpers import (
     INWARD,
     bearer,
@@ -133,6 +134,20 @@ async def test_a_play_stream_without_a_token_ends_unauthenticated(server: Runnin
             await asyncio.wait_for(call.read(), BOUND)
     assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
     assert "player token" in str(refused.value.details())
+    assert PLAY_ACCEPTED not in tuple(await call.initial_metadata())
+
+
+async def test_an_accepted_stream_says_so_before_any_request(server: RunningServer) -> None:
+    """The initial metadata a client may wait for before it writes (grpcio's asyncio
+    client reports a write racing with a refusal as INTERNAL, grpc/grpc#36066)."""
+    channel, client = stub(server.port)
+    async with channel:
+        _, _, tokens = await create_and_join(client, 2)
+        call = client.Play(metadata=bearer(tokens[0]))
+        metadata = await asyncio.wait_for(call.initial_metadata(), BOUND)
+        await call.done_writing()
+        assert await asyncio.wait_for(call.read(), BOUND) is grpc.aio.EOF
+    assert PLAY_ACCEPTED in tuple(metadata)
 
 
 async def test_a_token_of_another_match_is_refused_per_request(server: RunningServer) -> None:

@@ -74,7 +74,8 @@ class MatchServiceStub:
     order the requests were sent: the ActResponse Act would answer, or the refusal Act
     would end with; a refused command writes nothing and the stream stays open. The
     stream's token (metadata, as for Act) acts for every request; without one the
-    stream ends at once with UNAUTHENTICATED. The stream ends with a status only for
+    stream ends at once with UNAUTHENTICATED. A stream the server accepts gets the
+    initial metadata `totem-play: accepted` at once; a refused one ends without it. The stream ends with a status only for
     the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams, UNAVAILABLE when
     the server shuts down (requests not yet answered were not applied).
     """
@@ -151,7 +152,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
     order the requests were sent: the ActResponse Act would answer, or the refusal Act
     would end with; a refused command writes nothing and the stream stays open. The
     stream's token (metadata, as for Act) acts for every request; without one the
-    stream ends at once with UNAUTHENTICATED. The stream ends with a status only for
+    stream ends at once with UNAUTHENTICATED. A stream the server accepts gets the
+    initial metadata `totem-play: accepted` at once; a refused one ends without it. The stream ends with a status only for
     the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams, UNAVAILABLE when
     the server shuts down (requests not yet answered were not applied).
     """
@@ -261,7 +263,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         order the requests were sent: the ActResponse Act would answer, or the refusal Act
         would end with; a refused command writes nothing and the stream stays open. The
         stream's token (metadata, as for Act) acts for every request; without one the
-        stream ends at once with UNAUTHENTICATED. The stream ends with a status only for
+        stream ends at once with UNAUTHENTICATED. A stream the server accepts gets the
+        initial metadata `totem-play: accepted` at once; a refused one ends without it. The stream ends with a status only for
         the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams, UNAVAILABLE when
         the server shuts down (requests not yet answered were not applied).
         """
