@@ -7,6 +7,7 @@ export {
   EventStream,
   GAMES,
   GRAB_TARGETS,
+  PlayStream,
   RESUMABLE_CODES,
   SPECIAL_TOTEMS,
   Session,

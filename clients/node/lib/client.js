@@ -566,11 +566,18 @@ export class Client {
    * @returns {Promise<ActResponse>}
    */
   act(matchId, command, { token, seenVersion = 0, seat = null, game = null }) {
-    const [field, body] = commandOf(command, game);
-    /** @type {Message} */
-    const request = { match_id: matchId, seen_version: seenVersion, [field]: body };
-    if (seat !== null && seat !== undefined) request.seat = seat;
-    return this.unary('Act', request, token);
+    return this.unary('Act', actRequest(matchId, command, { seenVersion, seat, game }), token);
+  }
+
+  /**
+   * Commands for the holder of `token` over one open Play stream, rather than one Act
+   * call each (see PlayStream): prefer it for grabs and frequent commands. The stream
+   * opens at once; `await stream.close()` when done.
+   * @param {{token: string}} options
+   * @returns {PlayStream}
+   */
+  play({ token }) {
+    return new PlayStream(this, token);
   }
 
   /**
@@ -594,6 +601,22 @@ export class Client {
   watch(matchId, options = {}) {
     return new EventStream(this, matchId, options);
   }
+}
+
+/**
+ * The ActRequest of one command: what an Act call sends, and what a Play stream's
+ * request carries (see Client.act for the arguments).
+ * @param {string} matchId
+ * @param {Command} command
+ * @param {{seenVersion?: number, seat?: number | null, game?: string | null}} options
+ * @returns {Message}
+ */
+function actRequest(matchId, command, { seenVersion = 0, seat = null, game = null }) {
+  const [field, body] = commandOf(command, game);
+  /** @type {Message} */
+  const request = { match_id: matchId, seen_version: seenVersion, [field]: body };
+  if (seat !== null && seat !== undefined) request.seat = seat;
+  return request;
 }
 
 /**
@@ -873,6 +896,169 @@ export class EventStream {
 class GapError extends Error {}
 
 /**
+ * @typedef {object} PlayOptions
+ * @property {number} [seenVersion] as for Client.act (default 0)
+ * @property {number | null} [seat] the token's own seat, if given
+ * @property {string | null} [game] the game of a bare command (default Jungle Speed)
+ */
+
+/**
+ * Commands for one token over one open Play stream (`MatchService.Play`).
+ *
+ * Why a stream: a command on a stream that is already open is receive-stamped the moment
+ * the server reads its message, while an Act call is stamped only once gRPC has set the
+ * call up, one call at a time. Grabs are decided by receive order (JS-5.1), so a player
+ * who races for the totem, or who sends commands often, gets a tighter and fairer
+ * receive order here. Everything else is Act's: `act` resolves to the ActResponse
+ * `Client.act` would, and rejects with the same TotemError (code, rule, message,
+ * errorInfo, retryDelayMs; `metadata` is null) for the same refusal; a refusal does not
+ * end the stream.
+ *
+ * The server answers the requests in the order they were sent, so answers are matched to
+ * commands by that order: `act` queues the command's answer and writes its request in
+ * one synchronous step, so the queue is in write order, and concurrent `act`s each get
+ * their own answer.
+ *
+ * When the stream itself ends with an error (UNAVAILABLE: the server shuts down, and the
+ * commands it had not answered were not applied; RESOURCE_EXHAUSTED: the caller has too
+ * many streams open; CANCELLED: `cancel()`), every command still waiting rejects with
+ * it, and so does every later one (`failure`): open another stream to go on (a Session
+ * does so by itself). A stream without a token, which the server ends at once with
+ * UNAUTHENTICATED, is never written to.
+ */
+export class PlayStream {
+  /**
+   * @param {Client} client
+   * @param {string} token
+   */
+  constructor(client, token) {
+    this.client = client;
+    this.token = token;
+    /**
+     * Why the stream ended, once it has ended with an error; null otherwise.
+     * @type {TotemError | null}
+     */
+    this.failure = null;
+    /** True once no more commands can go over it: closed, or ended. */
+    this.done = false;
+    /** @type {{resolve: (response: ActResponse) => void, reject: (error: TotemError) => void}[]} */
+    this.waiting = [];
+    /** @type {(failure: TotemError | null) => void} */
+    let settle = () => {};
+    /** @type {Promise<TotemError | null>} */
+    this.finished = new Promise((resolve) => {
+      settle = resolve;
+    });
+    this.settle = settle;
+    this.isOver = false;
+    this.call = client.stub.Play(bearer(token));
+    this.call.on('data', (/** @type {Message} */ response) => this.answer(response));
+    // The status below says it all; this keeps an error from being unhandled.
+    this.call.on('error', () => {});
+    this.call.on('status', (/** @type {grpc.StatusObject} */ status) =>
+      this.end(status.code === grpc.status.OK ? null : TotemError.fromServiceError(status)),
+    );
+  }
+
+  /**
+   * Send one command over the stream and wait for its answer; arguments and result as
+   * Client.act (this stream's token acts). Rejects with a TotemError for a refused
+   * command (the stream stays open) and for the end of the stream.
+   * @param {string} matchId
+   * @param {Command} command
+   * @param {PlayOptions} [options]
+   * @returns {Promise<ActResponse>}
+   */
+  async act(matchId, command, options = {}) {
+    const request = { act: actRequest(matchId, command, options) };
+    if (this.done) throw this.refusal();
+    if (!this.token) {
+      await this.finished; // the server ends a stream without a token at once: read why
+      throw this.refusal();
+    }
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.call.write(request);
+    });
+  }
+
+  /**
+   * Send no more commands: the stream is half-closed, and this resolves once every
+   * command already sent has its answer and the server has ended the stream, to why it
+   * ended (null: cleanly). A command given afterwards rejects with CANCELLED.
+   * @returns {Promise<TotemError | null>}
+   */
+  close() {
+    if (!this.done) {
+      this.done = true;
+      this.call.end();
+    }
+    return this.finished;
+  }
+
+  /**
+   * End the stream now: commands still waiting reject with CANCELLED (the server may
+   * have applied those it had read already).
+   * @returns {Promise<TotemError | null>}
+   */
+  cancel() {
+    this.done = true;
+    this.call.cancel();
+    return this.finished;
+  }
+
+  /**
+   * Resolves once the stream has ended (the server ended it, or it was closed or
+   * cancelled), to why: `failure`, null after a clean close. A player who keeps a
+   * stream open between commands learns here that it must open another.
+   * @returns {Promise<TotemError | null>}
+   */
+  ended() {
+    return this.finished;
+  }
+
+  /** @returns {TotemError} why no command can go over this stream */
+  refusal() {
+    const closed = 'this Play stream is closed: open another';
+    return this.failure?.copy() ?? new TotemError('CANCELLED', closed);
+  }
+
+  /**
+   * Hand an answer to the oldest waiting command.
+   * @param {Message} response a PlayResponse
+   */
+  answer(response) {
+    const next = this.waiting.shift();
+    if (next === undefined) {
+      this.end(new TotemError('INTERNAL', 'the server answered no request'));
+      this.call.cancel();
+    } else if (response.outcome === 'applied') {
+      next.resolve(response.applied);
+    } else if (response.outcome === 'refused') {
+      next.reject(TotemError.fromStatus(response.refused));
+    } else {
+      next.reject(new TotemError('UNKNOWN', "the server's answer had no outcome"));
+    }
+  }
+
+  /**
+   * The stream is over: every command still waiting rejects with `failure` (or, after
+   * a clean end, with an error saying it was not answered).
+   * @param {TotemError | null} failure
+   */
+  end(failure) {
+    if (this.isOver) return;
+    this.isOver = true;
+    this.done = true;
+    this.failure = failure;
+    const unanswered = 'the Play stream ended before this command was answered';
+    const error = failure ?? new TotemError('UNKNOWN', unanswered);
+    for (const waiting of this.waiting.splice(0)) waiting.reject(error.copy());
+    this.settle(failure);
+  }
+}
+
+/**
  * One participant of one match: a player (with a seat), a spectator, or the referee.
  *
  * It sends its bearer token with every call and remembers the highest event version it
@@ -905,6 +1091,10 @@ export class Session {
      * @type {string | null}
      */
     this.game = options.game ? gameInfo(options.game).name : (client.games.get(matchId) ?? null);
+    /** @type {PlayStream | null} */
+    this.play = null;
+    /** True while this session's commands go over a Play stream (`openPlay`). */
+    this.onStream = false;
   }
 
   get isPlayer() {
@@ -946,14 +1136,48 @@ export class Session {
    * @returns {Promise<ActResponse>}
    */
   async act(command, { seenVersion } = {}) {
-    const response = await this.client.act(this.matchId, command, {
-      token: this.token,
+    const options = {
       seenVersion: seenVersion ?? this.seenVersion,
       seat: this.seat,
       game: this.game,
-    });
+    };
+    const response = this.onStream
+      ? await this.stream().act(this.matchId, command, options)
+      : await this.client.act(this.matchId, command, { ...options, token: this.token });
     this.saw(response.version, response.state);
     return response;
+  }
+
+  /**
+   * From now on, send this session's commands (`act`, `reveal`, `grab`...) over one Play
+   * stream rather than one Act call each, until `closePlay()`. Prefer it for grabs and
+   * frequent commands: a command on an open stream is receive-stamped as soon as the
+   * server reads it (JS-5.1). The stream opens now, ahead of any race. If it later ends
+   * with an error (the server restarts), the commands waiting on it reject with that
+   * error and the next command opens a new stream.
+   * @returns {PlayStream}
+   */
+  openPlay() {
+    this.onStream = true;
+    return this.stream();
+  }
+
+  /**
+   * Back to one Act call per command; resolves once the Play stream has ended, after
+   * the commands waiting on it are answered.
+   * @returns {Promise<void>}
+   */
+  async closePlay() {
+    this.onStream = false;
+    const stream = this.play;
+    this.play = null;
+    await stream?.close();
+  }
+
+  /** @returns {PlayStream} the session's Play stream; a new one if it has none or it ended */
+  stream() {
+    if (this.play === null || this.play.done) this.play = this.client.play({ token: this.token });
+    return this.play;
   }
 
   /**

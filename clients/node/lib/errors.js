@@ -1,4 +1,9 @@
 // The one error class of the client: a refusal or failure reported by gRPC.
+//
+// A refusal reaches the client two ways, and both become the same TotemError: a call
+// that ends with a status (its code, its details, the `totem-rule` trailer and the
+// `google.rpc.Status` in `grpc-status-details-bin`), and a Play stream's `refused`
+// answer, which is that same `google.rpc.Status` as a message.
 import grpc from '@grpc/grpc-js';
 
 import { OBJECT_OPTIONS, loadContract } from './proto.js';
@@ -7,7 +12,10 @@ import { OBJECT_OPTIONS, loadContract } from './proto.js';
 export const RULE_METADATA_KEY = 'totem-rule';
 /** Trailing metadata key of the rich status (`google.rpc.Status`, binary). */
 export const STATUS_DETAILS_KEY = 'grpc-status-details-bin';
+/** Trailing metadata key with the milliseconds after which a refused call may succeed. */
+export const RETRY_METADATA_KEY = 'grpc-retry-pushback-ms';
 const ERROR_INFO_TYPE = 'google.rpc.ErrorInfo';
+const RETRY_INFO_TYPE = 'google.rpc.RetryInfo';
 const RULE_PREFIX = /^([A-Z]+-\d+(?:\.\d+)*): /;
 
 /** gRPC status names and numbers: 'FAILED_PRECONDITION' <-> 9. */
@@ -29,16 +37,22 @@ const STATUS_NAMES = new Map([...STATUS_NUMBERS].map(([name, number]) => [number
  * number; `rule` is the rule id the server cited (`"JS-3.1"`), or `""` when the refusal
  * is not about the game's rules; `message` is the server's sentence without the rule id;
  * `errorInfo` is the `google.rpc.ErrorInfo` decoded from the `grpc-status-details-bin`
- * trailer (`null` if there was none); `metadata` holds the trailers.
+ * trailer (`null` if there was none); `retryDelayMs` is when the server said trying
+ * again may succeed (a spent command rate, a server shutting down; `null`: it said
+ * nothing); `metadata` holds the trailers (`null` for a refusal on a Play stream).
  */
 export class TotemError extends Error {
   /**
    * @param {string} code a gRPC status name
    * @param {string} message the sentence, without the rule id
-   * @param {{rule?: string, errorInfo?: ErrorInfo | null,
+   * @param {{rule?: string, errorInfo?: ErrorInfo | null, retryDelayMs?: number | null,
    *   metadata?: grpc.Metadata | null, cause?: unknown}} [more]
    */
-  constructor(code, message, { rule = '', errorInfo = null, metadata = null, cause } = {}) {
+  constructor(
+    code,
+    message,
+    { rule = '', errorInfo = null, retryDelayMs = null, metadata = null, cause } = {},
+  ) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'TotemError';
     /** @type {string} */
@@ -49,6 +63,8 @@ export class TotemError extends Error {
     this.rule = rule;
     /** @type {ErrorInfo | null} */
     this.errorInfo = errorInfo;
+    /** @type {number | null} */
+    this.retryDelayMs = retryDelayMs;
     /** @type {grpc.Metadata | null} */
     this.metadata = metadata;
   }
@@ -69,18 +85,69 @@ export class TotemError extends Error {
    * @returns {TotemError}
    */
   static fromServiceError(error) {
-    const code = STATUS_NAMES.get(error.code ?? grpc.status.UNKNOWN) ?? 'UNKNOWN';
     const metadata = error.metadata ?? null;
-    let details = error.details ?? error.message ?? '';
-    const errorInfo = decodeErrorInfo(metadata);
-    let rule = firstText(metadata, RULE_METADATA_KEY) || errorInfo?.metadata?.rule || '';
-    const prefix = RULE_PREFIX.exec(details);
-    if (prefix !== null) {
-      rule ||= prefix[1];
-      if (prefix[1] === rule) details = details.slice(prefix[0].length);
-    }
-    return new TotemError(code, details, { rule, errorInfo, metadata, cause: error });
+    const status = richStatus(metadata);
+    const errorInfo = status ? errorInfoOf(status) : null;
+    const rule = firstText(metadata, RULE_METADATA_KEY) || errorInfo?.metadata?.rule || '';
+    const pushback = firstText(metadata, RETRY_METADATA_KEY);
+    const retryDelayMs = (status && retryDelayOf(status)) ?? (pushback ? Number(pushback) : null);
+    return read(error.code, error.details ?? error.message ?? '', {
+      rule,
+      errorInfo,
+      retryDelayMs,
+      metadata,
+      cause: error,
+    });
   }
+
+  /**
+   * The error a `google.rpc.Status` describes: a Play stream's refusal of one command,
+   * as decoded in `PlayResponse.refused`. It is the TotemError `fromServiceError` makes
+   * of an Act call that ends with that same status (but for `metadata`: a stream's
+   * answer has no trailers), so that a caller handles a refusal the same way whichever
+   * way its command went.
+   * @param {{code?: number, message?: string, details?: Array<{type_url: string,
+   *   value: Uint8Array}>}} status
+   * @returns {TotemError}
+   */
+  static fromStatus(status) {
+    const errorInfo = errorInfoOf(status);
+    return read(status.code, status.message ?? '', {
+      rule: errorInfo?.metadata?.rule ?? '',
+      errorInfo,
+      retryDelayMs: retryDelayOf(status),
+    });
+  }
+
+  /**
+   * The same error as a new object: one failure (a stream's end) rejects every command
+   * that waited on it, each with its own stack.
+   * @returns {TotemError}
+   */
+  copy() {
+    const { rule, errorInfo, retryDelayMs, metadata } = this;
+    return new TotemError(this.code, this.message, { rule, errorInfo, retryDelayMs, metadata });
+  }
+}
+
+/**
+ * The error of a status: the rule id is the server's, else the message's prefix, which
+ * the message loses when it names that rule.
+ * @param {number | undefined} number the status code
+ * @param {string} details
+ * @param {{rule: string, errorInfo: ErrorInfo | null, retryDelayMs: number | null,
+ *   metadata?: grpc.Metadata | null, cause?: unknown}} more
+ * @returns {TotemError}
+ */
+function read(number, details, more) {
+  const code = STATUS_NAMES.get(number ?? grpc.status.UNKNOWN) ?? 'UNKNOWN';
+  let { rule } = more;
+  const prefix = RULE_PREFIX.exec(details);
+  if (prefix !== null) {
+    rule ||= prefix[1];
+    if (prefix[1] === rule) details = details.slice(prefix[0].length);
+  }
+  return new TotemError(code, details, { ...more, rule });
 }
 
 /**
@@ -100,19 +167,66 @@ function firstText(metadata, key) {
  * @returns {ErrorInfo | null}
  */
 export function decodeErrorInfo(metadata) {
+  const status = richStatus(metadata);
+  return status ? errorInfoOf(status) : null;
+}
+
+/**
+ * @typedef {{details?: Array<{type_url: string, value: Uint8Array}>}} RichStatus
+ */
+
+/**
+ * The `google.rpc.Status` of the `grpc-status-details-bin` trailer, or null.
+ * @param {grpc.Metadata | null} metadata the trailers
+ * @returns {RichStatus | null}
+ */
+function richStatus(metadata) {
   const [bytes] = metadata?.get(STATUS_DETAILS_KEY) ?? [];
   if (!Buffer.isBuffer(bytes)) return null;
-  const { Status, ErrorInfo } = loadContract();
   try {
-    const status = /** @type {any} */ (Status.decode(bytes));
-    for (const detail of status.details ?? []) {
-      if (String(detail.type_url).endsWith(`/${ERROR_INFO_TYPE}`)) {
-        const info = ErrorInfo.toObject(ErrorInfo.decode(detail.value), OBJECT_OPTIONS);
-        return /** @type {ErrorInfo} */ (info);
+    return /** @type {RichStatus} */ (loadContract().Status.decode(bytes));
+  } catch {
+    return null; // A malformed trailer is no reason to hide the error itself.
+  }
+}
+
+/**
+ * The first detail of `type` in a status, decoded as a plain object, or null.
+ * @param {RichStatus} status
+ * @param {string} type
+ * @param {import('protobufjs').Type} decoder
+ * @returns {Record<string, any> | null}
+ */
+function detailOf(status, type, decoder) {
+  for (const detail of status.details ?? []) {
+    if (String(detail.type_url).endsWith(`/${type}`)) {
+      try {
+        return decoder.toObject(decoder.decode(detail.value), OBJECT_OPTIONS);
+      } catch {
+        return null;
       }
     }
-  } catch {
-    // A malformed trailer is no reason to hide the error itself.
   }
   return null;
+}
+
+/**
+ * @param {RichStatus} status
+ * @returns {ErrorInfo | null}
+ */
+function errorInfoOf(status) {
+  const info = detailOf(status, ERROR_INFO_TYPE, loadContract().ErrorInfo);
+  return /** @type {ErrorInfo | null} */ (info);
+}
+
+/**
+ * The milliseconds of the status's `google.rpc.RetryInfo`, or null without one.
+ * @param {RichStatus} status
+ * @returns {number | null}
+ */
+function retryDelayOf(status) {
+  const retry = detailOf(status, RETRY_INFO_TYPE, loadContract().RetryInfo);
+  if (retry === null) return null;
+  const delay = retry.retry_delay ?? {};
+  return Number(delay.seconds ?? 0) * 1000 + Math.round(Number(delay.nanos ?? 0) / 1e6);
 }

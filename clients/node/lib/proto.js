@@ -33,6 +33,7 @@ const ERROR_FILES = ['google/rpc/status.proto', 'google/rpc/error_details.proto'
  * @property {grpc.ServiceClientConstructor} MatchService the generated client class
  * @property {protobuf.Type} Status `google.rpc.Status`
  * @property {protobuf.Type} ErrorInfo `google.rpc.ErrorInfo`
+ * @property {protobuf.Type} RetryInfo `google.rpc.RetryInfo`
  */
 
 /** @type {Map<string, Contract>} */
@@ -60,6 +61,7 @@ export function loadContract(protosDir = PROTOS_DIR) {
       MatchService: services.totem.v1.MatchService,
       Status: root.lookupType('google.rpc.Status'),
       ErrorInfo: root.lookupType('google.rpc.ErrorInfo'),
+      RetryInfo: root.lookupType('google.rpc.RetryInfo'),
     };
     loaded.set(protosDir, contract);
   }

@@ -8,6 +8,8 @@ rule ids, and a Watch stream that resumes by itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -322,6 +324,21 @@ def _metadata(token: str | None) -> tuple[tuple[str, str], ...] | None:
     return (("authorization", f"Bearer {token}"),) if token else None
 
 
+def act_request(
+    match_id: str, command: Command, *, seen_version: int = 0, seat: int | None = None
+) -> match_service_pb2.ActRequest:
+    """The ActRequest of one command: what an Act call sends, and what a Play stream's
+    request carries."""
+    request = match_service_pb2.ActRequest(match_id=match_id, seen_version=seen_version)
+    if isinstance(command, StopMatch):
+        request.stop.CopyFrom(command)
+    else:
+        getattr(request, game_of_message(command).field).CopyFrom(command)
+    if seat is not None:
+        request.seat = seat
+    return request
+
+
 class Client:
     """Calls of the MatchService on one channel. Every failed call raises :class:`TotemError`."""
 
@@ -565,15 +582,20 @@ class Client:
         ``seen_version`` is the last event version the caller had seen when it decided
         (JS-5.1); ``seat``, if given, must be the token's own seat.
         """
-        request = match_service_pb2.ActRequest(match_id=match_id, seen_version=seen_version)
-        if isinstance(command, StopMatch):
-            request.stop.CopyFrom(command)
-        else:
-            getattr(request, game_of_message(command).field).CopyFrom(command)
-        if seat is not None:
-            request.seat = seat
+        request = act_request(match_id, command, seen_version=seen_version, seat=seat)
         response: ActResponse = await self._unary(self._stub.Act, request, token)
         return response
+
+    def play(self, *, token: str) -> PlayStream:
+        """Commands for the holder of ``token`` over one open Play stream, rather than
+        one Act call each: see :class:`PlayStream`. Use it as ``async with
+        client.play(token=...) as stream: await stream.act(...)``; the stream opens with
+        the first command (or on entering the block)."""
+        return PlayStream(self, token)
+
+    def _open_play(self, token: str) -> Any:
+        # No timeout: the stream lives as long as its player plays.
+        return self._stub.Play(metadata=_metadata(token))
 
     def watch(
         self,
@@ -720,6 +742,297 @@ class EventStream:
         return delay
 
 
+#: The initial metadata with which the server says it has accepted a Play stream.
+PLAY_ACCEPTED = ("totem-play", "accepted")
+
+#: What the writer of a Play stream takes from its outbox: a request and the future of
+#: its answer, or None to half-close the stream.
+_Outgoing = tuple[match_service_pb2.PlayRequest, "asyncio.Future[ActResponse]"] | None
+
+
+class PlayStream:
+    """Commands for one token over one open Play stream (``MatchService.Play``).
+
+    Why a stream: a command on a stream that is already open is receive-stamped the
+    moment the server reads its message, while an Act call is stamped only once gRPC has
+    set the call up, one call at a time. Grabs are decided by receive order (JS-5.1), so
+    a player who races for the totem, or who sends commands often, gets a tighter and
+    fairer receive order here. Everything else is Act's: :meth:`act` returns the
+    ``ActResponse`` :meth:`Client.act` would, and raises the same :class:`TotemError`
+    (code, rule, message, retry delay) for the same refusal; a refusal does not end the
+    stream.
+
+    The server answers the requests in the order they were sent, so answers are matched
+    to commands by that order: one task writes every request, and queues the command's
+    future just before writing it, so that the queue of waiting futures is in write
+    order. Concurrent :meth:`act` calls are fine; each gets its own answer. A command
+    whose ``act`` is cancelled before its request is written is never sent.
+
+    When the stream itself ends with an error (UNAVAILABLE: the server shuts down, and
+    the commands it had not answered were not applied; RESOURCE_EXHAUSTED: the caller
+    has too many streams open; CANCELLED: the client closed), every command still
+    waiting raises it, and so does every later one (:attr:`failure`): open another
+    stream to go on (a :class:`Session` does so by itself). grpcio's asyncio client
+    reports a write that races with the server ending the stream as INTERNAL instead of
+    the server's status (grpc/grpc#36066); so a stream without a token, which the server
+    ends at once, is never written to: its UNAUTHENTICATED is read instead; and the first
+    request waits for the server's initial metadata, which it sends once it has accepted
+    the stream (a refusal of the stream itself comes instead).
+
+    Use it as ``async with client.play(token=...) as stream:``, which opens it
+    (:meth:`open`); leaving the block waits for the answers still due and ends the
+    stream (:meth:`close`), or ends it at once if the block raised (:meth:`cancel`).
+    Opened ahead of a race, the stream costs the race no setting up.
+    """
+
+    def __init__(self, client: Client, token: str) -> None:
+        self.client = client
+        self.token = token
+        #: Why the stream ended, once it has ended with an error; None otherwise.
+        self.failure: TotemError | None = None
+        self._call: Any = None
+        self._reader: asyncio.Task[None] | None = None
+        self._writer: asyncio.Task[None] | None = None
+        self._settling: asyncio.Task[None] | None = None
+        self._outbox: asyncio.Queue[_Outgoing] = asyncio.Queue()
+        self._waiting: deque[asyncio.Future[ActResponse]] = deque()
+        self._closing = False
+        self._ended = False
+        self._write_failed = False
+
+    def __repr__(self) -> str:
+        state = "ended" if self._ended else "closing" if self._closing else "open"
+        return f"PlayStream({state}, waiting={len(self._waiting)})"
+
+    @property
+    def done(self) -> bool:
+        """True once no more commands can go over this stream: closed, or ended."""
+        return self._ended or self._closing
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is None:
+            await self.close()
+        else:
+            await self.cancel()
+
+    async def open(self) -> None:
+        """Open the stream now, rather than with the first command, and wait until the
+        server has accepted it or refused it: raise that refusal
+        (UNAUTHENTICATED without a token, RESOURCE_EXHAUSTED with too many streams open,
+        UNAVAILABLE while the server shuts down). A stream opened ahead of a race sends
+        its first command at once."""
+        if self.done:
+            raise self._refusal()
+        self._start()
+        await self._settled()
+        if self._ended:
+            raise self._refusal()
+
+    def _start(self) -> None:
+        """Open the call and its reader (and, with a token, its writer), once."""
+        if self._call is not None:
+            return
+        self._call = self.client._open_play(self.token)
+        self._reader = asyncio.create_task(self._read(), name="totem play: answers")
+        self._settling = asyncio.create_task(self._settle(), name="totem play: opening")
+        if self.token:
+            self._writer = asyncio.create_task(self._write(), name="totem play: requests")
+
+    async def _settle(self) -> None:
+        """Wait until the server has accepted the stream (its initial metadata says so)
+        or ended it (then the reader has its status)."""
+        with contextlib.suppress(grpc.aio.AioRpcError):  # the reader reports it
+            if PLAY_ACCEPTED in tuple(await self._call.initial_metadata()):
+                return
+        assert self._reader is not None
+        await asyncio.wait([self._reader])
+
+    async def _settled(self) -> None:
+        """Return once the stream is settled (:meth:`_settle`) or has ended."""
+        assert self._reader is not None and self._settling is not None
+        await asyncio.wait([self._settling, self._reader], return_when=asyncio.FIRST_COMPLETED)
+
+    def _refusal(self) -> TotemError:
+        """Why a command cannot go over this stream (it has ended, or it was closed)."""
+        if self.failure is not None:
+            return self.failure.copy()
+        return TotemError(grpc.StatusCode.CANCELLED, "this Play stream is closed: open another")
+
+    async def act(
+        self,
+        match_id: str,
+        command: Command,
+        *,
+        seen_version: int = 0,
+        seat: int | None = None,
+    ) -> ActResponse:
+        """Send one command over the stream and wait for its answer; arguments and
+        result as :meth:`Client.act` (this stream's token acts). Raises
+        :class:`TotemError` for a refused command (the stream stays open) and for the
+        end of the stream (see the class)."""
+        request = match_service_pb2.PlayRequest(
+            act=act_request(match_id, command, seen_version=seen_version, seat=seat)
+        )
+        if self.done:
+            raise self._refusal()
+        self._start()
+        if self._writer is None:
+            # No token: the server ends the stream at once. A write racing with that
+            # end would be reported as INTERNAL (grpc/grpc#36066): read the status.
+            assert self._reader is not None
+            await asyncio.wait([self._reader])
+            raise self._refusal()
+        answer: asyncio.Future[ActResponse] = asyncio.get_running_loop().create_future()
+        # Synchronously after the check above: nothing is queued once the stream has ended.
+        self._outbox.put_nowait((request, answer))
+        return await answer
+
+    async def close(self) -> None:
+        """Send no more commands: the stream is half-closed once every command already
+        given is written, and this returns once each has its answer and the server has
+        ended the stream. A command given afterwards raises ``TotemError(CANCELLED)``."""
+        if self._call is None:
+            self._closing = self._ended = True
+            return
+        if not self._closing:
+            self._closing = True
+            self._outbox.put_nowait(None)
+        assert self._reader is not None
+        await asyncio.wait([self._reader])
+
+    async def wait_ended(self) -> TotemError | None:
+        """Wait until the stream has ended (the server ended it, or it was closed or
+        cancelled) and return why: :attr:`failure`, None after a clean close. A player
+        who keeps a stream open between commands learns here that it must open another
+        (the server restarted); a stream never opened has nothing to wait for."""
+        if self._reader is not None:
+            await asyncio.wait([self._reader])
+        return self.failure
+
+    async def cancel(self) -> None:
+        """End the stream now: commands still waiting raise ``TotemError(CANCELLED)``
+        (the server may have applied those it had read already)."""
+        self._closing = True
+        if self._call is None:
+            self._ended = True
+            return
+        self._call.cancel()
+        assert self._reader is not None
+        await asyncio.wait([self._reader])
+
+    async def _write(self) -> None:
+        """Write the requests in the order they were given, each command's future queued
+        as waiting just before its request is written: the answers' order."""
+        call = self._call
+        await self._settled()
+        while (item := await self._outbox.get()) is not None:
+            request, answer = item
+            if answer.done():
+                continue  # its act was cancelled before it was sent: never sent
+            self._waiting.append(answer)
+            try:
+                await call.write(request)
+            except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                # The stream has ended: the reader reads its status and hands it to
+                # this command and every other still waiting.
+                self._write_failed = True
+                return
+            except Exception as error:  # any other failure ends the stream
+                self._end(TotemError(grpc.StatusCode.INTERNAL, f"could not send: {error}"))
+                call.cancel()
+                return
+        with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
+            await call.done_writing()
+
+    async def _read(self) -> None:
+        """Hand each answer to the oldest waiting command, until the stream ends; then
+        hand its status to every command still waiting."""
+        call = self._call
+        try:
+            while (response := await call.read()) is not grpc.aio.EOF:
+                if not self._waiting:
+                    self._end(
+                        TotemError(grpc.StatusCode.INTERNAL, "the server answered no request")
+                    )
+                    call.cancel()
+                    return
+                self._answer(self._waiting.popleft(), response)
+            self._end(None)
+        except grpc.aio.AioRpcError as error:
+            self._end(self._stream_error(TotemError.from_rpc_error(error)))
+        except asyncio.CancelledError:
+            closed = self.client.closed
+            self._end(
+                TotemError(
+                    grpc.StatusCode.CANCELLED,
+                    "the client was closed while playing" if closed else "the stream was cancelled",
+                )
+            )
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+
+    @staticmethod
+    def _answer(
+        answer: asyncio.Future[ActResponse], response: match_service_pb2.PlayResponse
+    ) -> None:
+        if answer.done():
+            return  # its act was cancelled after it was sent; the answer was its own
+        outcome = response.WhichOneof("outcome")
+        if outcome == "applied":
+            answer.set_result(response.applied)
+        elif outcome == "refused":
+            answer.set_exception(TotemError.from_status(response.refused))
+        else:
+            answer.set_exception(
+                TotemError(grpc.StatusCode.UNKNOWN, "the server's answer had no outcome")
+            )
+
+    def _stream_error(self, error: TotemError) -> TotemError:
+        """Say so when grpc/grpc#36066 hid the server's status behind INTERNAL."""
+        if self._write_failed and error.code == grpc.StatusCode.INTERNAL:
+            return TotemError(
+                error.code,
+                f"{error.message} (the stream ended while a command was being sent, and "
+                "grpcio reported that instead of the server's status: grpc/grpc#36066)",
+                error.rule,
+                error.retry_delay,
+            )
+        return error
+
+    def _end(self, failure: TotemError | None) -> None:
+        """The stream is over: every command still waiting, sent or not, raises
+        ``failure`` (or, after a clean end, that it was not answered)."""
+        if self._ended:
+            return
+        self._ended = True
+        self.failure = failure
+        error = failure or TotemError(
+            grpc.StatusCode.UNKNOWN, "the Play stream ended before this command was answered"
+        )
+        pending = list(self._waiting)
+        self._waiting.clear()
+        while not self._outbox.empty():
+            item = self._outbox.get_nowait()
+            if item is not None:
+                pending.append(item[1])
+        for answer in pending:
+            if not answer.done():
+                answer.set_exception(error.copy())
+        for task in (self._writer, self._settling):
+            if task is not None and not task.done():
+                task.cancel()
+
+
 class Session:
     """One participant of one match: a player (with a seat), a spectator, or the referee.
 
@@ -728,6 +1041,10 @@ class Session:
     commands report it to the server (JS-5.1). ``state`` is the newest state of the match
     it has received (from its watch stream or a command's answer), so that a client can
     play from the stream alone.
+
+    Its commands are Act calls, one each, unless it is asked to play over a Play stream
+    (:meth:`playing`, :meth:`open_play`): then they all go over one open stream, which a
+    player racing for the totem should prefer (see :class:`PlayStream`).
     """
 
     def __init__(
@@ -751,6 +1068,8 @@ class Session:
         self.state: MatchState | None = None
         #: The match's game (``jungle_speed``, ``tribes``), once a state or view said it.
         self.game: str | None = None
+        self._play: PlayStream | None = None
+        self._on_stream = False
 
     def __repr__(self) -> str:
         return f"Session(match_id={self.match_id!r}, name={self.name!r}, seat={self.seat})"
@@ -787,16 +1106,64 @@ class Session:
 
     async def act(self, command: Command, *, seen_version: int | None = None) -> ActResponse:
         """Send a command for this session's seat with ``seen_version`` (default: the
-        last version this session saw)."""
-        response = await self.client.act(
-            self.match_id,
-            command,
-            token=self.token,
-            seen_version=self.seen_version if seen_version is None else seen_version,
-            seat=self.seat,
-        )
+        last version this session saw): an Act call, or a request on this session's Play
+        stream once :meth:`open_play` was called. Either way a refusal raises the same
+        :class:`TotemError`."""
+        seen = self.seen_version if seen_version is None else seen_version
+        if self._on_stream:
+            response = await self._stream().act(
+                self.match_id, command, seen_version=seen, seat=self.seat
+            )
+        else:
+            response = await self.client.act(
+                self.match_id, command, token=self.token, seen_version=seen, seat=self.seat
+            )
         self.saw(response.version, response.state if response.HasField("state") else None)
         return response
+
+    @property
+    def on_stream(self) -> bool:
+        """True while this session's commands go over a Play stream (:meth:`open_play`)."""
+        return self._on_stream
+
+    async def open_play(self) -> PlayStream:
+        """From now on, send this session's commands (``act``, ``reveal``, ``grab``...)
+        over one Play stream rather than one Act call each, until :meth:`close_play`.
+
+        Prefer it for grabs and frequent commands: a command on an open stream is
+        receive-stamped as soon as the server reads it (JS-5.1). The stream is opened
+        now, ahead of any race (:meth:`PlayStream.open`: a refusal of the stream itself
+        is raised here, and the session stays on Act calls). If the stream later ends
+        with an error (the server restarts), the commands waiting on it raise that error
+        and the next command opens a new stream. Returns the stream."""
+        stream = self._stream()
+        await stream.open()
+        self._on_stream = True
+        return stream
+
+    async def close_play(self) -> None:
+        """Back to one Act call per command; the Play stream ends once the commands
+        waiting on it are answered."""
+        self._on_stream = False
+        stream, self._play = self._play, None
+        if stream is not None:
+            await stream.close()
+
+    @contextlib.asynccontextmanager
+    async def playing(self) -> AsyncIterator[PlayStream]:
+        """``async with session.playing(): ...``: this session's commands go over one
+        Play stream inside the block (:meth:`open_play`, then :meth:`close_play`)."""
+        stream = await self.open_play()
+        try:
+            yield stream
+        finally:
+            await self.close_play()
+
+    def _stream(self) -> PlayStream:
+        """The session's Play stream; a new one if there is none or it has ended."""
+        if self._play is None or self._play.done:
+            self._play = self.client.play(token=self.token)
+        return self._play
 
     async def start(self, game: str | None = None) -> ActResponse:
         """Start the match with the seats taken so far (at least two). ``game`` is the
