@@ -73,6 +73,8 @@ async def test_a_new_match_against_bots_reveal_and_win_a_duel(server: RunningSer
         assert "g grab: wins the duel against bot-1" in text_of(app, "#moves")
         assert "v5 alice revealed purple pointed star" in text_of(app, "#log")
 
+        # The player's commands go over one open Play stream (stamped as they are read).
+        assert app.session is not None and app.session.on_stream
         await pilot.press("g")
         race = await until_shown(pilot, app, "#race", "duel won by alice (seat 0) against bot-1")
         assert "1. #" in race and " alice won, had seen v6" in race

@@ -11,6 +11,7 @@ moment its key is pressed. A game screen declares its own keys (``BINDINGS``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar
 
@@ -245,6 +246,11 @@ class PlayApp(App[None]):
                 self.exit(return_code=1)
                 return
             self._seat(table)
+            if table.session.is_player:
+                # A player's commands go over one open Play stream: grabs are stamped as
+                # soon as the server reads them. If it cannot open, they go as Act calls.
+                with contextlib.suppress(TotemError):
+                    await table.session.open_play()
             await self._follow(client, table.session)
             # Keep the channel for the keys and the companions until the user quits.
             await asyncio.Event().wait()
