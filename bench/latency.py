@@ -66,8 +66,10 @@ from race import (
     STEP_TIMEOUT,
     Server,
     add_server_root,
+    applied,
     percentile,
     server_root,
+    stream_round_trip,
 )
 
 SEATS = 8
@@ -290,9 +292,9 @@ async def run(args: argparse.Namespace) -> tuple[Samples, dict[str, Any]]:
                     samples.add("echo", time.perf_counter_ns() - sent)
                 # A Play grab's baseline: one message on the open stream, right after an
                 # untimed one.
-                await _stream_round_trip(echoing, payload)
+                await stream_round_trip(echoing, payload)
                 sent = time.perf_counter_ns()
-                await _stream_round_trip(echoing, payload)
+                await stream_round_trip(echoing, payload)
                 if counted:
                     samples.add("stream_echo", time.perf_counter_ns() - sent)
                 # (b)'s baseline: one publish to 8 subscriptions.
@@ -362,11 +364,11 @@ async def run(args: argparse.Namespace) -> tuple[Samples, dict[str, Any]]:
                         request, metadata=tokens[grabber], timeout=STEP_TIMEOUT
                     )
                 else:
-                    response = await _stream_round_trip(play, play_request)
+                    response = await stream_round_trip(play, play_request)
                 answered = time.perf_counter_ns()
                 last = await _all(outcome)
                 if play is not None:
-                    answer = _applied(response)
+                    answer = applied(response)
                     await _close(play)
                     streams.remove(play)
                 if answer.events[0].jungle_speed.WhichOneof("event") != "arrows_won":
@@ -408,25 +410,6 @@ async def run(args: argparse.Namespace) -> tuple[Samples, dict[str, Any]]:
         "load_average_after": [round(x, 2) for x in load_after],
     }
     return samples, config
-
-
-async def _stream_round_trip(stream: Any, message: Any) -> Any:
-    """One message written on an open stream, and the answer it gets. Timed: no
-    ``wait_for`` (a task of its own) around the read, which Act's round trip does not
-    have either; a Play stream has its deadline, the echo's server answers at once."""
-    await stream.write(message)
-    answer = await stream.read()
-    if answer is grpc.aio.EOF:
-        raise RuntimeError(f"the stream ended: {await stream.code()} {await stream.details()}")
-    return answer
-
-
-def _applied(response: Any) -> Any:
-    """The ActResponse of an applied PlayResponse; a refusal fails the run, as Act's would."""
-    outcome = response.WhichOneof("outcome")
-    if outcome != "applied":
-        raise RuntimeError(f"the grab was not applied: {response}")
-    return response.applied
 
 
 async def _close(stream: Any) -> None:

@@ -624,7 +624,7 @@ async def _contender(
                     sent = time.monotonic_ns()
                     sent_wall = time.time_ns()
                     if via == PLAY:
-                        call = asyncio.ensure_future(_play_once(stream, play_request))
+                        call = asyncio.ensure_future(stream_round_trip(stream, play_request))
                     else:
                         call = acts[on](request, metadata=metadata, timeout=STEP_TIMEOUT)
                     # One turn of the loop: the call's task (the write's, on a stream)
@@ -667,7 +667,7 @@ async def _contender(
                         }
                     else:
                         assert follower is not None
-                        mine = _own_event(_applied(answer) if via == PLAY else answer, seat)
+                        mine = _own_event(applied(answer) if via == PLAY else answer, seat)
                         await follower.reach(last_version)
                         await follower.close()
                         follower = None
@@ -712,10 +712,11 @@ async def _contender(
             await channel.close()
 
 
-async def _play_once(stream: Any, request: Any) -> Any:
-    """One request written on an open Play stream, and its answer: a PlayResponse from
-    ``totem serve``, a packed stamp from the bare server. A stream that ends instead of
-    answering raises, as an Act call that fails does."""
+async def stream_round_trip(stream: Any, request: Any) -> Any:
+    """One message written on an open stream, and the answer it gets: a PlayResponse from
+    ``totem serve``, a packed stamp from the bare server, the bytes from an echo. A stream
+    that ends instead of answering raises, as an Act call that fails does. No
+    ``wait_for`` (a task of its own) around the read: callers time it."""
     import grpc
 
     await stream.write(request)
@@ -725,7 +726,7 @@ async def _play_once(stream: Any, request: Any) -> Any:
     return answer
 
 
-def _applied(response: Any) -> Any:
+def applied(response: Any) -> Any:
     """The ActResponse of an applied PlayResponse; a refusal raises, as Act's would."""
     outcome = response.WhichOneof("outcome")
     if outcome == "applied":
