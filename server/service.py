@@ -3,7 +3,8 @@
 Handlers stay thin: parse and check fields, then hand the work to the match's actor.
 Calls that decide races (JoinMatch, Act) are stamped when they arrive, before their
 message is read (:class:`server.stamps.ArrivalStamps`); their handlers pick the stamp
-up on their first line and submit their work before awaiting anything.
+up on their first line and submit their work before awaiting anything. A command on a
+Play stream is stamped as its message is read, and submitted before the next is read.
 """
 
 from __future__ import annotations
@@ -46,15 +47,15 @@ from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 log = logging.getLogger(__name__)
 
 MAX_PAGE_SIZE = 100
+DEFAULT_PAGE_SIZE = 20
+#: Page tokens are log positions this server wrote: at most 18 ASCII digits.
+MAX_PAGE_TOKEN_LENGTH = 18
 #: The initial metadata of a Play stream the server has accepted; a refused stream ends
 #: without it.
 PLAY_ACCEPTED = ("totem-play", "accepted")
 #: Requests of one Play stream read and not yet answered: beyond, the stream is not read
 #: until an answer is written (gRPC's flow control then holds the client back).
 MAX_UNANSWERED = 64
-DEFAULT_PAGE_SIZE = 20
-#: Page tokens are log positions this server wrote: at most 18 ASCII digits.
-MAX_PAGE_TOKEN_LENGTH = 18
 #: How much of a client's own value an error message repeats.
 ECHO_LIMIT = 40
 
