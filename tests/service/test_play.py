@@ -16,7 +16,7 @@ import pytest
 from google.rpc import error_details_pb2
 
 from server.serve import RunningServer
-from server.service import PLAY_ACCEPTED
+from server.service import PLAY_ACCEPTED, MatchService
 from tests.service.helpers import (
     INWARD,
     bearer,
@@ -274,3 +274,36 @@ async def test_tr_4_1_the_referee_plays_a_tribes_penalty_on_a_stream_and_is_refu
     assert tribes_event(answers[0].applied.events[0]) == "penalised"
     assert answers[1].refused.code == grpc.StatusCode.FAILED_PRECONDITION.value[0]
     assert _rule(answers[1].refused) == "TR-4.1"
+
+
+async def test_a_play_stream_reads_no_further_than_its_unanswered_bound() -> None:
+    """The reading task takes a message only while fewer than the bound are unanswered:
+    a client that floods its stream is held back by gRPC's flow control, not queued."""
+    pulled = 0
+
+    async def flood() -> AsyncIterator[int]:
+        nonlocal pulled
+        while True:
+            await asyncio.sleep(0)  # a stream's read gives the loop a turn
+            pulled += 1
+            yield pulled
+
+    class Reader:
+        def _play_one(self, request: int, token: str) -> int:
+            return request
+
+    answers: asyncio.Queue[object] = asyncio.Queue()
+    room = asyncio.Semaphore(3)
+    reading = asyncio.create_task(
+        MatchService._read_plays(Reader(), flood(), "token", answers, room)  # type: ignore[arg-type]
+    )
+    try:
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert pulled == 3 and answers.qsize() == 3
+        room.release()  # one answer written
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert pulled == 4
+    finally:
+        reading.cancel()
