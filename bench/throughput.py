@@ -1,7 +1,8 @@
 """Benchmarks: committed commands per second with many concurrent matches, each watched.
 
 Run ``python bench/throughput.py [--matches 1 10 100 1000] [--store sqlite postgres]
-[--seconds 20] [--clients 2]``. For each store and each number of concurrent matches:
+[--seconds 20] [--clients 2] [--via act|play]``. For each store and each number of
+concurrent matches:
 
 - **game**: ``totem serve`` in a process of its own (bench/race.py's ``Server``: a fresh
   store, its rate bounds lifted, and here its stream and call caps raised), and
@@ -10,12 +11,25 @@ Run ``python bench/throughput.py [--matches 1 10 100 1000] [--store sqlite postg
   it (the fan-out), seat both players, then send ``Act`` after ``Act``, each chosen from
   the state the last answer carried (bench/stream.py's ``next_move``: a grab offered, else
   a reveal by the seat whose turn it is), one in flight per match; when the match ends,
-  or nobody may act, its watchers are closed and a new match starts. An answered ``Act``
-  is a committed command.
+  or nobody may act, its watchers are closed and a new match starts. An answered
+  command is a committed command. How a command is sent is ``--via``: with ``act`` (the
+  default) each is an ``Act`` call of its own; with ``play`` each is a ``PlayRequest``
+  on a ``Play`` stream of its seat, one stream per seat of the match, opened with the
+  seat's token once both seats are taken and before the match's first command (untimed,
+  like the joins: a token is a match's own, so each match opens its own two streams),
+  each command a write and the read of its ``PlayResponse`` (a refusal counts as a
+  failure, as a failed ``Act`` does), and the streams ended (no more requests, then
+  their status) with the match. Everything else is the same.
 - **echo** (the baseline): a bare ``grpc.aio`` server in a process of its own with a unary
   ``Echo`` that also pushes the request's bytes to the ``Listen`` streams of its key, and
   the same client loops, in the same processes, with the same channels and concurrency:
   4 ``Listen`` streams per loop, then ``Echo`` after ``Echo``.
+- **stream echo** (the baseline of ``--via play``): the same server's bidirectional
+  ``EchoStream``, which answers each message with its own bytes after pushing them to the
+  ``Listen`` streams of its key, as ``Echo`` does; the same loops, each keeping one open
+  stream (opened before its first round, untimed) on which it writes a message and reads
+  its echo, round trip after round trip, with 4 ``Listen`` streams per key as above.
+  Both baselines are measured whichever ``--via``, on raw bytes (no (de)serialisation).
 - **save**: the eventsourcing library's own rate of saving a one-event aggregate (a
   trivial aggregate created and saved, in a loop, one thread) on a fresh store of the
   same kind, in this process.
@@ -23,8 +37,9 @@ Run ``python bench/throughput.py [--matches 1 10 100 1000] [--store sqlite postg
 Only the commands answered inside a window of ``--seconds`` are counted, after every loop
 has been answered once. The server's CPU time over the window (``/proc``, every thread) is
 given per command, and the clients' apart; the machine's too, for what else ran. Ratios
-are game / echo at the same concurrency, and game / save. The issue's target: at least
-60% of the echo figure at 100 matches.
+are game / echo and game / stream echo at the same concurrency (the latter is the
+like-for-like baseline of ``--via play``), and game / save. The issue's target: at least
+60% of the (unary) echo figure at 100 matches.
 
 Every loop is bounded in time; tests never assert a duration, the figures go to
 docs/performance.md.
@@ -56,10 +71,12 @@ from race import (
     ORGANISER_TOKEN,
     Server,
     add_server_root,
+    applied,
     busy_ticks,
     machine_line,
     process_ticks,
     server_root,
+    stream_round_trip,
 )
 from stream import next_move
 
@@ -71,6 +88,13 @@ from totem.v1 import match_service_pb2 as ms
 
 WATCHERS = 4
 ECHO_SERVICE = "bench.Echo"
+#: How the game's commands are sent (``--via``): an Act call each, or a message each on a
+#: Play stream per seat.
+ACT, PLAY = "act", "play"
+#: What a client process's loops do: the game via Act or Play, or a baseline.
+ECHO, STREAM_ECHO = "echo", "stream_echo"
+#: The initial metadata of a Play stream the server accepted (server/service.py).
+PLAY_ACCEPTED = ("totem-play", "accepted")
 #: Each client process spreads its loops over this many channels (TCP connections).
 CHANNELS_PER_CLIENT = 8
 CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
@@ -115,11 +139,38 @@ async def _drain(call: Any) -> None:
         pass
 
 
-class GameLoop:
-    """One match after another, each watched by 4 spectators, played as fast as answered."""
+async def _open_play(stub: match_service_pb2_grpc.MatchServiceStub, token: str) -> Any:
+    """A seat's Play stream, once the server said it accepted it: writing before that
+    may race with a refusal, which grpcio's asyncio client reports badly (grpc/grpc#36066)."""
+    stream = stub.Play(metadata=bearer(token))
+    try:
+        async with asyncio.timeout(CALL_TIMEOUT):
+            metadata = await stream.initial_metadata()
+        if PLAY_ACCEPTED not in tuple(metadata or ()):
+            code, details = await stream.code(), await stream.details()
+            raise RuntimeError(f"the Play stream was not accepted: {code} {details}")
+    except BaseException:
+        stream.cancel()
+        raise
+    return stream
 
-    def __init__(self, channel: grpc.aio.Channel, organiser: str) -> None:
+
+async def _end_play(stream: Any) -> None:
+    """End a Play stream as a player would: no more requests, then its status."""
+    await stream.done_writing()
+    rest = await stream.read()
+    code = await stream.code()
+    if rest is not grpc.aio.EOF or code != grpc.StatusCode.OK:
+        raise RuntimeError(f"the Play stream ended badly: {code} {await stream.details()}")
+
+
+class GameLoop:
+    """One match after another, each watched by 4 spectators, played as fast as answered:
+    an Act call per command, or (``via`` play) a message on the acting seat's Play stream."""
+
+    def __init__(self, channel: grpc.aio.Channel, organiser: str, via: str = ACT) -> None:
         self.organiser = bearer(organiser)
+        self.via = via
         self.stub = match_service_pb2_grpc.MatchServiceStub(channel)
         self.watch = channel.unary_stream(
             "/totem.v1.MatchService/Watch",
@@ -141,6 +192,7 @@ class GameLoop:
             asyncio.create_task(_drain(self.watch(ms.WatchRequest(match_id=match_id))))
             for _ in range(WATCHERS)
         ]
+        plays: list[Any] = []  # the seats' Play streams, in seat order, while open
         try:
             tokens = []
             for seat in range(2):
@@ -152,28 +204,43 @@ class GameLoop:
             view = await self.stub.GetMatch(
                 ms.GetMatchRequest(match_id=match_id), metadata=bearer(tokens[0])
             )
+            if self.via == PLAY:  # untimed, before the match's first command
+                for token in tokens:
+                    plays.append(await _open_play(self.stub, token))
             me, state, summary = 0, view.jungle_speed, view.summary
             while (
                 summary.status != common_pb2.MATCH_STATUS_ENDED and time.perf_counter() < tally.stop
             ):
                 move = next_move(state, me)
                 if move is None:
-                    return
+                    break
                 me, command = move
                 began = time.perf_counter()
-                acted = await self.stub.Act(
-                    ms.ActRequest(
-                        match_id=match_id, seen_version=summary.version, jungle_speed=command
-                    ),
-                    metadata=bearer(tokens[me]),
-                    timeout=CALL_TIMEOUT,
+                request = ms.ActRequest(
+                    match_id=match_id, seen_version=summary.version, jungle_speed=command
                 )
-                done = time.perf_counter()
+                if plays:
+                    # Bounded as an Act call is (no task: a timer on this one).
+                    async with asyncio.timeout(CALL_TIMEOUT):
+                        response = await stream_round_trip(plays[me], ms.PlayRequest(act=request))
+                    done = time.perf_counter()
+                    acted = applied(response)
+                else:
+                    acted = await self.stub.Act(
+                        request, metadata=bearer(tokens[me]), timeout=CALL_TIMEOUT
+                    )
+                    done = time.perf_counter()
                 tally.answered.append(done)
                 tally.latency.append((done, done - began))
                 tally.first.add(index)
                 state, summary = acted.state.jungle_speed, acted.state.summary
+            async with asyncio.timeout(CALL_TIMEOUT):
+                while plays:
+                    await _end_play(plays[-1])
+                    plays.pop()
         finally:
+            for stream in plays:
+                stream.cancel()
             for task in watchers:
                 task.cancel()
             await asyncio.gather(*watchers, return_exceptions=True)
@@ -189,6 +256,7 @@ class EchoLoop:
         identity = {"request_serializer": bytes, "response_deserializer": bytes}
         self.echo = channel.unary_unary(f"/{ECHO_SERVICE}/Echo", **identity)
         self.listen = channel.unary_stream(f"/{ECHO_SERVICE}/Listen", **identity)
+        self.echo_stream = channel.stream_stream(f"/{ECHO_SERVICE}/EchoStream", **identity)
         self.payload = ms.ActRequest(
             match_id=str(uuid.uuid4()),
             seen_version=42,
@@ -204,7 +272,7 @@ class EchoLoop:
                 if time.perf_counter() >= tally.stop:
                     return
                 began = time.perf_counter()
-                await self.echo(key + self.payload, timeout=CALL_TIMEOUT)
+                await self.once(key + self.payload)
                 done = time.perf_counter()
                 tally.answered.append(done)
                 tally.latency.append((done, done - began))
@@ -213,6 +281,35 @@ class EchoLoop:
             for task in watchers:
                 task.cancel()
             await asyncio.gather(*watchers, return_exceptions=True)
+
+    async def once(self, request: bytes) -> None:
+        await self.echo(request, timeout=CALL_TIMEOUT)
+
+    def close(self) -> None:
+        pass
+
+
+class StreamEchoLoop(EchoLoop):
+    """The same loop with each echo a round trip on one stream the loop keeps open: the
+    baseline of the game via Play."""
+
+    def __init__(self, channel: grpc.aio.Channel, organiser: str) -> None:
+        super().__init__(channel, organiser)
+        self.stream: Any = None
+
+    async def round(self, index: int, tally: Tally) -> None:
+        if self.stream is None or self.stream.done():  # untimed; again only after a failure
+            self.stream = self.echo_stream()
+        await super().round(index, tally)
+
+    async def once(self, request: bytes) -> None:
+        # Bounded as the game's Play round trip is (no task: a timer on this one).
+        async with asyncio.timeout(CALL_TIMEOUT):
+            await stream_round_trip(self.stream, request)
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.cancel()
 
 
 async def _client(
@@ -225,14 +322,28 @@ async def _client(
     tally = Tally()
 
     async def run(index: int) -> None:
-        player = (GameLoop if kind == "game" else EchoLoop)(channels[index % len(channels)], token)
-        while time.perf_counter() < tally.stop:
-            tally.rounds += 1
-            try:
-                await player.round(index, tally)
-            except grpc.aio.AioRpcError as error:
-                tally.failures.append(f"{error.code().name}: {error.details()}")
-                await asyncio.sleep(0.1)
+        channel = channels[index % len(channels)]
+        player: GameLoop | EchoLoop
+        if kind in (ACT, PLAY):
+            player = GameLoop(channel, token, kind)
+        else:
+            player = (StreamEchoLoop if kind == STREAM_ECHO else EchoLoop)(channel, token)
+        try:
+            while time.perf_counter() < tally.stop:
+                tally.rounds += 1
+                try:
+                    await player.round(index, tally)
+                except grpc.aio.AioRpcError as error:
+                    tally.failures.append(f"{error.code().name}: {error.details()}")
+                    await asyncio.sleep(0.1)
+                except (RuntimeError, TimeoutError) as error:  # a stream's end or refusal
+                    tally.failures.append(f"{type(error).__name__}: {error}")
+                    if isinstance(player, StreamEchoLoop):
+                        player.close()
+                    await asyncio.sleep(0.1)
+        finally:
+            if isinstance(player, EchoLoop):
+                player.close()
 
     tasks = [asyncio.create_task(run(i)) for i in range(loops)]
     deadline = time.monotonic() + RAMP_TIMEOUT
@@ -260,7 +371,9 @@ async def _client(
 def client_main(
     address: str, kind: str, loops: int, conn: multiprocessing.connection.Connection, token: str
 ) -> None:
-    """A client process: ``token`` is the organiser's (a spawned process draws its own)."""
+    """A client process: ``kind`` is ``act`` or ``play`` (the game, via Act or Play),
+    ``echo`` or ``stream_echo``; ``token`` is the organiser's (a spawned process draws its
+    own)."""
     asyncio.run(_client(address, kind, loops, conn, token))
 
 
@@ -274,6 +387,14 @@ async def _echo_server(conn: multiprocessing.connection.Connection) -> None:
         for queue in listeners.get(request[:16], ()):
             queue.put_nowait(request)
         return request
+
+    async def echo_stream(
+        requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext
+    ) -> None:
+        async for request in requests:
+            for queue in listeners.get(request[:16], ()):
+                queue.put_nowait(request)
+            await context.write(request)
 
     async def listen(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
         queue: asyncio.Queue[bytes] = asyncio.Queue()
@@ -297,6 +418,7 @@ async def _echo_server(conn: multiprocessing.connection.Connection) -> None:
                 ECHO_SERVICE,
                 {
                     "Echo": grpc.unary_unary_rpc_method_handler(echo, **identity),
+                    "EchoStream": grpc.stream_stream_rpc_method_handler(echo_stream, **identity),
                     "Listen": grpc.unary_stream_rpc_method_handler(listen, **identity),
                 },
             ),
@@ -446,13 +568,21 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
 
 
-def row(name: str, matches: int, result: Result, echo: Result | None, save: float) -> str:
+def row(
+    name: str,
+    matches: int,
+    result: Result,
+    echo: Result | None,
+    save: float,
+    stream_echo: Result | None = None,
+) -> str:
     tick = os.sysconf("SC_CLK_TCK")
     per = result.commands or 1
     vs_echo = f"{result.rate / echo.rate:.0%}" if echo and echo.rate else "-"
+    vs_stream = f"{result.rate / stream_echo.rate:.0%}" if stream_echo and stream_echo.rate else "-"
     failed = f" ({result.failed} failed: {result.failures[0]})" if result.failed else ""
     return (
-        f"| {name}{failed} | {matches:,} | {result.rate:,.0f} | {vs_echo} "
+        f"| {name}{failed} | {matches:,} | {result.rate:,.0f} | {vs_echo} | {vs_stream} "
         f"| {result.rate / save:.2f} | {statistics.median(result.latency or [0]) * 1e3:.1f} "
         f"/ {percentile(result.latency, 0.99) * 1e3:.1f} "
         f"| {result.server_ticks / tick / per * 1e6:,.0f} "
@@ -467,19 +597,33 @@ def main(args: argparse.Namespace) -> None:
         f"{args.clients} client processes, {WATCHERS} watchers a match, window {args.seconds} s",
         flush=True,
     )
+    path = (
+        "an Act call per command"
+        if args.via == ACT
+        else "a message per command on a Play stream per seat, opened (untimed) before the "
+        "match's first command"
+    )
+    print(f"game commands via {args.via}: {path}", flush=True)
     header = (
-        "| what | matches | commands/s | / echo | / save | latency p50 / p99 ms "
+        "| what | matches | commands/s | / echo | / stream echo | / save | latency p50 / p99 ms "
         "| server CPU µs/command | clients' CPU µs/command | machine busy, cores |\n"
-        "|---|---|---|---|---|---|---|---|---|"
+        "|---|---|---|---|---|---|---|---|---|---|"
     )
     echo_results: dict[int, Result] = {}
+    stream_results: dict[int, Result] = {}
     echo = EchoServer()
     try:
+        address = f"127.0.0.1:{echo.port}"
         for matches in args.matches:
-            echo_results[matches] = drive(f"127.0.0.1:{echo.port}", echo.pid, "echo", matches, args)
+            echo_results[matches] = drive(address, echo.pid, ECHO, matches, args)
             print(f"echo, {matches} loops: {echo_results[matches].rate:,.0f}/s", flush=True)
+            stream_results[matches] = drive(address, echo.pid, STREAM_ECHO, matches, args)
+            print(
+                f"stream echo, {matches} loops: {stream_results[matches].rate:,.0f}/s", flush=True
+            )
     finally:
         echo.stop()
+    name = "game" if args.via == ACT else "game via Play"
     for kind in args.store:
         save = save_rate(kind, args.postgres, args.save_seconds)
         print(f"{kind}: library save of a one-event aggregate: {save:,.0f}/s", flush=True)
@@ -491,18 +635,22 @@ def main(args: argparse.Namespace) -> None:
                 )
                 try:
                     result = drive(
-                        f"127.0.0.1:{server.port}", server.process.pid, "game", matches, args
+                        f"127.0.0.1:{server.port}", server.process.pid, args.via, matches, args
                     )
                 finally:
                     server.stop()
-            lines.append(row(f"game, {kind}", matches, result, echo_results[matches], save))
+            echoes = (echo_results[matches], save, stream_results[matches])
+            lines.append(row(f"{name}, {kind}", matches, result, *echoes))
             lines.append(row("echo (baseline)", matches, echo_results[matches], None, save))
-            print(lines[-2], flush=True)
+            lines.append(
+                row("stream echo (baseline)", matches, stream_results[matches], None, save)
+            )
+            print(lines[-3], flush=True)
         print(f"\n{kind}: library save {save:,.0f}/s\n{header}")
         print("\n".join(lines), flush=True)
         if 100 in args.matches:
             ratio = 0.0
-            for line in lines[::2]:
+            for line in lines[::3]:
                 if line.split("|")[2].strip() == "100":
                     ratio = float(line.split("|")[4].strip().rstrip("%")) / 100
             verdict = "met" if ratio >= 0.6 else "not met"
@@ -520,6 +668,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=20.0, help="the counted window")
     parser.add_argument("--save-seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=2, help="client processes")
+    parser.add_argument(
+        "--via",
+        choices=(ACT, PLAY),
+        default=ACT,
+        help="how the game's commands are sent: act, an Act call each (the default); play, "
+        "a message each on a Play stream per seat, opened before the match's first command "
+        "(both echo baselines are measured either way)",
+    )
     add_server_root(parser)
     args = parser.parse_args(argv)
     if args.clients < 1 or args.seconds <= 0 or any(m < 1 for m in args.matches):
