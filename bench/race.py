@@ -84,7 +84,9 @@ shares with Pearson's chi-square test (N-1 degrees of freedom; the p-value from 
 regularized upper incomplete gamma function, computed here). Beside them: how often each
 seat and connection arrived first on the wire, and the winner's place in the arrival
 order (a server that decides by arrival gives the first arrival the win; one that ignores
-arrival gives each place 1/N).
+arrival gives each place 1/N). For both servers, the bare one included: which
+connection's grab was stamped first, against which arrived first on the wire (what the
+server, gRPC and the kernel add between the wire and the stamp).
 
 A baseline, ``--bare``: the same races against a server that does nothing but stamp
 (bench/race_bare.py), a ``grpc.aio`` server in a process of its own with the real
@@ -1513,6 +1515,39 @@ def _stamp_ms(group: list[Race]) -> dict[str, Any]:
     }
 
 
+def _first_stamps(simultaneous: list[Race], n: int) -> dict[str, Any] | None:
+    """Which connection's grab was stamped first in the races at offset 0, against who
+    arrived first on the wire: what the server adds, measured the same way on the bare
+    server (which decides nothing) as on totem serve (where the first stamp wins)."""
+    wired = [r for r in simultaneous if r.seen_on_wire]
+    if not wired:
+        return None
+    stamped = [sum(r.by_stamp()[0].contender == c for r in wired) for c in range(n)]
+    arrived = [sum(r.by(WIRE)[0].contender == c for r in wired) for c in range(n)]
+    chi, p = chi_square_against(stamped, arrived)
+    return {
+        "races": len(wired),
+        "stamped_first": stamped,
+        "first_on_wire": arrived,
+        "given_arrival_chi_square": chi,
+        "given_arrival_p": p,
+        "dof": n - 1,
+    }
+
+
+def _first_stamp_lines(f: dict[str, Any] | None) -> list[str]:
+    if f is None:
+        return []
+    return [
+        "",
+        f"Connections stamped first at offset 0 ({f['races']} races seen on the wire): "
+        f"{', '.join(map(str, f['stamped_first']))}; first on the wire: "
+        f"{', '.join(map(str, f['first_on_wire']))}; stamped first against those arrival "
+        f"shares ({f['dof']} dof): {f['given_arrival_chi_square']:.2f}, "
+        f"p = {f['given_arrival_p']:.3g} (what the server, gRPC and the kernel add)",
+    ]
+
+
 def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
     """The figures of the races against one server (``config["server"]``). Against the
     bare server nothing is won: no winners, no seat or connection bias."""
@@ -1558,6 +1593,7 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
     simultaneous = by_offset.get(0.0, [])
     total = len(simultaneous)
     fairness = _fairness(simultaneous, n) if decided else None
+    first_stamps = _first_stamps(simultaneous, n)
 
     later = [o for o in offsets if o["offset_ms"] >= 1]
     zero = next((o for o in offsets if o["offset_ms"] == 0), None)
@@ -1622,6 +1658,7 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
         "offsets": offsets,
         "gaps": {SEND: _gaps(races, SEND), WIRE: _gaps(on_wire, WIRE) if on_wire else None},
         "fairness": fairness,
+        "first_stamps": first_stamps,
         "targets": targets,
     }
 
@@ -1800,6 +1837,7 @@ def report(summary: dict[str, Any]) -> str:
         ]
     else:
         lines += _fairness_lines(f, c["clients"])
+    lines += _first_stamp_lines(summary.get("first_stamps"))
     lines += ["", "Targets:"]
     t = summary["targets"]
 
