@@ -166,8 +166,9 @@ class MatchServiceServicer:
         stream's token (metadata, as for Act) acts for every request; without one the
         stream ends at once with UNAUTHENTICATED. A stream the server accepts gets the
         initial metadata `totem-play: accepted` at once; a refused one ends without it. The stream ends with a status only for
-        the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams, UNAVAILABLE when
-        the server shuts down (requests not yet answered were not applied).
+        the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams or when its
+        answers are not read in time, UNAVAILABLE when the server shuts down (requests not
+        yet answered were not applied).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -76,8 +76,9 @@ class MatchServiceStub:
     stream's token (metadata, as for Act) acts for every request; without one the
     stream ends at once with UNAUTHENTICATED. A stream the server accepts gets the
     initial metadata `totem-play: accepted` at once; a refused one ends without it. The stream ends with a status only for
-    the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams, UNAVAILABLE when
-    the server shuts down (requests not yet answered were not applied).
+    the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams or when its
+    answers are not read in time, UNAVAILABLE when the server shuts down (requests not
+    yet answered were not applied).
     """
     Watch: _grpc.UnaryStreamMultiCallable[_match_service_pb2.WatchRequest, _match_service_pb2.MatchEvent]
     """Every event after `after_version`, then live events, in order, each exactly once,
@@ -154,8 +155,9 @@ class MatchServiceAsyncStub(MatchServiceStub):
     stream's token (metadata, as for Act) acts for every request; without one the
     stream ends at once with UNAUTHENTICATED. A stream the server accepts gets the
     initial metadata `totem-play: accepted` at once; a refused one ends without it. The stream ends with a status only for
-    the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams, UNAVAILABLE when
-    the server shuts down (requests not yet answered were not applied).
+    the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams or when its
+    answers are not read in time, UNAVAILABLE when the server shuts down (requests not
+    yet answered were not applied).
     """
     Watch: _aio.UnaryStreamMultiCallable[_match_service_pb2.WatchRequest, _match_service_pb2.MatchEvent]  # type: ignore[assignment]
     """Every event after `after_version`, then live events, in order, each exactly once,
@@ -265,8 +267,9 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         stream's token (metadata, as for Act) acts for every request; without one the
         stream ends at once with UNAUTHENTICATED. A stream the server accepts gets the
         initial metadata `totem-play: accepted` at once; a refused one ends without it. The stream ends with a status only for
-        the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams, UNAVAILABLE when
-        the server shuts down (requests not yet answered were not applied).
+        the stream itself: RESOURCE_EXHAUSTED beyond the caller's streams or when its
+        answers are not read in time, UNAVAILABLE when the server shuts down (requests not
+        yet answered were not applied).
         """
 
     @_abc_1.abstractmethod
