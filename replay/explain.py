@@ -49,7 +49,8 @@ def contender_line(contender: Contender) -> Text:
     received_by = f"#{contender.sequence}" + (
         f"@{contender.instance}" if contender.instance else ""
     )
-    line = Text(f"  {contender.outcome:<5}  recv {received_by:<7} {who:<22}")
+    via = "stream" if contender.on_stream else "call"
+    line = Text(f"  {contender.outcome:<5}  recv {received_by:<7} {via:<6} {who:<22}")
     line.append(f" at {fmt.when(received)} UTC  ")
     line.append(f"+{contender.gap_ms:.3f} ms  " if contender.gap_ms else "winner  ")
     seen = f"v{contender.seen_version}" if contender.seen_version else "not given"
@@ -77,8 +78,10 @@ def print_explanation(explanation: Explanation) -> None:
         out.print(
             Text(
                 f"Contenders in the order the match recorded them: server receive order, "
-                f"or commit order between server instances (gap to the first received; reaction: "
-                f"from the event the grab saw reaching its stream; suspect under {limit:g} ms):"
+                f"or commit order between server instances (stamped as its message was read "
+                f"on an open stream, or when its call was admitted; gap to the first "
+                f"received; reaction: from the event the grab saw reaching its stream; "
+                f"suspect under {limit:g} ms):"
             )
         )
         for contender in explanation.contenders:

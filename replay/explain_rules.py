@@ -54,6 +54,9 @@ class Contender:
     seen_version: int
     #: The server instance that received it ("" for a lone server).
     instance: str
+    #: Stamped as its message was read on an open Play stream, not when its call was
+    #: admitted (an Act call's stamp waits for that).
+    on_stream: bool
     #: Milliseconds after the winner's grab was received (0 for the winner).
     gap_ms: float
     #: Milliseconds from the event it reacted to reaching its stream to its receipt;
@@ -239,6 +242,7 @@ def _contenders(ctx: Context, grabs: list[tuple[int, str, dict[str, Any]]]) -> l
                 monotonic_ns=int(stamp["monotonic_ns"]),
                 seen_version=int(stamp.get("seen_version", 0)),
                 instance=str(stamp.get("instance", "")),
+                on_stream=bool(stamp.get("on_stream", False)),
                 gap_ms=_gap_ms(first, stamp),
                 reaction_ms=reaction,
                 suspect=reaction is not None and reaction < ctx.human_limit_ms,

@@ -481,7 +481,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         """One message of a Play stream, stamped and submitted at once; a refusal known
         before the match's actor looks is the answer itself."""
         seen = request.act.seen_version if isinstance(request, match_service_pb2.PlayRequest) else 0
-        stamp = self.stamper.stamp(seen)
+        stamp = self.stamper.stamp(seen, on_stream=True)
         try:
             if isinstance(request, Undecodable):
                 raise request.refusal()

@@ -31,13 +31,14 @@ class Stamper:
         self._sequence = itertools.count(1)
         self._sent: dict[UUID, dict[int, OrderedDict[int, int]]] = {}
 
-    def stamp(self, seen_version: int = 0) -> ReceiveStamp:
+    def stamp(self, seen_version: int = 0, on_stream: bool = False) -> ReceiveStamp:
         return ReceiveStamp(
             sequence=next(self._sequence),
             monotonic_ns=time.monotonic_ns(),
             wall_ns=time.time_ns(),
             seen_version=seen_version,
             instance=self.instance,
+            on_stream=on_stream,
         )
 
     def on_arrival(self, seen_version: int) -> ReceiveStamp:

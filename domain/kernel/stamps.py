@@ -26,6 +26,11 @@ class ReceiveStamp:
     #: The server instance that took the request ("" for a lone server): ``sequence``
     #: and ``monotonic_ns`` are that instance's own, comparable only between its stamps.
     instance: str = ""
+    #: Taken as the command's message was read on a Play stream the client had open;
+    #: False: when gRPC handed the command's call (Act, JoinMatch) to the server. The
+    #: second waits for gRPC to admit the call, the first does not: a judge comparing
+    #: two close grabs weighs that.
+    on_stream: bool = False
 
     @property
     def wall_ms(self) -> int:
@@ -33,7 +38,8 @@ class ReceiveStamp:
 
     def to_dict(self) -> dict[str, Any]:
         """The form stored in events (JSON-compatible). A lone server's stamps leave
-        ``instance`` out: they are stored as they were before instances had names."""
+        ``instance`` out, and a call's leave ``on_stream`` out: they are stored as they
+        were before instances and streams."""
         data: dict[str, Any] = {
             "sequence": self.sequence,
             "monotonic_ns": self.monotonic_ns,
@@ -43,6 +49,8 @@ class ReceiveStamp:
         }
         if self.instance:
             data["instance"] = self.instance
+        if self.on_stream:
+            data["on_stream"] = True
         return data
 
     @classmethod

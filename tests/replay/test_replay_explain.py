@@ -6,6 +6,7 @@ VI-2.9)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -156,6 +157,29 @@ def test_js_4_2_a_race_received_by_two_instances_is_shown_in_commit_order(
         line for line in run(db, "explain", match.id, won).output.splitlines() if "recv #" in line
     ]
     assert "#500@a" in rows[0] and "#7@b" in rows[1] and "+3.250 ms" in rows[1]
+
+
+def test_js_5_1_a_grab_stamped_on_an_open_stream_is_shown_as_such(tmp_path: Path) -> None:
+    """A judge sees how each grab was stamped: as its message was read on an open Play
+    stream, or when its call was admitted (which waits for gRPC), beside its gap."""
+    db = tmp_path / "t.db"
+    match = scripted_match(db, deal_for(3, {0: [INWARD]}))
+    match.reveal(0, grab_stamp(10, 0))
+    streamed = grab_stamp(11, 40)
+    match.grab(2, dataclasses.replace(streamed, on_stream=True))
+    won = match.version
+    match.grab(1, grab_stamp(12, 40.5))
+    save(db, match)
+
+    contenders = explained(db, match.id, won)["contenders"]
+    assert [(c["seat"], c["outcome"], c["on_stream"]) for c in contenders] == [
+        (2, "won", True),
+        (1, "late", False),
+    ]
+    rows = [
+        line for line in run(db, "explain", match.id, won).output.splitlines() if "recv #" in line
+    ]
+    assert rows[0].split()[3] == "stream" and rows[1].split()[3] == "call"
 
 
 def test_js_4_2_js_5_3_duel_then_js_5_2_wrong_grab_of_an_outsider(tmp_path: Path) -> None:

@@ -218,6 +218,8 @@ async def test_js_6_1_js_5_1_grabs_on_open_streams_race_by_the_order_they_were_r
     sequences = [won.stamp.sequence] + [g.stamp.sequence for g in lates]
     assert won.stamp.sequence == min(sequences) and len(set(sequences)) == players
     assert all(g.stamp.seen_version == revealed.version for g in lates)
+    # Each stamp says it was taken as its message was read on an open stream.
+    assert won.stamp.on_stream and all(g.stamp.on_stream for g in lates)
     outcomes = sorted(js_event(a.applied.events[0]) for a in answers)
     assert outcomes == ["arrows_won"] + ["late_grab"] * (players - 1)
 
@@ -255,6 +257,9 @@ async def test_js_4_2_a_duel_decided_by_a_stream_and_a_call_alike(server: Runnin
     assert len(won) == 1 and len(late) == 1
     assert won[0].stamp.sequence < late[0].stamp.sequence
     assert {won[0].winner, late[0].seat} == {0, 1}
+    # Seat 0 grabbed on a stream, seat 1 by a call: the evidence says which was which.
+    by_seat = {won[0].winner: won[0].stamp, late[0].seat: late[0].stamp}
+    assert by_seat[0].on_stream and not by_seat[1].on_stream
 
 
 async def test_tr_4_1_the_referee_plays_a_tribes_penalty_on_a_stream_and_is_refused_a_second(

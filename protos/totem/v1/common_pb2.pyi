@@ -181,6 +181,7 @@ class ReceiveStamp(_message.Message):
     SEEN_VERSION_FIELD_NUMBER: _builtins.int
     SEEN_SENT_MONOTONIC_NS_FIELD_NUMBER: _builtins.int
     INSTANCE_FIELD_NUMBER: _builtins.int
+    ON_STREAM_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Receive order on the server process that took the request: 1, 2, 3... from its start
     (a restarted server counts from 1 again). Among commands of one match it is the order
@@ -205,6 +206,12 @@ class ReceiveStamp(_message.Message):
     that instance's own: between stamps of two instances they say nothing, and the
     order in which the instances committed the commands decides (docs/operations.md).
     """
+    on_stream: _builtins.bool
+    """True when the stamp was taken as the command's message was read on a Play stream
+    the client had open; false when gRPC handed the call (Act, JoinMatch) to the server,
+    which it does one call at a time: of two grabs that arrived together, the one on a
+    stream tends to be stamped first (docs/api.md, receive stamps).
+    """
     @_builtins.property
     def received_at(self) -> _timestamp_pb2.Timestamp:
         """Wall clock of the server at receipt (nanosecond precision)."""
@@ -218,10 +225,11 @@ class ReceiveStamp(_message.Message):
         seen_version: _builtins.int = ...,
         seen_sent_monotonic_ns: _builtins.int = ...,
         instance: _builtins.str = ...,
+        on_stream: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["received_at", b"received_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["instance", b"instance", "monotonic_ns", b"monotonic_ns", "received_at", b"received_at", "seen_sent_monotonic_ns", b"seen_sent_monotonic_ns", "seen_version", b"seen_version", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["instance", b"instance", "monotonic_ns", b"monotonic_ns", "on_stream", b"on_stream", "received_at", b"received_at", "seen_sent_monotonic_ns", b"seen_sent_monotonic_ns", "seen_version", b"seen_version", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
