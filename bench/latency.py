@@ -67,6 +67,7 @@ from race import (
     Server,
     add_server_root,
     applied,
+    close_play,
     percentile,
     server_root,
     stream_round_trip,
@@ -369,7 +370,7 @@ async def run(args: argparse.Namespace) -> tuple[Samples, dict[str, Any]]:
                 last = await _all(outcome)
                 if play is not None:
                     answer = applied(response)
-                    await _close(play)
+                    await close_play(play)
                     streams.remove(play)
                 if answer.events[0].jungle_speed.WhichOneof("event") != "arrows_won":
                     raise RuntimeError(f"race {index}: the grab did not win: {answer.events[0]}")
@@ -410,15 +411,6 @@ async def run(args: argparse.Namespace) -> tuple[Samples, dict[str, Any]]:
         "load_average_after": [round(x, 2) for x in load_after],
     }
     return samples, config
-
-
-async def _close(stream: Any) -> None:
-    """End a Play stream as a player would: no more requests, then its status."""
-    await stream.done_writing()
-    rest = await asyncio.wait_for(stream.read(), STEP_TIMEOUT)
-    code = await asyncio.wait_for(stream.code(), STEP_TIMEOUT)
-    if rest is not grpc.aio.EOF or code != grpc.StatusCode.OK:
-        raise RuntimeError(f"the Play stream ended badly: {code} {await stream.details()}")
 
 
 async def _caught_up(watchers: Sequence[Reader], version: int) -> None:

@@ -675,7 +675,7 @@ async def _contender(
                         follower = None
                         if via == PLAY:
                             # Every grab is stored: the stream's end competes with none.
-                            await _close_play(streams.pop(SERVER))
+                            await close_play(streams.pop(SERVER))
                         outcome = mine.jungle_speed.WhichOneof("event")
                         stamp = getattr(mine.jungle_speed, outcome).stamp
                         outcome_fields = {
@@ -697,7 +697,7 @@ async def _contender(
                     # compete with the stamping of the grabs still on their way. The
                     # same for ending the race's Play stream.
                     if BARE in streams:
-                        await _close_play(streams.pop(BARE))
+                        await close_play(streams.pop(BARE))
                     gc.collect()
                     conn.send(("collected", index))
                 else:
@@ -742,8 +742,8 @@ def applied(response: Any) -> Any:
     raise RuntimeError(f"a PlayResponse with no outcome: {response}")
 
 
-async def _close_play(stream: Any) -> None:
-    """End a race's Play stream as a player would: no more requests, then its status."""
+async def close_play(stream: Any) -> None:
+    """End a Play stream as a player would: no more requests, then its status."""
     import grpc
 
     await stream.done_writing()

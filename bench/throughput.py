@@ -73,6 +73,7 @@ from race import (
     add_server_root,
     applied,
     busy_ticks,
+    close_play,
     machine_line,
     process_ticks,
     server_root,
@@ -155,15 +156,6 @@ async def _open_play(stub: match_service_pb2_grpc.MatchServiceStub, token: str) 
     return stream
 
 
-async def _end_play(stream: Any) -> None:
-    """End a Play stream as a player would: no more requests, then its status."""
-    await stream.done_writing()
-    rest = await stream.read()
-    code = await stream.code()
-    if rest is not grpc.aio.EOF or code != grpc.StatusCode.OK:
-        raise RuntimeError(f"the Play stream ended badly: {code} {await stream.details()}")
-
-
 class GameLoop:
     """One match after another, each watched by 4 spectators, played as fast as answered:
     an Act call per command, or (``via`` play) a message on the acting seat's Play stream."""
@@ -236,7 +228,7 @@ class GameLoop:
                 state, summary = acted.state.jungle_speed, acted.state.summary
             async with asyncio.timeout(CALL_TIMEOUT):
                 while plays:
-                    await _end_play(plays[-1])
+                    await close_play(plays[-1])
                     plays.pop()
         finally:
             for stream in plays:
