@@ -443,6 +443,8 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             token = auth.bearer_token(context.invocation_metadata())
             if not token:
                 raise no_token()
+            if self.actors.draining:
+                raise shutting_down("open a Play stream again, on another server or later")
             peer = context.peer()
             with self.streams.held(peer, client_address(peer)):
                 # Accepted: said at once, so that a client may write knowing the stream

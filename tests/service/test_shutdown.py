@@ -189,6 +189,12 @@ async def test_play_streams_refuse_while_draining_then_end_with_every_request_an
         assert "not applied" in refused.refused.message
         state = await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
         assert state.summary.version == applied.applied.version
+        # A new Play stream is refused as it opens, as a new Watch stream is.
+        late = client.Play(metadata=bearer(tokens[1]))
+        with pytest.raises(grpc.aio.AioRpcError) as not_opened:
+            await asyncio.wait_for(late.read(), 30)
+        assert not_opened.value.code() is grpc.StatusCode.UNAVAILABLE
+        assert retry_delay_ms(not_opened.value) == SHUTDOWN_RETRY_MS
 
         running.actors.hurry()
         with pytest.raises(grpc.aio.AioRpcError) as ended:
