@@ -674,8 +674,11 @@ class Actors:
         for wakeup in self._wakeups.values():
             wakeup.cancel()
         self._wakeups.clear()
+        # A timeout in this task, not ``wait_for``, which on Python 3.11 can lose a
+        # cancellation that comes as the wait ends (gh-86296).
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._hurry.wait(), window)
+            async with asyncio.timeout(window):
+                await self._hurry.wait()
         refused = sum(actor.refuse_waiting() for actor in actors)
         await self._finish_running()
         return refused

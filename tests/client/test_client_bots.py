@@ -10,6 +10,7 @@ from tests.client.support import BOUND, kind
 from totem.v1 import common_pb2, jungle_speed_pb2
 from totem_client import Client, MatchEvent
 from totem_client.bots import JungleSpeedBot, TableResult, play_table
+from totem_client.bots.base import StreamBot
 
 #: Short, so that a bot that stops playing is replaced by the timer and no test hangs.
 TURN_TIMEOUT_MS = 200
@@ -177,3 +178,17 @@ async def test_bots_play_from_the_stream_alone_to_the_referees_final_state(
     wrong = [e for e in events if kind(e) == "wrong_grab"]
     stale = [e for e in wrong if e.jungle_speed.wrong_grab.stamp.seen_version < e.version - 1]
     assert len(wrong) - len(stale) <= stall_breaks
+
+
+async def test_a_bot_told_to_stop_as_the_match_changes_stops() -> None:
+    """A bot's thinking time ends at the next change of the match; cancelled at the very
+    moment that change comes, the bot stops. (With ``asyncio.wait_for`` on Python 3.11
+    the cancellation was lost and the bot played on: a table of bots did not stop.)"""
+    bot = object.__new__(StreamBot)
+    bot._changed = asyncio.Event()
+    thinking = asyncio.create_task(bot._changed_within(60))
+    await asyncio.sleep(0)  # the bot is thinking
+    bot._changed.set()
+    thinking.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await thinking

@@ -95,6 +95,16 @@ class StreamBot:
         """Decide from ``state`` and act, or wait for the next change."""
         raise NotImplementedError
 
+    async def _changed_within(self, seconds: float) -> None:
+        """Wait until the match changes or ``seconds`` pass (a bot's thinking time).
+
+        A timeout in this task, not ``asyncio.wait_for``: on Python 3.11 that returns as
+        if nothing happened when the task is cancelled just as the change comes
+        (gh-86296), and a bot told to stop would play on to the end of its match."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._changed.wait()
+
     def _count(self, event: MatchEvent) -> None:
         """Note what an event says about this bot (its statistics)."""
 

@@ -21,8 +21,6 @@ this off.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import random
 import secrets
 import time
@@ -121,8 +119,7 @@ class JungleSpeedBot(StreamBot):
             return
         delay = due - time.monotonic()
         if delay > 0:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), delay)
+            await self._changed_within(delay)
         if self._changed.is_set():
             return  # look again: the race may be over, the turn may have passed
         version = state.summary.version

@@ -21,8 +21,6 @@ is not sent again until the match has changed. The bot stops when the match ends
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import random
 import secrets
 from collections.abc import Sequence
@@ -226,8 +224,7 @@ class TribesBot(StreamBot):
             await self._changed.wait()
             return
         delay = self.rng.uniform(*self.think_ms) / 1000
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._changed.wait(), delay)
+        await self._changed_within(delay)
         if self._moved_on(state):
             return  # look again: the timer may have moved, or the match ended
         await self._play(state, move)

@@ -27,8 +27,6 @@ the match has changed. The bot stops when the match ends.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import random
 import secrets
 import time
@@ -243,8 +241,7 @@ class VillageBot(StreamBot):
         decision = owed[0]
         left = decision.deadline_ms / 1000 - time.time()
         delay = min(self.rng.uniform(*self.think_ms) / 1000, max(0.0, left / 2))
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._changed.wait(), delay)
+        await self._changed_within(delay)
         now = self.session.state
         if now is not None and now.summary.version != version:
             return  # look again: a deadline or another family moved the match on
