@@ -377,7 +377,8 @@ class Client:
         """Wait until the channel is connected; raise ``TotemError(UNAVAILABLE)`` if it is
         not within ``seconds``."""
         try:
-            await asyncio.wait_for(self.channel.channel_ready(), seconds)
+            async with asyncio.timeout(seconds):  # not wait_for, which can lose a cancel
+                await self.channel.channel_ready()
         except TimeoutError:
             raise TotemError(
                 grpc.StatusCode.UNAVAILABLE, f"no connection within {seconds:g} s"
