@@ -175,7 +175,7 @@ MIN_REQUEST_BYTES = 40
 #: left in the pipes until then, so that reading them does not compete with stamping).
 BARE_SETTLE_NS = 20_000_000
 #: Pairs of grabs grouped by how far apart they were sent, in microseconds.
-GAP_EDGES_US = (0, 50, 100, 250, 500, 1000, 2000, 5000)
+GAP_EDGES_US = (0, 1, 5, 20, 50, 100, 250, 500, 1000, 2000, 5000)
 
 
 # ---- statistics -------------------------------------------------------------------------
@@ -296,6 +296,8 @@ class Grab:
     started_late: bool
     #: Which of the bare server's servers (``--bare-servers``) took the call; -1 otherwise.
     server: int = -1
+    #: The CPU the contender's thread ran on as it handed the request to gRPC; -1 unknown.
+    cpu: int = -1
 
 
 #: How a race's grabs are ordered before the server: by send time, or by the time the
@@ -479,6 +481,14 @@ class FifoWake:
             pass  # interrupted by a signal: sleep again to the same time
 
 
+_LIBC = ctypes.CDLL(None)
+
+
+def current_cpu() -> int:
+    """The CPU this thread runs on (glibc's ``sched_getcpu``)."""
+    return int(_LIBC.sched_getcpu())
+
+
 def fifo_allowed() -> bool:
     """Whether this process may raise a thread to SCHED_FIFO (root or CAP_SYS_NICE)."""
     try:
@@ -634,6 +644,7 @@ async def _contender(
                     # writing), then we run again.
                     await asyncio.sleep(0)
                     handed = time.monotonic_ns()
+                    cpu = current_cpu()
                     if fifo is not None:
                         fifo.lower()
                     answer = await call
@@ -652,6 +663,7 @@ async def _contender(
                         "wire_ns": 0,
                         "wire_bytes": 0,
                         "started_late": started_late,
+                        "cpu": cpu,
                     }
                     if on == BARE:
                         # No match: no seat, no winner, no event; only the stamp.
@@ -1532,6 +1544,80 @@ def _first_stamps(simultaneous: list[Race], n: int) -> dict[str, Any] | None:
         "given_arrival_chi_square": chi,
         "given_arrival_p": p,
         "dof": n - 1,
+        "ties": _ties(wired, n),
+        "cpus": _cpu_ties(wired, n),
+    }
+
+
+#: Two grabs that reached the machine less than this apart were sent at the same instant
+#: from two cores: no clock a server reads after the kernel can tell them apart.
+EXACT_TIE_NS = 1_000
+
+
+def _ties(wired: list[Race], n: int) -> dict[str, Any]:
+    """The races whose first two grabs reached the machine within ``EXACT_TIE_NS``, apart
+    from the others: which connection the kernel and gRPC's core put first in those exact
+    ties (against an even share of the ties each was in), and in the others which was
+    stamped first against which arrived first. A preference found only in exact ties was
+    made below any clock the server reads."""
+    exact = [r for r in wired if r.by(WIRE)[1].wire_ns - r.by(WIRE)[0].wire_ns < EXACT_TIE_NS]
+    apart = [r for r in wired if r not in exact]
+    in_tie = [sum(g.contender == c for r in exact for g in r.by(WIRE)[:2]) for c in range(n)]
+    first_in_tie = [
+        sum(min(r.by(WIRE)[:2], key=lambda g: g.sequence).contender == c for r in exact)
+        for c in range(n)
+    ]
+    tie_chi, tie_p = chi_square_against(first_in_tie, in_tie)
+    stamped = [sum(r.by_stamp()[0].contender == c for r in apart) for c in range(n)]
+    arrived = [sum(r.by(WIRE)[0].contender == c for r in apart) for c in range(n)]
+    apart_chi, apart_p = chi_square_against(stamped, arrived)
+    return {
+        "exact": len(exact),
+        "exact_in_wire_order": _share([r.by_stamp()[0] is r.by(WIRE)[0] for r in exact]),
+        "in_exact_tie": in_tie,
+        "first_in_exact_tie": first_in_tie,
+        "exact_chi_square": tie_chi,
+        "exact_p": tie_p,
+        "apart": len(apart),
+        "apart_stamped_first": stamped,
+        "apart_first_on_wire": arrived,
+        "apart_chi_square": apart_chi,
+        "apart_p": apart_p,
+    }
+
+
+#: Two grabs that reached the machine closer than this are a tie the stamps cannot order.
+TIE_NS = 50_000
+
+
+def _cpu_ties(wired: list[Race], n: int) -> dict[str, Any] | None:
+    """On which CPU each connection's contender sent, and, in the races whose first two
+    grabs reached the machine within ``TIE_NS`` from contenders on different CPUs, which
+    CPU's grab was stamped first: a preference that follows the sender's CPU is the rig
+    (senders and server sharing the machine's cores), not the server's reading."""
+    if any(g.cpu < 0 for r in wired for g in r.grabs):
+        return None
+    cpus = sorted({g.cpu for r in wired for g in r.grabs})
+    per_connection = [
+        [sum(g.contender == c and g.cpu == cpu for r in wired for g in r.grabs) for cpu in cpus]
+        for c in range(n)
+    ]
+    ties = []
+    for race in wired:
+        first, second = race.by(WIRE)[:2]
+        if second.wire_ns - first.wire_ns < TIE_NS and first.cpu != second.cpu:
+            ties.append((first, second))
+    stamped = [sum(min(pair, key=lambda g: g.sequence).cpu == cpu for pair in ties) for cpu in cpus]
+    on_wire = [sum(pair[0].cpu == cpu for pair in ties) for cpu in cpus]
+    chi, p = chi_square_uniform(stamped) if len(cpus) > 1 and ties else (0.0, 1.0)
+    return {
+        "cpus": cpus,
+        "sends_per_connection": per_connection,
+        "ties": len(ties),
+        "ties_stamped_first": stamped,
+        "ties_first_on_wire": on_wire,
+        "ties_chi_square": chi,
+        "ties_p": p,
     }
 
 
@@ -1545,6 +1631,43 @@ def _first_stamp_lines(f: dict[str, Any] | None) -> list[str]:
         f"{', '.join(map(str, f['first_on_wire']))}; stamped first against those arrival "
         f"shares ({f['dof']} dof): {f['given_arrival_chi_square']:.2f}, "
         f"p = {f['given_arrival_p']:.3g} (what the server, gRPC and the kernel add)",
+        *_tie_lines(f.get("ties")),
+        *_cpu_lines(f.get("cpus")),
+    ]
+
+
+def _tie_lines(t: dict[str, Any] | None) -> list[str]:
+    if t is None:
+        return []
+    tie_us = EXACT_TIE_NS / 1000
+    return [
+        f"Exact ties, first two grabs under {tie_us:g} µs apart on the wire ({t['exact']} "
+        f"races; the first on the wire stamped first in {_pct(t['exact_in_wire_order'])}): "
+        f"in a tie, connections 0 to {len(t['in_exact_tie']) - 1}: "
+        f"{', '.join(map(str, t['in_exact_tie']))}; put first: "
+        f"{', '.join(map(str, t['first_in_exact_tie']))}; against an even share of their "
+        f"ties: {t['exact_chi_square']:.2f}, p = {t['exact_p']:.3g}",
+        f"The other races ({t['apart']}): stamped first "
+        f"{', '.join(map(str, t['apart_stamped_first']))}; first on the wire: "
+        f"{', '.join(map(str, t['apart_first_on_wire']))}; against those arrival shares: "
+        f"{t['apart_chi_square']:.2f}, p = {t['apart_p']:.3g}",
+    ]
+
+
+def _cpu_lines(c: dict[str, Any] | None) -> list[str]:
+    if c is None:
+        return []
+    sends = "; ".join(
+        f"{index}: {'/'.join(map(str, counts))}"
+        for index, counts in enumerate(c["sends_per_connection"])
+    )
+    cpus = "/".join(map(str, c["cpus"]))
+    return [
+        f"Sends per connection on CPU {cpus}: {sends}",
+        f"Ties under {TIE_NS // 1000} µs from different CPUs ({c['ties']}): stamped first "
+        f"on CPU {cpus}: {'/'.join(map(str, c['ties_stamped_first']))}; first on the wire: "
+        f"{'/'.join(map(str, c['ties_first_on_wire']))}; stamped first against equal shares: "
+        f"{c['ties_chi_square']:.2f}, p = {c['ties_p']:.3g}",
     ]
 
 
