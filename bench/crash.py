@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -145,15 +145,16 @@ class Server:
 
 
 class Recorder:
-    """Every acknowledgement the clients received: each Act answer's events, as the seat
-    that sent the command saw them, and the version of each join."""
+    """Every acknowledgement the clients received: each command's answer's events (by an
+    Act call or on a Play stream, as the bots send them), as the seat that sent the
+    command saw them, and the version of each join."""
 
     def __init__(self) -> None:
         self.acts: dict[str, list[tuple[int, list[MatchEvent]]]] = {}
         self.joins: dict[str, list[int]] = {}
 
-    def watch(self, client: Client) -> None:
-        act, join = client.act, client.join
+    def recorded(self, act: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        """``act`` (a client's or a Play stream's), noting each answer's events."""
 
         async def recorded_act(match_id: str, *args: Any, **kwargs: Any) -> Any:
             response = await act(match_id, *args, **kwargs)
@@ -162,13 +163,24 @@ class Recorder:
                 self.acts.setdefault(match_id, []).append(answer)
             return response
 
+        return recorded_act
+
+    def watch(self, client: Client) -> None:
+        join, play = client.join, client.play
+
         async def recorded_join(match_id: str, *args: Any, **kwargs: Any) -> Any:
             session = await join(match_id, *args, **kwargs)
             self.joins.setdefault(match_id, []).append(session.seen_version)
             return session
 
-        client.act = recorded_act  # type: ignore[method-assign]
+        def recorded_play(*args: Any, **kwargs: Any) -> Any:
+            stream = play(*args, **kwargs)
+            stream.act = self.recorded(stream.act)  # type: ignore[method-assign]
+            return stream
+
+        client.act = self.recorded(client.act)  # type: ignore[method-assign]
         client.join = recorded_join  # type: ignore[method-assign]
+        client.play = recorded_play  # type: ignore[method-assign]
 
 
 async def tables(client: Client, game: str, rng: random.Random, report: Report) -> None:

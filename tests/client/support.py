@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from server.access import ORGANISER_TOKEN_ENV
+from server.limits import Limits
+from server.serve import start
 from tests.service.helpers import ORGANISER_TOKEN
-from totem_client import MatchEvent
+from totem_client import Client, MatchEvent, connect
 
 #: Bound on any single wait, so that a broken test fails instead of hanging. Not a timing
 #: assertion: nothing here checks how fast anything is.
@@ -20,6 +24,19 @@ def sqlite_store(path: Path) -> dict[str, str]:
         "SQLITE_DBNAME": str(path),
         ORGANISER_TOKEN_ENV: ORGANISER_TOKEN,
     }
+
+
+@contextlib.asynccontextmanager
+async def limited_server(tmp_path: Path, limits: Limits) -> AsyncIterator[Client]:
+    """A server of its own with ``limits``, and a client of it."""
+    running = await start("127.0.0.1:0", sqlite_store(tmp_path / "limited.db"), limits=limits)
+    try:
+        async with connect(
+            f"127.0.0.1:{running.port}", organiser_token=ORGANISER_TOKEN
+        ) as connected:
+            yield connected
+    finally:
+        await running.stop(grace=None)
 
 
 def symbol(shape: int, colour: int) -> int:

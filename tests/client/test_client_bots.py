@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
-from tests.client.support import BOUND, kind
+from server.limits import Limits
+from tests.client.support import BOUND, kind, limited_server
+from tests.service.helpers import ORGANISER_TOKEN
 from totem.v1 import common_pb2, jungle_speed_pb2
-from totem_client import Client, MatchEvent
+from totem_client import Client, MatchEvent, connect
 from totem_client.bots import JungleSpeedBot, TableResult, play_table
 from totem_client.bots.base import StreamBot
+from totem_client.bots.table import run_bots
 
 #: Short, so that a bot that stops playing is replaced by the timer and no test hangs.
 TURN_TIMEOUT_MS = 200
@@ -21,6 +25,16 @@ MATCH_BOUND = 240.0
 async def spectate(client: Client, match_id: str) -> list[MatchEvent]:
     """Every event of a match, read with Watch until the server ends the stream."""
     return [event async for event in client.watch(match_id)]
+
+
+def bot_stamps(events: list[MatchEvent]) -> list[common_pb2.ReceiveStamp]:
+    """The receive stamps of the players' commands: reveals on a turn, and grabs."""
+    return [
+        getattr(e.jungle_speed, kind(e)).stamp
+        for e in events
+        if kind(e) in ("duel_won", "arrows_won", "wrong_grab", "late_grab")
+        or (kind(e) == "revealed" and e.jungle_speed.revealed.cause == 1)
+    ]
 
 
 @pytest.mark.parametrize(("players", "variant"), [(2, "ES"), (4, "ES"), (4, "RU")])
@@ -84,6 +98,33 @@ async def test_bots_play_a_match_to_its_end(client: Client, players: int, varian
     assert any(kind(e) in ("duel_won", "arrows_won") for e in events)
     for bot in result.bots:
         assert len(set(bot.stats.refusals)) == len(bot.stats.refusals)
+
+    # JS-5.1: the bots sent their commands on Play streams, as racing players should:
+    # every reveal on a turn and every grab was stamped as read on an open stream.
+    stamps = bot_stamps(events)
+    assert stamps and all(stamp.on_stream for stamp in stamps)
+
+
+async def test_a_bot_refused_a_play_stream_plays_on_by_act_calls(tmp_path: Path) -> None:
+    """One stream a connection: each bot's Watch takes its connection's, the Play stream
+    it then asks for is refused (RESOURCE_EXHAUSTED), and the bots play the match to its
+    end by Act calls, their commands stamped as calls (JS-5.1)."""
+    async with (
+        limited_server(tmp_path, Limits(streams_per_connection=1)) as first,
+        connect(first.address, organiser_token=ORGANISER_TOKEN) as second,
+    ):
+        created = await first.create_match(max_players=2, turn_timeout_ms=TURN_TIMEOUT_MS)
+        bots = [
+            JungleSpeedBot(await client.join(created.match_id, f"bot {i}"))
+            for i, client in enumerate((first, second))
+        ]
+        result = await asyncio.wait_for(run_bots(created.match_id, bots), MATCH_BOUND)
+        events = await asyncio.wait_for(spectate(first, result.match_id), BOUND)
+
+    assert result.end_reason == "completed"
+    assert not any(bot.session.on_stream for bot in result.bots)
+    stamps = bot_stamps(events)
+    assert stamps and not any(stamp.on_stream for stamp in stamps)
 
 
 async def test_a_bot_needs_a_seat(client: Client) -> None:

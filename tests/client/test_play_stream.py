@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
 import pytest
 
 from server.limits import Limits
-from server.serve import RunningServer, start
-from tests.client.support import BOUND, kind, sqlite_store, symbol
-from tests.service.helpers import ORGANISER_TOKEN
+from server.serve import RunningServer
+from tests.client.support import BOUND, kind, limited_server, symbol
 from totem.v1 import jungle_speed_pb2
 from totem_client import (
     ActResponse,
@@ -74,19 +73,6 @@ async def until_version(client: Client, match_id: str, version: int) -> None:
 
 def fields(error: TotemError) -> tuple[grpc.StatusCode, str, str, float | None]:
     return error.code, error.rule, error.message, error.retry_delay
-
-
-@contextlib.asynccontextmanager
-async def limited_server(tmp_path: Path, limits: Limits) -> AsyncIterator[Client]:
-    """A server of its own with ``limits``, and a client of it."""
-    running = await start("127.0.0.1:0", sqlite_store(tmp_path / "limited.db"), limits=limits)
-    try:
-        async with connect(
-            f"127.0.0.1:{running.port}", organiser_token=ORGANISER_TOKEN
-        ) as connected:
-            yield connected
-    finally:
-        await running.stop(grace=None)
 
 
 class Relay:

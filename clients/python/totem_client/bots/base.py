@@ -5,7 +5,10 @@ actions, so a bot needs no GetMatch and no copy of the rules: it follows the str
 and after each change decides from the newest state (:meth:`StreamBot._step`). Commands
 go through :meth:`StreamBot._send`, which turns a refusal by the rules into a value (the
 state moved on: decide again) and retries a few transient failures (the server
-restarting; the stream resumes by itself).
+restarting; the stream resumes by itself). They go over one Play stream, as a player
+who races should send them: a command on an open stream is receive-stamped as soon as
+the server reads it, so a bot racing people who play on streams races them on equal
+terms (JS-4.2).
 """
 
 from __future__ import annotations
@@ -55,11 +58,26 @@ class StreamBot:
 
     async def run(self) -> MatchSummary:
         """Play until the match ends; return its final summary."""
+        try:
+            return await self._play_to_the_end()
+        finally:
+            await self.session.close_play()
+
+    async def _open_play(self) -> None:
+        """Send the commands over a Play stream from now on; if the server refuses the
+        stream (too many streams open from this connection, say), over Act calls."""
+        try:
+            await self.session.open_play()
+        except TotemError as error:
+            log.info("bot %s: acting by Act calls, Play refused: %s", self.name, error)
+
+    async def _play_to_the_end(self) -> MatchSummary:
         # From the last event seen (or the first): its state starts the bot off.
         stream = self.session.watch(after_version=max(self.session.seen_version - 1, 0))
         follower = asyncio.create_task(self._follow(stream), name=f"bot {self.name} watch")
         follower.add_done_callback(lambda _: self._changed.set())
         self._follower = follower
+        play_opened = False
         try:
             while True:
                 self._changed.clear()
@@ -78,8 +96,13 @@ class StreamBot:
                     )
                 if state is None:
                     await self._changed.wait()
-                else:
-                    await self._step(state)
+                    continue
+                if not play_opened:
+                    # Once the watch stream has shown a state, so that it has its place
+                    # among the connection's streams before the Play stream asks for one.
+                    await self._open_play()
+                    play_opened = True
+                await self._step(state)
         finally:
             follower.cancel()
             with contextlib.suppress(asyncio.CancelledError, TotemError):
