@@ -3,6 +3,8 @@ its resume version); open streams are capped per connection and per client addre
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 from uuid import UUID
 
@@ -11,7 +13,7 @@ import pytest
 
 from server.errors import RETRY_METADATA_KEY
 from tests.service.helpers import bearer, grab, retry_delay_ms, stub
-from tests.service.limits_helpers import LOOSE, decided_race, serving, until
+from tests.service.limits_helpers import LOOSE, WAIT_S, decided_race, serving, until
 from totem.v1 import match_service_pb2 as ms
 from totem.v1 import match_service_pb2_grpc
 
@@ -143,3 +145,53 @@ async def test_a_play_stream_holds_a_stream_slot_like_a_watch(store_env: dict[st
             watch = client.Watch(ms.WatchRequest(match_id=match_id))
             assert (await watch.read()).version == 1
             watch.cancel()
+
+
+async def test_a_play_stream_whose_answers_are_not_read_is_ended_and_let_go(
+    store_env: dict[str, str],
+) -> None:
+    """A client that writes grabs on a Play stream and never reads the answers: once its
+    connection's window is full, the answer waiting to be written misses the stream write
+    deadline and the stream ends RESOURCE_EXHAUSTED, its slot freed. Every grab the
+    server read was applied: each is a late grab in the store (JS-5.3)."""
+    limits = dataclasses.replace(LOOSE, stream_write_timeout_s=0.5)
+    async with serving(store_env, limits) as running:
+        channel, client = stub(running.port)
+        slow = grpc.aio.insecure_channel(
+            f"127.0.0.1:{running.port}",
+            options=[*SMALL_WINDOW, ("grpc.use_local_subchannel_pool", 1)],
+        )
+        async with channel, slow:
+            match_id, tokens, version = await decided_race(client)
+            call = match_service_pb2_grpc.MatchServiceStub(slow).Play(metadata=bearer(tokens[1]))
+            request = ms.PlayRequest(act=ms.ActRequest(match_id=match_id, jungle_speed=grab()))
+
+            async def write_until_refused() -> int:
+                written = 0
+                with contextlib.suppress(grpc.aio.AioRpcError, grpc.aio.UsageError):
+                    while written < MAX_GRABS:
+                        await call.write(request)
+                        written += 1
+                return written
+
+            writer = asyncio.create_task(write_until_refused())
+            await until(lambda: running.service.streams.open() == 1, "the stream held a slot")
+            # Only the server can end the stream: the client reads nothing until it has.
+            await until(lambda: running.service.streams.open() == 0, "the stream slot freed")
+            written = await asyncio.wait_for(writer, WAIT_S)
+
+            answers = []
+            try:
+                while (answer := await call.read()) is not grpc.aio.EOF:
+                    answers.append(answer)
+                raise AssertionError("the stream ended without a status")
+            except grpc.aio.AioRpcError as error:
+                ended = error
+            assert ended.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "answers were not read in time" in str(ended.details())
+            stored = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary
+            late = stored.version - version
+            # The answers that reached the client before the end were each one late grab;
+            # the server applied at least those, and no more than the client wrote.
+            assert answers and all(a.applied.events for a in answers)
+            assert len(answers) <= late <= written
