@@ -359,6 +359,7 @@ async def run(args: argparse.Namespace) -> tuple[Samples, dict[str, Any]]:
                 )
                 play_request = ms.PlayRequest(act=request)
                 outcome = [w.expect(revealed_version + 1) for w in watchers]
+                sent_mono = time.monotonic_ns()
                 sent = time.perf_counter_ns()
                 if play is None:
                     answer = await stubs[grabber].Act(
@@ -367,6 +368,7 @@ async def run(args: argparse.Namespace) -> tuple[Samples, dict[str, Any]]:
                 else:
                     response = await stream_round_trip(play, play_request)
                 answered = time.perf_counter_ns()
+                answered_wall = time.time_ns()
                 last = await _all(outcome)
                 if play is not None:
                     answer = applied(response)
@@ -377,6 +379,15 @@ async def run(args: argparse.Namespace) -> tuple[Samples, dict[str, Any]]:
                 if counted:
                     samples.add("grab", answered - sent)
                     samples.add("watchers", last - sent)
+                    # Where the round trip went, by the server's own clocks (this machine's):
+                    # until the stamp; stamp to the event's recorded_at (waiting for the
+                    # match's actor, deciding); then storing, answering and the way back.
+                    won = answer.events[0]
+                    stamp = won.jungle_speed.arrows_won.stamp
+                    decided = won.recorded_at.ToNanoseconds()
+                    samples.add("to_stamp", stamp.monotonic_ns - sent_mono)
+                    samples.add("to_decision", decided - stamp.received_at.ToNanoseconds())
+                    samples.add("after_decision", answered_wall - decided)
                 for watcher in watchers:
                     await watcher.close()
                 readers = list(subscribers)
@@ -429,6 +440,9 @@ ROWS = (
     ("publish", "bare gRPC publish, round trip"),
     ("fanout", "bare gRPC fan-out, all 8 streams (baseline of b)"),
     ("watchers", "(b) grab, until all 8 watchers have ArrowsWon"),
+    ("to_stamp", "(a) in parts: sent to the server's receive stamp"),
+    ("to_decision", "(a) in parts: stamp to the event's recorded_at (queue, decide)"),
+    ("after_decision", "(a) in parts: recorded_at to answered (store, answer, way back)"),
 )
 GRAB = {
     ACT: "(a) grab, Act round trip",
