@@ -341,6 +341,9 @@ async def run(args: argparse.Namespace) -> tuple[Samples, dict[str, Any]]:
                     play = stubs[grabber].Play(metadata=tokens[grabber], timeout=STEP_TIMEOUT)
                     streams.append(play)
                     await asyncio.wait_for(play.wait_for_connection(), STEP_TIMEOUT)
+                    # A ready request first, as the clients send: the grab is not the
+                    # stream's first message (which gRPC hands over sooner).
+                    await stream_round_trip(play, ms.PlayRequest(ready=ms.PlayReady()))
                     await stubs[grabber].GetServerKey(
                         ms.GetServerKeyRequest(), timeout=STEP_TIMEOUT
                     )

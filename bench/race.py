@@ -41,7 +41,13 @@ written on a Play stream its contender opened when it was armed, just before its
 its own: that call follows the stream's headers on the same connection and a server's
 calls reach Python in the order they arrive, so once it is answered the stream's handler
 is waiting for a message, and the grab is stamped as its message is read, with no call
-to set up. The send time is noted just before the write is handed to gRPC, and handed
+to set up. Before that call, as the clients do, the contender sends a ready request on
+the new stream and waits for its answer, so that the grab is not the stream's first
+message (which gRPC hands over sooner). Before its grab, each contender draws what it
+does last (``BEFORE``): its call of its own only, or that call and then an empty command
+sent the way the grab will be, which totem serve refuses and the bare server stamps;
+which of the two it did must not change who wins. The send time is noted just before
+the write is handed to gRPC, and handed
 after one turn of the loop, as for Act; the answer is the stream's PlayResponse (a
 refusal stops the run, as a failed Act does), and the stream is ended once every grab
 of the race is stored.
@@ -86,7 +92,10 @@ seat and connection arrived first on the wire, and the winner's place in the arr
 order (a server that decides by arrival gives the first arrival the win; one that ignores
 arrival gives each place 1/N). For both servers, the bare one included: which
 connection's grab was stamped first, against which arrived first on the wire (what the
-server, gRPC and the kernel add between the wire and the stamp).
+server, gRPC and the kernel add between the wire and the stamp); the same apart for
+exact ties (the first two grabs less than 1 µs apart on the wire) and for the other
+races; which request before the grab the first stamped had made (``BEFORE``); and on
+which CPU each contender sent.
 
 A baseline, ``--bare``: the same races against a server that does nothing but stamp
 (bench/race_bare.py), a ``grpc.aio`` server in a process of its own with the real
@@ -298,6 +307,8 @@ class Grab:
     server: int = -1
     #: The CPU the contender's thread ran on as it handed the request to gRPC; -1 unknown.
     cpu: int = -1
+    #: The contender's last request before its grab (``BEFORE``).
+    before: str = "call"
 
 
 #: How a race's grabs are ordered before the server: by send time, or by the time the
@@ -308,6 +319,14 @@ SERVER, BARE = "server", "bare"
 #: How a grab is sent (``--via``): an Act call of its own, or a message on a Play stream
 #: the contender opened when it was armed.
 ACT, PLAY = "act", "play"
+#: The last request a contender makes before its grab, drawn per contender and race: a
+#: call of its own on the connection (GetServerKey; the bare server's stamping Act), or
+#: that call and then a command sent the way the grab will be (an Act call, or a message
+#: on the race's Play stream) and answered without effect: totem serve refuses it (an
+#: empty command, INVALID_ARGUMENT, nothing written), the bare server stamps it. What a
+#: contender did just before must not change who wins.
+BEFORE_CALL, BEFORE_COMMAND = "call", "command"
+BEFORE = (BEFORE_CALL, BEFORE_COMMAND)
 
 
 def _when(grab: Grab, view: str) -> int:
@@ -580,7 +599,7 @@ async def _contender(
                     await follower.reach(1)
                     conn.send(("joined", index, token))
                 elif kind == "arm":
-                    _, on, reveal_version = message
+                    _, on, reveal_version, before = message
                     if on == SERVER:
                         assert follower is not None
                         await follower.reach(reveal_version)
@@ -598,6 +617,10 @@ async def _contender(
                         stream = plays[on](metadata=metadata, timeout=STEP_TIMEOUT)
                         streams[on] = stream
                         await asyncio.wait_for(stream.wait_for_connection(), STEP_TIMEOUT)
+                        # As the clients do: a ready request first, so that the grab is
+                        # not the stream's first message (which gRPC hands over sooner;
+                        # the bare server stamps it like any other).
+                        await stream_round_trip(stream, ms.PlayRequest(ready=ms.PlayReady()))
                     # A call of its own on the connection: the contenders are armed one at
                     # a time in a fresh order, so the last to have used its connection is
                     # not always the last to join (the highest seat), whose send would
@@ -605,6 +628,12 @@ async def _contender(
                     if on == SERVER:
                         await stub.GetServerKey(ms.GetServerKeyRequest(), timeout=STEP_TIMEOUT)
                     else:
+                        await acts[BARE](bare_request, metadata=metadata, timeout=STEP_TIMEOUT)
+                    if before == BEFORE_COMMAND and on == SERVER:
+                        await _refused_command(via, stub, streams.get(on), match_id, metadata)
+                    elif before == BEFORE_COMMAND and via == PLAY:
+                        await stream_round_trip(streams[BARE], ms.PlayRequest(act=bare_request))
+                    elif before == BEFORE_COMMAND:
                         await acts[BARE](bare_request, metadata=metadata, timeout=STEP_TIMEOUT)
                     conn.send(("armed", index))
                 elif kind == "go":
@@ -664,6 +693,7 @@ async def _contender(
                         "wire_bytes": 0,
                         "started_late": started_late,
                         "cpu": cpu,
+                        "before": before,
                     }
                     if on == BARE:
                         # No match: no seat, no winner, no event; only the stamp.
@@ -724,6 +754,29 @@ async def _contender(
             stream.cancel()
         for channel in channels.values():
             await channel.close()
+
+
+async def _refused_command(via: str, stub: Any, stream: Any, match_id: str, metadata: Any) -> None:
+    """An empty command, sent as the grab will be: the server refuses it and writes
+    nothing (``BEFORE_COMMAND``)."""
+    import grpc
+
+    from totem.v1 import match_service_pb2 as ms
+
+    if via == PLAY:
+        answer = await stream_round_trip(
+            stream, ms.PlayRequest(act=ms.ActRequest(match_id=match_id))
+        )
+        if not answer.HasField("refused"):
+            raise RuntimeError(f"an empty command was not refused: {answer}")
+        return
+    try:
+        await stub.Act(ms.ActRequest(match_id=match_id), metadata=metadata, timeout=STEP_TIMEOUT)
+    except grpc.aio.AioRpcError as error:
+        if error.code() != grpc.StatusCode.INVALID_ARGUMENT:
+            raise
+    else:
+        raise RuntimeError("an empty command was not refused")
 
 
 async def stream_round_trip(stream: Any, request: Any) -> Any:
@@ -1164,6 +1217,9 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
         ranks = list(range(n))
         rng.shuffle(ranks)
         draws.append((ranks, rng.sample(range(n), n)))
+    # Drawn from a generator of their own, so that the draws above stay as they were.
+    before_rng = random.Random(args.seed + 1)
+    befores = [[before_rng.choice(BEFORE) for _ in range(n)] for _ in plan]
     kinds = [BARE] if args.bare else [BARE, SERVER] if args.with_bare else [SERVER]
     steps = run_order(len(plan), args.warmup, kinds, args.with_bare)
     deal = [INWARD_ARROWS, *range(INWARD_ARROWS)]
@@ -1268,7 +1324,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
                         children.send(-1, "arm", version)
                         children.gather([-1])
                     for c in signal_order:
-                        children.send(c, "arm", kind, version)
+                        children.send(c, "arm", kind, version, befores[index][c])
                         children.gather([c])
                     # One ArrowsWon and N-1 LateGrabs follow the reveal.
                     last_version = version + n
@@ -1278,7 +1334,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
                     # race's stream, as they open it against totem serve: one at a time in
                     # the same order, each with a call of its own after it.
                     for c in signal_order:
-                        children.send(c, "arm", kind, 0)
+                        children.send(c, "arm", kind, 0, befores[index][c])
                         children.gather([c])
                 start_ns = time.monotonic_ns() + int(args.margin_ms * 1e6)
                 offset_ns = int(offset * 1e6)
@@ -1483,6 +1539,27 @@ def _fairness(simultaneous: list[Race], n: int) -> dict[str, Any]:
     }
 
 
+def _before(wired: list[Race]) -> dict[str, Any]:
+    """Which kind of request before the grab (``BEFORE``) the grab stamped first had
+    made, against the share each kind would get by its presence in the races (an even
+    chance for every contender of a race), and against who arrived first."""
+    stamped = [sum(r.by_stamp()[0].before == k for r in wired) for k in BEFORE]
+    present = [sum(g.before == k for r in wired for g in r.grabs) for k in BEFORE]
+    first = [sum(r.by(WIRE)[0].before == k for r in wired) for k in BEFORE]
+    chi, p = chi_square_against(stamped, present)
+    given_chi, given_p = chi_square_against(stamped, first)
+    return {
+        "kinds": list(BEFORE),
+        "stamped_first": stamped,
+        "present": present,
+        "first_on_wire": first,
+        "chi_square": chi,
+        "p": p,
+        "given_arrival_chi_square": given_chi,
+        "given_arrival_p": given_p,
+    }
+
+
 def _server_spread(group: list[Race]) -> dict[str, Any] | None:
     """Against the bare server, at offset 0: which of its servers (``--bare-servers``)
     took each contender's calls, how many distinct servers each race's grabs used, the
@@ -1545,6 +1622,7 @@ def _first_stamps(simultaneous: list[Race], n: int) -> dict[str, Any] | None:
         "given_arrival_p": p,
         "dof": n - 1,
         "ties": _ties(wired, n),
+        "before": _before(wired),
         "cpus": _cpu_ties(wired, n),
     }
 
@@ -1632,7 +1710,24 @@ def _first_stamp_lines(f: dict[str, Any] | None) -> list[str]:
         f"shares ({f['dof']} dof): {f['given_arrival_chi_square']:.2f}, "
         f"p = {f['given_arrival_p']:.3g} (what the server, gRPC and the kernel add)",
         *_tie_lines(f.get("ties")),
+        *_before_lines(f.get("before")),
         *_cpu_lines(f.get("cpus")),
+    ]
+
+
+def _before_lines(b: dict[str, Any] | None) -> list[str]:
+    if b is None:
+        return []
+    per_kind = "; ".join(
+        f"{kind}: stamped first {stamped}, in {present} grabs, first on the wire {first}"
+        for kind, stamped, present, first in zip(
+            b["kinds"], b["stamped_first"], b["present"], b["first_on_wire"], strict=True
+        )
+    )
+    return [
+        f"The request before the grab: {per_kind}; stamped first against presence "
+        f"{b['chi_square']:.2f}, p = {b['p']:.3g}; against arrivals "
+        f"{b['given_arrival_chi_square']:.2f}, p = {b['given_arrival_p']:.3g}"
     ]
 
 

@@ -150,6 +150,8 @@ async def _open_play(stub: match_service_pb2_grpc.MatchServiceStub, token: str) 
         if PLAY_ACCEPTED not in tuple(metadata or ()):
             code, details = await stream.code(), await stream.details()
             raise RuntimeError(f"the Play stream was not accepted: {code} {details}")
+        # A ready request first, as the clients send (no command is a stream's first).
+        await stream_round_trip(stream, ms.PlayRequest(ready=ms.PlayReady()))
     except BaseException:
         stream.cancel()
         raise

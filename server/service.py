@@ -53,6 +53,8 @@ MAX_PAGE_TOKEN_LENGTH = 18
 #: The initial metadata of a Play stream the server has accepted; a refused stream ends
 #: without it.
 PLAY_ACCEPTED = ("totem-play", "accepted")
+#: The answer to a ready request (``PlayRequest.ready``); never changed.
+PLAY_READY = match_service_pb2.PlayResponse(ready=match_service_pb2.PlayReady())
 #: Requests of one Play stream read and not yet answered: beyond, the stream is not read
 #: until an answer is written (gRPC's flow control then holds the client back).
 MAX_UNANSWERED = 64
@@ -481,14 +483,17 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
 
     def _play_one(self, request: match_service_pb2.PlayRequest | Undecodable, token: str) -> Answer:
         """One message of a Play stream, stamped and submitted at once; a refusal known
-        before the match's actor looks is the answer itself."""
+        before the match's actor looks is the answer itself. A ready request is answered
+        in its turn, with no stamp: it is no command."""
+        if isinstance(request, match_service_pb2.PlayRequest) and request.HasField("ready"):
+            return PLAY_READY
         seen = request.act.seen_version if isinstance(request, match_service_pb2.PlayRequest) else 0
         stamp = self.stamper.stamp(seen, on_stream=True)
         try:
             if isinstance(request, Undecodable):
                 raise request.refusal()
             if not request.HasField("act"):
-                raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "act must be set")
+                raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "act or ready must be set")
             return self._submit_act(request.act, token, stamp)
         except Exception as error:
             return refused(error)

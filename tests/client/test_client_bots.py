@@ -111,7 +111,12 @@ async def test_a_bot_refused_a_play_stream_plays_on_by_act_calls(tmp_path: Path)
     end by Act calls, their commands stamped as calls (JS-5.1)."""
     async with (
         limited_server(tmp_path, Limits(streams_per_connection=1)) as first,
-        connect(first.address, organiser_token=ORGANISER_TOKEN) as second,
+        # A connection of its own: channels to one address share one by default.
+        connect(
+            first.address,
+            organiser_token=ORGANISER_TOKEN,
+            options=[("grpc.use_local_subchannel_pool", 1)],
+        ) as second,
     ):
         created = await first.create_match(max_players=2, turn_timeout_ms=TURN_TIMEOUT_MS)
         bots = [

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -162,6 +163,36 @@ async def test_js_3_1_commands_on_play_streams_are_applied_and_answered_in_order
     assert await version_of(client, match_id) == first + 6
     # Back on Act calls, the session still plays.
     assert (await alice.reveal()).version == first + 7
+
+
+async def test_js_5_1_every_stream_sends_a_ready_request_before_its_first_command(
+    client: Client, arena: RunningServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grab must not be its stream's first message (gRPC hands that one over sooner):
+    a stream opened with open() has had its ready request answered when open() returns,
+    and one opened by its first act sends the ready request before the command."""
+    assert arena.service is not None
+    service = arena.service
+    read: list[str | None] = []
+    play_one = service._play_one
+
+    def reading(request: Any, token: str) -> Any:
+        read.append(request.WhichOneof("request"))
+        return play_one(request, token)
+
+    monkeypatch.setattr(service, "_play_one", reading)
+    match_id, alice, bob = await seated(client)
+    opened = client.play(token=alice.token)
+    await asyncio.wait_for(opened.open(), BOUND)
+    assert read == ["ready"]
+    await asyncio.wait_for(opened.act(match_id, REVEAL), BOUND)
+    await opened.close()
+    lazily = client.play(token=bob.token)
+    answer = await asyncio.wait_for(lazily.act(match_id, REVEAL), BOUND)
+    await lazily.close()
+
+    assert read == ["ready", "act", "ready", "act"]
+    assert answer.events[0].jungle_speed.revealed.stamp.on_stream
 
 
 async def test_js_3_1_a_refusal_on_the_stream_is_act_s_own_error_and_the_stream_goes_on(

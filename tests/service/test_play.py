@@ -68,7 +68,10 @@ async def test_js_3_1_a_refused_command_is_answered_on_the_stream_which_stays_op
     sentence), it writes nothing, and the commands after it are still applied."""
     channel, client = stub(server.port)
     async with channel:
-        match_id, _, tokens = await create_and_join(client, 3, turn_timeout_ms=0)
+        # A deal in card order: the reveal shows a symbol, never a special card's extra events.
+        match_id, _, tokens = await create_and_join(
+            client, 3, turn_timeout_ms=0, prearranged_deal=deal_for(3, {})
+        )
         version = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
         # Seat 1 reveals out of turn first: refused (JS-3.1), then Act says the same.
         with pytest.raises(grpc.aio.AioRpcError) as by_act:
@@ -100,6 +103,37 @@ async def test_js_3_1_a_refused_command_is_answered_on_the_stream_which_stays_op
     assert after == version + 1
 
 
+READY = ms.PlayRequest(ready=ms.PlayReady())
+
+
+async def test_js_5_1_a_ready_request_is_answered_in_its_turn_and_is_no_command(
+    server: RunningServer,
+) -> None:
+    """A ready request gets a ready answer in its place among the answers; it takes no
+    receive stamp (the next command's sequence number follows the last command's) and
+    writes nothing."""
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, _, tokens = await create_and_join(
+            client, 2, turn_timeout_ms=0, prearranged_deal=deal_for(2, {})
+        )
+        version = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
+        answers = await asyncio.wait_for(
+            _play_all(client, tokens[0], [READY, _play(match_id, reveal()), READY, READY]), BOUND
+        )
+        after = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
+        next_reveal = await client.Act(
+            ms.ActRequest(match_id=match_id, jungle_speed=reveal()), metadata=bearer(tokens[1])
+        )
+
+    assert [a.WhichOneof("outcome") for a in answers] == ["ready", "applied", "ready", "ready"]
+    assert after == version + 1
+    first = answers[1].applied.events[0].jungle_speed.revealed.stamp
+    second = next_reveal.events[0].jungle_speed.revealed.stamp
+    assert first.on_stream and not second.on_stream
+    assert second.sequence == first.sequence + 1
+
+
 async def test_a_play_request_that_is_not_one_is_refused_and_the_stream_goes_on(
     server: RunningServer,
 ) -> None:
@@ -120,7 +154,7 @@ async def test_a_play_request_that_is_not_one_is_refused_and_the_stream_goes_on(
     assert [a.WhichOneof("outcome") for a in answers] == ["refused", "refused", "applied"]
     assert all(a.refused.code == grpc.StatusCode.INVALID_ARGUMENT.value[0] for a in answers[:2])
     assert "not a valid Play request" in answers[0].refused.message
-    assert "act must be set" in answers[1].refused.message
+    assert "act or ready must be set" in answers[1].refused.message
 
 
 async def test_a_play_stream_without_a_token_ends_unauthenticated(server: RunningServer) -> None:

@@ -925,6 +925,11 @@ class GapError extends Error {}
  * it, and so does every later one (`failure`): open another stream to go on (a Session
  * does so by itself). A stream without a token, which the server ends at once with
  * UNAUTHENTICATED, is never written to.
+ *
+ * The first request of every stream is a ready request (`PlayRequest.ready`), no command:
+ * gRPC hands the server a stream's first message sooner than its later ones, so a grab
+ * that was its stream's first message would win close races against grabs on streams
+ * already used (docs/performance.md). `opened()` resolves once it is answered.
  */
 export class PlayStream {
   /**
@@ -941,7 +946,7 @@ export class PlayStream {
     this.failure = null;
     /** True once no more commands can go over it: closed, or ended. */
     this.done = false;
-    /** @type {{resolve: (response: ActResponse) => void, reject: (error: TotemError) => void}[]} */
+    /** @type {{resolve: (response: any) => void, reject: (error: TotemError) => void}[]} */
     this.waiting = [];
     /** @type {(failure: TotemError | null) => void} */
     let settle = () => {};
@@ -958,6 +963,32 @@ export class PlayStream {
     this.call.on('status', (/** @type {grpc.StatusObject} */ status) =>
       this.end(status.code === grpc.status.OK ? null : TotemError.fromServiceError(status)),
     );
+    /** @type {Promise<void>} */
+    this.readied = token
+      ? new Promise((resolve, reject) => {
+          this.waiting.push({ resolve, reject });
+          this.call.write({ ready: {} });
+        })
+      : this.finished.then(() => {
+          throw this.refusal();
+        });
+    // Awaited by opened(), if at all: a stream that ends first says so to its commands.
+    this.readied.catch(() => {});
+  }
+
+  /**
+   * Resolves once the server has answered the stream's ready request: the stream is open
+   * and a command sent now is not its first message. Rejects with the stream's refusal
+   * (UNAUTHENTICATED without a token, RESOURCE_EXHAUSTED with too many streams open,
+   * UNAVAILABLE while the server shuts down).
+   * @returns {Promise<void>}
+   */
+  async opened() {
+    try {
+      await this.readied;
+    } catch {
+      throw this.refusal();
+    }
   }
 
   /**
@@ -1036,6 +1067,8 @@ export class PlayStream {
       next.resolve(response.applied);
     } else if (response.outcome === 'refused') {
       next.reject(TotemError.fromStatus(response.refused));
+    } else if (response.outcome === 'ready') {
+      next.resolve(undefined);
     } else {
       next.reject(new TotemError('UNKNOWN', "the server's answer had no outcome"));
     }

@@ -281,3 +281,20 @@ test('without a token the stream ends UNAUTHENTICATED, as Act is refused', async
   assert.equal(stream.done, true);
   assert.equal(stream.failure?.code, 'UNAUTHENTICATED');
 });
+
+test('JS-5.1 a stream opens with a ready request: answered first, no command', async (t) => {
+  const { client } = await serverFor(t);
+  const { matchId, alice } = await seated(client);
+  const before = await versionOf(client, matchId);
+  const stream = client.play({ token: alice.token });
+  await bounded(stream.opened());
+  assert.equal(await versionOf(client, matchId), before, 'the ready request wrote nothing');
+  const answer = await bounded(stream.act(matchId, commands.reveal()));
+  assert.equal(answer.version, before + 1);
+  assert.equal(answer.events[0].jungle_speed.revealed.stamp.on_stream, true);
+  assert.equal(await bounded(stream.close()), null);
+
+  const refused = client.play({ token: '' });
+  const error = await refusal(refused.opened());
+  assert.equal(error.code, 'UNAUTHENTICATED');
+});

@@ -748,7 +748,9 @@ PLAY_ACCEPTED = ("totem-play", "accepted")
 
 #: What the writer of a Play stream takes from its outbox: a request and the future of
 #: its answer, or None to half-close the stream.
-_Outgoing = tuple[match_service_pb2.PlayRequest, "asyncio.Future[ActResponse]"] | None
+_Outgoing = tuple[match_service_pb2.PlayRequest, "asyncio.Future[Any]"] | None
+#: What a Play stream sends first: no command, answered in its turn (``PlayRequest.ready``).
+READY_REQUEST = match_service_pb2.PlayRequest(ready=match_service_pb2.PlayReady())
 
 
 class PlayStream:
@@ -780,6 +782,12 @@ class PlayStream:
     request waits for the server's initial metadata, which it sends once it has accepted
     the stream (a refusal of the stream itself comes instead).
 
+    The first request of every stream is a ready request (``PlayRequest.ready``), no
+    command: gRPC hands the server a stream's first message sooner than its later ones,
+    so a grab that was its stream's first message would win close races against grabs on
+    streams already used (docs/performance.md). :meth:`open` returns once it is
+    answered.
+
     Use it as ``async with client.play(token=...) as stream:``, which opens it
     (:meth:`open`); leaving the block waits for the answers still due and ends the
     stream (:meth:`close`), or ends it at once if the block raised (:meth:`cancel`).
@@ -796,7 +804,8 @@ class PlayStream:
         self._writer: asyncio.Task[None] | None = None
         self._settling: asyncio.Task[None] | None = None
         self._outbox: asyncio.Queue[_Outgoing] = asyncio.Queue()
-        self._waiting: deque[asyncio.Future[ActResponse]] = deque()
+        self._waiting: deque[asyncio.Future[Any]] = deque()
+        self._ready: asyncio.Future[None] | None = None
         self._closing = False
         self._ended = False
         self._write_failed = False
@@ -827,7 +836,7 @@ class PlayStream:
 
     async def open(self) -> None:
         """Open the stream now, rather than with the first command, and wait until the
-        server has accepted it or refused it: raise that refusal
+        server has answered its ready request, or refused the stream: raise that refusal
         (UNAUTHENTICATED without a token, RESOURCE_EXHAUSTED with too many streams open,
         UNAVAILABLE while the server shuts down). A stream opened ahead of a race sends
         its first command at once."""
@@ -835,6 +844,9 @@ class PlayStream:
             raise self._refusal()
         self._start()
         await self._settled()
+        if self._ready is not None and not self._ended:
+            assert self._reader is not None
+            await asyncio.wait([self._ready, self._reader], return_when=asyncio.FIRST_COMPLETED)
         if self._ended:
             raise self._refusal()
 
@@ -847,6 +859,10 @@ class PlayStream:
         self._settling = asyncio.create_task(self._settle(), name="totem play: opening")
         if self.token:
             self._writer = asyncio.create_task(self._write(), name="totem play: requests")
+            self._ready = asyncio.get_running_loop().create_future()
+            # Retrieved here: a stream that ends before it is answered says so elsewhere.
+            self._ready.add_done_callback(lambda f: f.cancelled() or f.exception())
+            self._outbox.put_nowait((READY_REQUEST, self._ready))
 
     async def _settle(self) -> None:
         """Wait until the server has accepted the stream (its initial metadata says so)
@@ -983,14 +999,14 @@ class PlayStream:
                 raise
 
     @staticmethod
-    def _answer(
-        answer: asyncio.Future[ActResponse], response: match_service_pb2.PlayResponse
-    ) -> None:
+    def _answer(answer: asyncio.Future[Any], response: match_service_pb2.PlayResponse) -> None:
         if answer.done():
             return  # its act was cancelled after it was sent; the answer was its own
         outcome = response.WhichOneof("outcome")
         if outcome == "applied":
             answer.set_result(response.applied)
+        elif outcome == "ready":
+            answer.set_result(None)
         elif outcome == "refused":
             answer.set_exception(TotemError.from_status(response.refused))
         else:

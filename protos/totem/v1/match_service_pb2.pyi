@@ -478,27 +478,57 @@ Global___ActResponse: _TypeAlias = ActResponse  # noqa: Y015
 
 @_typing.final
 class PlayRequest(_message.Message):
-    """One command on a Play stream."""
+    """One request on a Play stream: a command, or a ready request."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     ACT_FIELD_NUMBER: _builtins.int
+    READY_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def act(self) -> Global___ActRequest:
         """The command, exactly as Act takes it."""
+
+    @_builtins.property
+    def ready(self) -> Global___PlayReady:
+        """No command: the server answers `PlayResponse.ready` in its turn, and stamps and
+        writes nothing. A client sends one as soon as it has opened a stream, before any
+        command: gRPC hands the server a stream's first message sooner than its later
+        ones, so a grab that was its stream's first message would win close races against
+        grabs on streams already used (docs/performance.md, "A stream's first message").
+        """
 
     def __init__(
         self,
         *,
         act: Global___ActRequest | None = ...,
+        ready: Global___PlayReady | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["act", b"act"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "ready", b"ready", "request", b"request"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["act", b"act"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "ready", b"ready", "request", b"request"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_request: _TypeAlias = _typing.Literal["act", "ready"]  # noqa: Y015
+    _WhichOneofArgType_request: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_request) -> _WhichOneofReturnType_request | None: ...
+
+Global___PlayRequest: _TypeAlias = PlayRequest  # noqa: Y015
+
+@_typing.final
+class PlayReady(_message.Message):
+    """A Play request that is not a command, and its answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___PlayRequest: _TypeAlias = PlayRequest  # noqa: Y015
+Global___PlayReady: _TypeAlias = PlayReady  # noqa: Y015
 
 @_typing.final
 class PlayResponse(_message.Message):
@@ -508,6 +538,7 @@ class PlayResponse(_message.Message):
 
     APPLIED_FIELD_NUMBER: _builtins.int
     REFUSED_FIELD_NUMBER: _builtins.int
+    READY_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def applied(self) -> Global___ActResponse:
         """Applied and stored: what Act would have answered."""
@@ -519,17 +550,22 @@ class PlayResponse(_message.Message):
         google.rpc.RetryInfo when trying again later may succeed).
         """
 
+    @_builtins.property
+    def ready(self) -> Global___PlayReady:
+        """The answer to a ready request (`PlayRequest.ready`)."""
+
     def __init__(
         self,
         *,
         applied: Global___ActResponse | None = ...,
         refused: _status_pb2.Status | None = ...,
+        ready: Global___PlayReady | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["applied", b"applied", "outcome", b"outcome", "refused", b"refused"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["applied", b"applied", "outcome", b"outcome", "ready", b"ready", "refused", b"refused"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["applied", b"applied", "outcome", b"outcome", "refused", b"refused"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["applied", b"applied", "outcome", b"outcome", "ready", b"ready", "refused", b"refused"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_outcome: _TypeAlias = _typing.Literal["applied", "refused"]  # noqa: Y015
+    _WhichOneofReturnType_outcome: _TypeAlias = _typing.Literal["applied", "refused", "ready"]  # noqa: Y015
     _WhichOneofArgType_outcome: _TypeAlias = _typing.Literal["outcome", b"outcome"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_outcome) -> _WhichOneofReturnType_outcome | None: ...
 

@@ -158,7 +158,8 @@ class MatchServiceServicer:
 
     def Play(self, request_iterator, context):
         """Commands on one open stream, for a player who acts often and races (JS-5.1): each
-        PlayRequest is what an Act call would carry, receive-stamped the moment its message
+        PlayRequest is what an Act call would carry (or a ready request, which a client sends
+        first), receive-stamped the moment its message
         is read, with no call to set up first, so that grabs sent at once are stamped as
         close together as they arrive. Every request gets exactly one PlayResponse, in the
         order the requests were sent: the ActResponse Act would answer, or the refusal Act

@@ -68,7 +68,8 @@ class MatchServiceStub:
     """
     Play: _grpc.StreamStreamMultiCallable[_match_service_pb2.PlayRequest, _match_service_pb2.PlayResponse]
     """Commands on one open stream, for a player who acts often and races (JS-5.1): each
-    PlayRequest is what an Act call would carry, receive-stamped the moment its message
+    PlayRequest is what an Act call would carry (or a ready request, which a client sends
+    first), receive-stamped the moment its message
     is read, with no call to set up first, so that grabs sent at once are stamped as
     close together as they arrive. Every request gets exactly one PlayResponse, in the
     order the requests were sent: the ActResponse Act would answer, or the refusal Act
@@ -147,7 +148,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """
     Play: _aio.StreamStreamMultiCallable[_match_service_pb2.PlayRequest, _match_service_pb2.PlayResponse]  # type: ignore[assignment]
     """Commands on one open stream, for a player who acts often and races (JS-5.1): each
-    PlayRequest is what an Act call would carry, receive-stamped the moment its message
+    PlayRequest is what an Act call would carry (or a ready request, which a client sends
+    first), receive-stamped the moment its message
     is read, with no call to set up first, so that grabs sent at once are stamped as
     close together as they arrive. Every request gets exactly one PlayResponse, in the
     order the requests were sent: the ActResponse Act would answer, or the refusal Act
@@ -259,7 +261,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_match_service_pb2.PlayResponse], _abc.AsyncIterator[_match_service_pb2.PlayResponse]]:
         """Commands on one open stream, for a player who acts often and races (JS-5.1): each
-        PlayRequest is what an Act call would carry, receive-stamped the moment its message
+        PlayRequest is what an Act call would carry (or a ready request, which a client sends
+        first), receive-stamped the moment its message
         is read, with no call to set up first, so that grabs sent at once are stamped as
         close together as they arrive. Every request gets exactly one PlayResponse, in the
         order the requests were sent: the ActResponse Act would answer, or the refusal Act
