@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 
 import { RESUMABLE_CODES, connect, gameInfo } from './lib/client.js';
 import { TotemError } from './lib/errors.js';
-import { newestSummary, seeded, standingsOf } from './lib/table.js';
+import { newestSummary, playOnStream, seeded, standingsOf } from './lib/table.js';
 import { playTribesTable } from './tribes-bot.js';
 import { playVillageTable } from './village-bot.js';
 
@@ -127,11 +127,18 @@ export class JungleSpeedBot {
     // From the last event seen (or the first): its state starts the bot off.
     const stream = this.session.watch({ afterVersion: Math.max(this.session.seenVersion - 1, 0) });
     this.stream = stream;
+    let playing = false;
     try {
       for await (const event of stream) {
         this.count(event);
         if (event.state) this.state = event.state;
         if (this.ended()) break;
+        if (!playing && this.state) {
+          // Once the watch stream has shown a state, so that it has its place among the
+          // connection's streams before the Play stream asks for one.
+          playing = true;
+          await playOnStream(this.session);
+        }
         this.plan();
       }
       if (this.failure !== null) throw this.failure;
@@ -144,6 +151,7 @@ export class JungleSpeedBot {
       this.cancelTimer();
       stream.close();
       await this.sending;
+      await this.session.closePlay();
     }
   }
 

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 
 import { RESUMABLE_CODES } from './lib/client.js';
 import { TotemError } from './lib/errors.js';
-import { newestSummary, seeded, standingsOf } from './lib/table.js';
+import { newestSummary, playOnStream, seeded, standingsOf } from './lib/table.js';
 
 /** Default delay before each command, after seeing the move: [low, high] milliseconds. */
 export const DEFAULT_THINK_MS = Object.freeze([5, 20]);
@@ -220,11 +220,18 @@ export class TribesBot {
   async run() {
     const stream = this.session.watch({ afterVersion: Math.max(this.session.seenVersion - 1, 0) });
     this.stream = stream;
+    let playing = false;
     try {
       for await (const event of stream) {
         this.count(event);
         if (event.state) this.state = event.state;
         if (this.ended()) break;
+        if (!playing && this.state) {
+          // Once the watch stream has shown a state, so that it has its place among the
+          // connection's streams before the Play stream asks for one.
+          playing = true;
+          await playOnStream(this.session);
+        }
         this.plan();
       }
       if (this.failure !== null) throw this.failure;
@@ -237,6 +244,7 @@ export class TribesBot {
       this.cancelTimer();
       stream.close();
       await this.sending;
+      await this.session.closePlay();
     }
   }
 

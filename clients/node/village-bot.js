@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 
 import { RESUMABLE_CODES } from './lib/client.js';
 import { TotemError } from './lib/errors.js';
-import { newestSummary, standingsOf } from './lib/table.js';
+import { newestSummary, playOnStream, standingsOf } from './lib/table.js';
 
 /** Default delay before each command: [low, high] milliseconds. */
 export const DEFAULT_THINK_MS = Object.freeze([5, 20]);
@@ -88,10 +88,17 @@ export class VillageBot {
   async run() {
     const stream = this.session.watch({ afterVersion: Math.max(this.session.seenVersion - 1, 0) });
     this.stream = stream;
+    let playing = false;
     try {
       for await (const event of stream) {
         if (event.state) this.state = event.state;
         if (this.ended()) break;
+        if (!playing && this.state) {
+          // Once the watch stream has shown a state, so that it has its place among the
+          // connection's streams before the Play stream asks for one.
+          playing = true;
+          await playOnStream(this.session);
+        }
         this.plan();
       }
       if (this.failure !== null) throw this.failure;
@@ -104,6 +111,7 @@ export class VillageBot {
       this.cancelTimer();
       stream.close();
       await this.sending;
+      await this.session.closePlay();
     }
   }
 

@@ -17,6 +17,22 @@ export function seeded(seed) {
 }
 
 /**
+ * Send a bot's commands over one Play stream from now on, as a player who races should
+ * send them (a command on an open stream is stamped as soon as the server reads it,
+ * JS-5.1); if the server refuses the stream (too many streams from this connection,
+ * say), by Act calls.
+ * @param {import('./client.js').Session} session
+ * @returns {Promise<void>}
+ */
+export async function playOnStream(session) {
+  try {
+    await session.openPlay().opened();
+  } catch {
+    await session.closePlay();
+  }
+}
+
+/**
  * @typedef {object} Standing one line of a result (ties share a place)
  * @property {number} place 1 is first
  * @property {number} seat

@@ -55,13 +55,14 @@ for (const [players, variant] of /** @type {const} */ ([
     );
     const events = await bounded(spectators[0]);
 
-    // After the joins, the bots only watched and acted: no GetMatch, ever.
+    // After the joins, the bots only watched and played on Play streams (JS-5.1): no
+    // GetMatch, no Act, ever.
     const methods = calls.map((p) => p.split('/').pop());
     assert.deepEqual(methods.slice(0, players + 1), [
       'CreateMatch',
       ...Array(players).fill('JoinMatch'),
     ]);
-    assert.deepEqual(new Set(methods.slice(players + 1)), new Set(['Watch', 'Act']));
+    assert.deepEqual(new Set(methods.slice(players + 1)), new Set(['Watch', 'Play']));
 
     const referee = await client.getMatch(result.matchId, { token: result.created.referee_token });
     assert.equal(referee.role, 'VIEWER_ROLE_REFEREE');
@@ -105,6 +106,8 @@ for (const [players, variant] of /** @type {const} */ ([
       turnReveals.length,
     );
     assert.ok(events.some((e) => ['duel_won', 'arrows_won'].includes(kind(e))));
+    // Every reveal on a turn was a command read on a Play stream (JS-5.1).
+    assert.ok(turnReveals.every((e) => e.jungle_speed.revealed.stamp.on_stream));
     for (const bot of result.bots) {
       const refusals = bot.stats.refusals.map((r) => JSON.stringify(r));
       assert.equal(new Set(refusals).size, refusals.length);

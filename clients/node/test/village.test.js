@@ -84,10 +84,11 @@ test('two Village bots play a whole match from their streams alone', async (t) =
     MATCH_BOUND_MS,
   );
 
-  // After the joins, the bots only watched and acted: no GetMatch, ever.
+  // After the joins, the bots only watched and played on Play streams (JS-5.1): no
+  // GetMatch, no Act, ever.
   const methods = calls.map((p) => p.split('/').pop());
   assert.deepEqual(methods.slice(0, 3), ['CreateMatch', 'JoinMatch', 'JoinMatch']);
-  assert.deepEqual(new Set(methods.slice(3)), new Set(['Watch', 'Act']));
+  assert.deepEqual(new Set(methods.slice(3)), new Set(['Watch', 'Play']));
 
   const referee = await client.getMatch(result.matchId, { token: result.created.referee_token });
   assert.equal(referee.role, 'VIEWER_ROLE_REFEREE');
