@@ -24,6 +24,14 @@ SMALL_WINDOW = [("grpc.http2.lookahead_bytes", 65535), ("grpc.http2.bdp_probe", 
 MAX_GRABS = 20_000
 
 
+def slow_channel(port: int) -> grpc.aio.Channel:
+    """A connection of its own (not shared with the test's other channel) that takes at
+    most :data:`SMALL_WINDOW` bytes it has not read."""
+    return grpc.aio.insecure_channel(
+        f"127.0.0.1:{port}", options=[*SMALL_WINDOW, ("grpc.use_local_subchannel_pool", 1)]
+    )
+
+
 async def test_a_stream_that_is_never_read_is_ended_and_let_go(
     store_env: dict[str, str],
 ) -> None:
@@ -32,10 +40,7 @@ async def test_a_stream_that_is_never_read_is_ended_and_let_go(
         # Only the write deadline can end this stream: its queue never overflows.
         running.hub.queue_size = 10**9
         channel, client = stub(running.port)
-        slow = grpc.aio.insecure_channel(
-            f"127.0.0.1:{running.port}",
-            options=[*SMALL_WINDOW, ("grpc.use_local_subchannel_pool", 1)],
-        )
+        slow = slow_channel(running.port)
         async with channel, slow:
             match_id, tokens, _ = await decided_race(client)
             watched = UUID(match_id)
@@ -157,10 +162,7 @@ async def test_a_play_stream_whose_answers_are_not_read_is_ended_and_let_go(
     limits = dataclasses.replace(LOOSE, stream_write_timeout_s=0.5)
     async with serving(store_env, limits) as running:
         channel, client = stub(running.port)
-        slow = grpc.aio.insecure_channel(
-            f"127.0.0.1:{running.port}",
-            options=[*SMALL_WINDOW, ("grpc.use_local_subchannel_pool", 1)],
-        )
+        slow = slow_channel(running.port)
         async with channel, slow:
             match_id, tokens, version = await decided_race(client)
             call = match_service_pb2_grpc.MatchServiceStub(slow).Play(metadata=bearer(tokens[1]))
