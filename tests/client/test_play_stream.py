@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pytest
@@ -23,6 +23,7 @@ from server.serve import RunningServer
 from tests.client.support import BOUND, kind, limited_server, symbol
 from totem.v1 import jungle_speed_pb2
 from totem_client import (
+    RESUMABLE_CODES,
     ActResponse,
     Client,
     JungleSpeedCommand,
@@ -388,3 +389,21 @@ async def test_without_a_token_the_stream_ends_unauthenticated_as_act_is_refused
     assert on_stream.value.code == grpc.StatusCode.UNAUTHENTICATED
     assert fields(on_stream.value) == fields(by_act.value)
     assert stream.failure is not None and stream.done
+
+
+def test_a_write_that_races_with_the_end_of_the_stream_is_unavailable() -> None:
+    """grpcio reports a write that races with the end of a stream as INTERNAL instead of
+    the server's status (grpc/grpc#36066). The first write waits until the stream is
+    accepted, so that end is the server going away (SIGKILL, shutdown, a broken
+    connection): the stream's commands raise UNAVAILABLE, which a session and the bots
+    resume from, and the message says what grpcio reported. The race itself cannot be
+    brought about on purpose; this is the mapping, and INTERNAL is left as it is when no
+    write failed."""
+    stream = PlayStream(cast(Client, None), "token")
+    hidden = TotemError(grpc.StatusCode.INTERNAL, "Internal error from Core")
+    assert stream._stream_error(hidden) is hidden
+    stream._write_failed = True
+    error = stream._stream_error(hidden)
+    assert error.code == grpc.StatusCode.UNAVAILABLE
+    assert error.code in RESUMABLE_CODES
+    assert "Internal error from Core" in error.message and "grpc/grpc#36066" in error.message

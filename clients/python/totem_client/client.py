@@ -780,7 +780,8 @@ class PlayStream:
     the server's status (grpc/grpc#36066); so a stream without a token, which the server
     ends at once, is never written to: its UNAUTHENTICATED is read instead; and the first
     request waits for the server's initial metadata, which it sends once it has accepted
-    the stream (a refusal of the stream itself comes instead).
+    the stream (a refusal of the stream itself comes instead). A write that still races
+    with the end of the accepted stream (the server went away) raises UNAVAILABLE.
 
     The first request of every stream is a ready request (``PlayRequest.ready``), no
     command: gRPC hands the server a stream's first message sooner than its later ones,
@@ -1015,12 +1016,18 @@ class PlayStream:
             )
 
     def _stream_error(self, error: TotemError) -> TotemError:
-        """Say so when grpc/grpc#36066 hid the server's status behind INTERNAL."""
+        """UNAVAILABLE, saying so, when grpc/grpc#36066 hid the server's status behind
+        INTERNAL. The first write waits until the server has accepted the stream, so a
+        write can only race with the end of an accepted stream: the server going away
+        (its shutdown, a crash, a broken connection), which is UNAVAILABLE; as with any
+        UNAVAILABLE, a command that was being sent may or may not have been applied, and
+        the match's events say which."""
         if self._write_failed and error.code == grpc.StatusCode.INTERNAL:
             return TotemError(
-                error.code,
-                f"{error.message} (the stream ended while a command was being sent, and "
-                "grpcio reported that instead of the server's status: grpc/grpc#36066)",
+                grpc.StatusCode.UNAVAILABLE,
+                f"the stream ended while a command was being sent (grpcio reported "
+                f"INTERNAL, {error.message!r}, instead of the server's status: "
+                "grpc/grpc#36066)",
                 error.rule,
                 error.retry_delay,
             )
