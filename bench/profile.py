@@ -16,6 +16,11 @@ Python frame (for time in compiled code, the Python frame that called it):
   thread hand-off (``concurrent``, ``threading``, ``queue``), the rules (``domain``), the
   server's own code (``server``), and the rest.
 
+Each function of the project's own code (``server/``, ``domain/``) is also counted with
+everything it calls, once per sample it is on the stack of: the innermost frames say
+where the interpreter was, these say which of our functions to make cheaper.
+``--keep FILE`` writes py-spy's collapsed stacks, for a flame graph or a closer look.
+
 Only the thread holding the interpreter is sampled (``py-spy record --gil``), so the
 shares are of the server's interpreter time: one thread at a time runs Python. The figures go to
 docs/performance.md, with the commands served per second during the sample.
@@ -27,6 +32,7 @@ import argparse
 import asyncio
 import collections
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -58,19 +64,45 @@ def part_of(frame: str) -> str:
     return "other"
 
 
-def shares(collapsed: str) -> tuple[collections.Counter[str], collections.Counter[str]]:
-    """Samples per part, and per innermost frame, from py-spy's raw (collapsed) output:
-    one line per distinct stack, ``frame;frame;...;frame COUNT``."""
+#: The project's own code, whose functions are also counted with what they call; but
+#: not the entry point, which is under every sample of the event loop.
+OWN = ("server/", "domain/")
+ENTRY = ("server/__main__.py", "server/cli.py")
+
+
+def function_of(frame: str) -> str:
+    """A frame without its line, ``name (path:line)`` -> ``name (path)``: a function's
+    samples counted together, whichever of its lines was running."""
+    return re.sub(r":\d+\)$", ")", frame)
+
+
+def shares(
+    collapsed: str,
+) -> tuple[collections.Counter[str], collections.Counter[str], collections.Counter[str]]:
+    """Samples per part, per innermost frame, and per function of the project's own code
+    counted with everything it called (inclusive: a sample counts once for each such
+    function on its stack), from py-spy's raw (collapsed) output: one line per distinct
+    stack, ``frame;frame;...;frame COUNT``. The innermost frames say where the
+    interpreter was; the inclusive counts say which of our functions to make cheaper."""
     parts: collections.Counter[str] = collections.Counter()
     frames: collections.Counter[str] = collections.Counter()
+    inclusive: collections.Counter[str] = collections.Counter()
     for line in collapsed.splitlines():
         stack, _, count = line.rpartition(" ")
         if not stack or not count.isdigit():
             continue
-        leaf = stack.rsplit(";", 1)[-1]
+        names = stack.split(";")
+        leaf = names[-1]
         parts[part_of(leaf)] += int(count)
         frames[leaf] += int(count)
-    return parts, frames
+        own = {
+            function_of(n)
+            for n in names
+            if any(f in n for f in OWN) and not any(f in n for f in ENTRY)
+        }
+        for function in own:
+            inclusive[function] += int(count)
+    return parts, frames, inclusive
 
 
 async def busy(address: str, matches: int, stop: asyncio.Event) -> int:
@@ -93,7 +125,8 @@ async def busy(address: str, matches: int, stop: asyncio.Event) -> int:
     return sum(r.done for r in revealers)
 
 
-async def run(args: argparse.Namespace, spy: str) -> str:
+async def run(args: argparse.Namespace, spy: str) -> tuple[str, str]:
+    """The report, and py-spy's collapsed stacks it was made from."""
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(args.store, args.dsn, Path(tmp))
         try:
@@ -125,16 +158,17 @@ async def run(args: argparse.Namespace, spy: str) -> str:
             elapsed = time.monotonic() - began
             stop.set()
             done = await task
-            parts, frames = shares(out.read_text())
+            collapsed = out.read_text()
         finally:
             server.stop()
-    return report(args, parts, frames, done, elapsed)
+    return report(args, *shares(collapsed), done, elapsed), collapsed
 
 
 def report(
     args: argparse.Namespace,
     parts: collections.Counter[str],
     frames: collections.Counter[str],
+    inclusive: collections.Counter[str],
     commands: int,
     elapsed: float,
 ) -> str:
@@ -151,6 +185,9 @@ def report(
     lines += ["", "Innermost frames, the top 12:", ""]
     for frame, count in frames.most_common(12):
         lines.append(f"- {100 * count / total:.1f}% {frame}")
+    lines += ["", "Our functions with what they call (server/, domain/), the top 15:", ""]
+    for function, count in inclusive.most_common(15):
+        lines.append(f"- {100 * count / total:.1f}% {function}")
     return "\n".join(lines)
 
 
@@ -170,11 +207,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         default="host=127.0.0.1 port=5432 user=postgres dbname=test",
         help="PostgreSQL (a schema per run)",
     )
+    parser.add_argument(
+        "--keep",
+        metavar="FILE",
+        help="also write py-spy's collapsed stacks there (for a flame graph or a closer look)",
+    )
     args = parser.parse_args(argv)
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     if not Path(spy).exists():
         parser.error("py-spy is needed: pip install py-spy")
-    print(asyncio.run(run(args, spy)))
+    text, collapsed = asyncio.run(run(args, spy))
+    if args.keep:
+        Path(args.keep).write_text(collapsed)
+    print(text)
 
 
 if __name__ == "__main__":
