@@ -23,21 +23,17 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { RESUMABLE_CODES, connect, gameInfo } from './lib/client.js';
-import { TotemError } from './lib/errors.js';
-import { newestSummary, playOnStream, seeded, standingsOf } from './lib/table.js';
+import { connect, gameInfo } from './lib/client.js';
+import { MAX_TRANSIENT_FAILURES, TableBot, newestSummary, seeded, standingsOf } from './lib/table.js';
 import { playTribesTable } from './tribes-bot.js';
 import { playVillageTable } from './village-bot.js';
 
-export { seeded };
+export { MAX_TRANSIENT_FAILURES, seeded };
 
 /** Default delay before grabbing, after seeing a race open: [low, high] milliseconds. */
 export const DEFAULT_REACTION_MS = Object.freeze([20, 60]);
 /** Default delay before revealing, after seeing the reveal offered. */
 export const DEFAULT_REVEAL_DELAY_MS = Object.freeze([10, 40]);
-/** Transient failures of commands in a row (server unavailable) before a bot gives up. */
-export const MAX_TRANSIENT_FAILURES = 10;
-const TRANSIENT_PAUSE_MS = 200;
 /** How many reveals into a round that would repeat for ever a bot grabs: [low, high]. */
 const STALL_BREAK_AFTER_REVEALS = [3, 12];
 
@@ -70,29 +66,21 @@ export class BotStats {
 }
 
 /** Plays one seat of a Jungle Speed match through a player Session. */
-export class JungleSpeedBot {
+export class JungleSpeedBot extends TableBot {
   /**
    * @param {Session} session a player's session (with a seat and token)
    * @param {BotOptions} [options]
    */
   constructor(session, options = {}) {
-    if (session.seat === null) throw new TypeError('a bot needs a player session with a seat');
+    super(session);
     this.reactionMs = options.reactionMs ?? DEFAULT_REACTION_MS;
     this.revealDelayMs = options.revealDelayMs ?? DEFAULT_REVEAL_DELAY_MS;
     for (const [low, high] of [this.reactionMs, this.revealDelayMs]) {
       if (!(low >= 0 && low <= high)) throw new RangeError('delays must satisfy 0 <= low <= high');
     }
-    this.session = session;
-    this.seat = session.seat;
     this.random = options.random ?? Math.random;
     this.breakStalls = options.breakStalls ?? true;
     this.stats = new BotStats();
-    /** The state carried by the last event of the stream. @type {MatchState | null} */
-    this.state = null;
-    /** @type {import('./lib/client.js').EventStream | null} */
-    this.stream = null;
-    /** @type {unknown} */
-    this.failure = null;
     // Races seen, by key: when the bot will grab for them (performance.now() ms).
     /** @type {Map<string, number>} */
     this.raceDue = new Map();
@@ -102,12 +90,6 @@ export class JungleSpeedBot {
     this.revealDue = null;
     /** @type {number | null} */
     this.revealBlockedAt = null;
-    this.transient = 0;
-    /** @type {NodeJS.Timeout | null} */
-    this.timer = null;
-    /** A command on its way: nothing else is planned meanwhile. @type {Promise<void> | null} */
-    this.sending = null;
-    this.stopped = false;
     // Stall detection (see the top of this file).
     this.recycled = false;
     this.grabSinceRecycle = false;
@@ -115,71 +97,16 @@ export class JungleSpeedBot {
     this.stallCountdown = null;
   }
 
-  get name() {
-    return this.session.name;
-  }
-
   /**
-   * Play until the match ends.
-   * @returns {Promise<MatchState>} the state carried by the stream's last event
+   * @param {MatchState} state
+   * @returns {{delayMs: number, act: () => Promise<void>} | null}
    */
-  async run() {
-    // From the last event seen (or the first): its state starts the bot off.
-    const stream = this.session.watch({ afterVersion: Math.max(this.session.seenVersion - 1, 0) });
-    this.stream = stream;
-    let playing = false;
-    try {
-      for await (const event of stream) {
-        this.count(event);
-        if (event.state) this.state = event.state;
-        if (this.ended()) break;
-        if (!playing && this.state) {
-          // Once the watch stream has shown a state, so that it has its place among the
-          // connection's streams before the Play stream asks for one.
-          playing = true;
-          await playOnStream(this.session);
-        }
-        this.plan();
-      }
-      if (this.failure !== null) throw this.failure;
-      if (!this.ended()) {
-        throw new TotemError('DATA_LOSS', 'the stream ended before the match did');
-      }
-      return /** @type {MatchState} */ (this.state);
-    } finally {
-      this.stopped = true;
-      this.cancelTimer();
-      stream.close();
-      await this.sending;
-      await this.session.closePlay();
-    }
-  }
-
-  ended() {
-    return this.state?.summary.status === 'MATCH_STATUS_ENDED';
-  }
-
-  cancelTimer() {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  /** Decide from the newest state; schedule the chosen action, replacing any other. */
-  plan() {
-    this.cancelTimer();
-    if (this.stopped || this.sending !== null || this.failure !== null) return;
-    const state = this.session.state;
-    if (state?.summary.status !== 'MATCH_STATUS_PLAYING' || !state.jungle_speed?.legal) return;
+  nextAction(state) {
+    if (!state.jungle_speed?.legal) return null;
     const now = performance.now();
     const { action, due } = this.choose(state, now);
-    if (action === null) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.sending = this.take(action, state).finally(() => {
-        this.sending = null;
-        this.plan(); // with whatever arrived meanwhile
-      });
-    }, Math.max(0, due - now));
+    if (action === null) return null;
+    return { delayMs: due - now, act: () => this.take(action, state) };
   }
 
   /**
@@ -241,8 +168,11 @@ export class JungleSpeedBot {
     const version = state.summary.version;
     if (action === 'reveal') {
       this.revealDue = null;
-      const error = await this.send('reveal', version, () => this.session.reveal());
-      if (error !== null) this.revealBlockedAt = version;
+      const sent = await this.send(
+        () => this.session.reveal(),
+        (error) => this.refused('reveal', version, error),
+      );
+      if (sent !== 'accepted') this.revealBlockedAt = version;
       return;
     }
     if (action === 'break stall') {
@@ -252,37 +182,19 @@ export class JungleSpeedBot {
       for (const key of this.races(state.jungle_speed)) this.grabbed.add(key);
     }
     this.stats.grabs += 1;
-    await this.send('grab', version, () => this.session.grab());
+    await this.send(
+      () => this.session.grab(),
+      (error) => this.refused('grab', version, error),
+    );
   }
 
   /**
-   * Send a command. A refusal by the rules is noted and returned, and so is a transient
-   * failure (the server restarting), a few times in a row; anything else stops the bot.
    * @param {string} command
    * @param {number} version
-   * @param {() => Promise<unknown>} send
-   * @returns {Promise<TotemError | null>}
+   * @param {import('./lib/errors.js').TotemError} error
    */
-  async send(command, version, send) {
-    try {
-      await send();
-      this.transient = 0;
-      return null;
-    } catch (error) {
-      if (error instanceof TotemError && RESUMABLE_CODES.has(error.code)) {
-        this.transient += 1;
-        if (this.transient <= MAX_TRANSIENT_FAILURES) {
-          await new Promise((resolve) => setTimeout(resolve, TRANSIENT_PAUSE_MS));
-          return error;
-        }
-      } else if (error instanceof TotemError && error.code === 'FAILED_PRECONDITION') {
-        this.stats.refusals.push({ version, command, rule: error.rule });
-        return error;
-      }
-      this.failure = error; // run() throws it
-      this.stream?.close();
-      return error instanceof TotemError ? error : null;
-    }
+  refused(command, version, error) {
+    this.stats.refusals.push({ version, command, rule: error.rule });
   }
 
   /** @param {MatchEvent} event */

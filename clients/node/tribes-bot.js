@@ -17,15 +17,11 @@
 // sent again until the match has changed.
 import { randomBytes } from 'node:crypto';
 
-import { RESUMABLE_CODES } from './lib/client.js';
-import { TotemError } from './lib/errors.js';
-import { newestSummary, playOnStream, seeded, standingsOf } from './lib/table.js';
+import { TableBot, newestSummary, seeded, standingsOf } from './lib/table.js';
 
 /** Default delay before each command, after seeing the move: [low, high] milliseconds. */
 export const DEFAULT_THINK_MS = Object.freeze([5, 20]);
 /** Transient failures of commands in a row (server unavailable) before a bot gives up. */
-const MAX_TRANSIENT_FAILURES = 10;
-const TRANSIENT_PAUSE_MS = 200;
 /** A space's top as the bot reads it: a seat (a tribe's totem), SPECIAL, or null (empty). */
 const SPECIAL = -1;
 
@@ -178,102 +174,34 @@ export class TribesBotStats {
 }
 
 /** Plays one seat of a Tribes match through a player Session. */
-export class TribesBot {
+export class TribesBot extends TableBot {
   /**
    * @param {Session} session a player's session (with a seat and token)
    * @param {TribesBotOptions} [options]
    */
   constructor(session, options = {}) {
-    if (session.seat === null) throw new TypeError('a bot needs a player session with a seat');
+    super(session);
     this.thinkMs = options.thinkMs ?? DEFAULT_THINK_MS;
     const [low, high] = this.thinkMs;
     if (!(low >= 0 && low <= high)) throw new RangeError('delays must satisfy 0 <= low <= high');
-    this.session = session;
-    this.seat = session.seat;
     this.random = options.random ?? Math.random;
     this.stats = new TribesBotStats();
-    /** The state carried by the last event of the stream. @type {MatchState | null} */
-    this.state = null;
-    /** @type {import('./lib/client.js').EventStream | null} */
-    this.stream = null;
-    /** @type {unknown} */
-    this.failure = null;
     /** The version at which a command was refused: nothing is sent until it changes. */
     /** @type {number | null} */
     this.blockedAt = null;
-    this.transient = 0;
-    /** @type {NodeJS.Timeout | null} */
-    this.timer = null;
-    /** A command on its way: nothing else is planned meanwhile. @type {Promise<void> | null} */
-    this.sending = null;
-    this.stopped = false;
-  }
-
-  get name() {
-    return this.session.name;
   }
 
   /**
-   * Play until the match ends.
-   * @returns {Promise<MatchState>} the state carried by the stream's last event
+   * The move to make, after a think; none while a refused one's version stands.
+   * @param {MatchState} state
+   * @returns {{delayMs: number, act: () => Promise<void>} | null}
    */
-  async run() {
-    const stream = this.session.watch({ afterVersion: Math.max(this.session.seenVersion - 1, 0) });
-    this.stream = stream;
-    let playing = false;
-    try {
-      for await (const event of stream) {
-        this.count(event);
-        if (event.state) this.state = event.state;
-        if (this.ended()) break;
-        if (!playing && this.state) {
-          // Once the watch stream has shown a state, so that it has its place among the
-          // connection's streams before the Play stream asks for one.
-          playing = true;
-          await playOnStream(this.session);
-        }
-        this.plan();
-      }
-      if (this.failure !== null) throw this.failure;
-      if (!this.ended()) {
-        throw new TotemError('DATA_LOSS', 'the stream ended before the match did');
-      }
-      return /** @type {MatchState} */ (this.state);
-    } finally {
-      this.stopped = true;
-      this.cancelTimer();
-      stream.close();
-      await this.sending;
-      await this.session.closePlay();
-    }
-  }
-
-  ended() {
-    return this.state?.summary.status === 'MATCH_STATUS_ENDED';
-  }
-
-  cancelTimer() {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  /** Decide from the newest state; schedule the move, replacing any other plan. */
-  plan() {
-    this.cancelTimer();
-    if (this.stopped || this.sending !== null || this.failure !== null) return;
-    const state = this.session.state;
-    if (state?.summary.status !== 'MATCH_STATUS_PLAYING' || !state.tribes?.legal) return;
-    if (state.summary.version === this.blockedAt) return;
+  nextAction(state) {
+    if (!state.tribes?.legal || state.summary.version === this.blockedAt) return null;
     const move = chooseMove(state.tribes, this.seat, this.random);
-    if (move === null) return;
+    if (move === null) return null;
     const [low, high] = this.thinkMs;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.sending = this.take(move, state).finally(() => {
-        this.sending = null;
-        this.plan(); // with whatever arrived meanwhile
-      });
-    }, low + (high - low) * this.random());
+    return { delayMs: low + (high - low) * this.random(), act: () => this.take(move, state) };
   }
 
   /**
@@ -285,31 +213,21 @@ export class TribesBot {
    */
   async take(move, state) {
     const version = state.summary.version;
-    try {
-      if (move.kind === 'lift') {
-        await this.session.lift(move.space);
-        this.stats.lifts += 1;
-      } else {
-        const badge = move.wins ? this.badge(state) : null;
-        await this.session.placeOption(move.option, move.destination, { badge });
-        this.stats.moves += 1;
-      }
-      this.transient = 0;
-    } catch (error) {
-      if (error instanceof TotemError && RESUMABLE_CODES.has(error.code)) {
-        this.transient += 1;
-        if (this.transient <= MAX_TRANSIENT_FAILURES) {
-          await new Promise((resolve) => setTimeout(resolve, TRANSIENT_PAUSE_MS));
-          return;
-        }
-      } else if (error instanceof TotemError && error.code === 'FAILED_PRECONDITION') {
+    const sent = await this.send(
+      () =>
+        move.kind === 'lift'
+          ? this.session.lift(move.space)
+          : this.session.placeOption(move.option, move.destination, {
+              badge: move.wins ? this.badge(state) : null,
+            }),
+      (error) => {
         this.stats.refusals.push({ version, command: move.kind, rule: error.rule });
         this.blockedAt = version;
-        return;
-      }
-      this.failure = error; // run() throws it
-      this.stream?.close();
-    }
+      },
+    );
+    if (sent !== 'accepted') return;
+    if (move.kind === 'lift') this.stats.lifts += 1;
+    else this.stats.moves += 1;
   }
 
   /**

@@ -10,14 +10,10 @@
 // sent again for that decision.
 import { randomBytes } from 'node:crypto';
 
-import { RESUMABLE_CODES } from './lib/client.js';
-import { TotemError } from './lib/errors.js';
-import { newestSummary, playOnStream, standingsOf } from './lib/table.js';
+import { TableBot, newestSummary, standingsOf } from './lib/table.js';
 
 /** Default delay before each command: [low, high] milliseconds. */
 export const DEFAULT_THINK_MS = Object.freeze([5, 20]);
-const MAX_TRANSIENT_FAILURES = 10;
-const TRANSIENT_PAUSE_MS = 200;
 
 /**
  * @typedef {import('./lib/client.js').Session} Session
@@ -47,140 +43,57 @@ export class VillageBotStats {
 }
 
 /** Plays every family of one seat of a Village match through a player Session. */
-export class VillageBot {
+export class VillageBot extends TableBot {
   /**
    * @param {Session} session a player's session (with a seat and token)
    * @param {VillageBotOptions} [options]
    */
   constructor(session, options = {}) {
-    if (session.seat === null) throw new TypeError('a bot needs a player session with a seat');
+    super(session);
     this.thinkMs = options.thinkMs ?? DEFAULT_THINK_MS;
     const [low, high] = this.thinkMs;
     if (!(low >= 0 && low <= high)) throw new RangeError('delays must satisfy 0 <= low <= high');
-    this.session = session;
-    this.seat = session.seat;
     this.random = options.random ?? Math.random;
     this.stats = new VillageBotStats();
-    /** The state carried by the last event of the stream. @type {MatchState | null} */
-    this.state = null;
-    /** @type {import('./lib/client.js').EventStream | null} */
-    this.stream = null;
-    /** @type {unknown} */
-    this.failure = null;
     /** Decisions answered (or refused): never sent again. @type {Set<string>} */
     this.answered = new Set();
-    this.transient = 0;
-    /** @type {NodeJS.Timeout | null} */
-    this.timer = null;
-    /** @type {Promise<void> | null} */
-    this.sending = null;
-    this.stopped = false;
-  }
-
-  get name() {
-    return this.session.name;
   }
 
   /**
-   * Play until the match ends.
-   * @returns {Promise<MatchState>} the state carried by the stream's last event
+   * The first owed decision not answered yet, answered after a think, before its
+   * deadline would answer it: at most half of the time left.
+   * @param {MatchState} state
+   * @returns {{delayMs: number, act: () => Promise<void>} | null}
    */
-  async run() {
-    const stream = this.session.watch({ afterVersion: Math.max(this.session.seenVersion - 1, 0) });
-    this.stream = stream;
-    let playing = false;
-    try {
-      for await (const event of stream) {
-        if (event.state) this.state = event.state;
-        if (this.ended()) break;
-        if (!playing && this.state) {
-          // Once the watch stream has shown a state, so that it has its place among the
-          // connection's streams before the Play stream asks for one.
-          playing = true;
-          await playOnStream(this.session);
-        }
-        this.plan();
-      }
-      if (this.failure !== null) throw this.failure;
-      if (!this.ended()) {
-        throw new TotemError('DATA_LOSS', 'the stream ended before the match did');
-      }
-      return /** @type {MatchState} */ (this.state);
-    } finally {
-      this.stopped = true;
-      this.cancelTimer();
-      stream.close();
-      await this.sending;
-      await this.session.closePlay();
-    }
-  }
-
-  ended() {
-    return this.state?.summary.status === 'MATCH_STATUS_ENDED';
-  }
-
-  cancelTimer() {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  /** The first owed decision not answered yet, in the newest state, or null. */
-  next() {
-    const state = this.session.state;
-    if (state?.summary.status !== 'MATCH_STATUS_PLAYING') return null;
+  nextAction(state) {
     const decisions = state.village?.legal?.decisions ?? [];
     const owed = decisions.find(
       (/** @type {Message} */ d) => d.default && !this.answered.has(decisionKey(d)),
     );
-    return owed ? { decision: owed, version: state.summary.version } : null;
-  }
-
-  /** Decide from the newest state; schedule the answer, replacing any other plan. */
-  plan() {
-    this.cancelTimer();
-    if (this.stopped || this.sending !== null || this.failure !== null) return;
-    const found = this.next();
-    if (found === null) return;
+    if (!owed) return null;
     const [low, high] = this.thinkMs;
-    // Answer before the deadline: think at most half of the time left.
-    const left = Number(found.decision.deadline_ms) - Date.now();
-    const delay = Math.max(0, Math.min(low + (high - low) * this.random(), left / 2));
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.sending = this.answer(found.decision, found.version).finally(() => {
-        this.sending = null;
-        this.plan(); // with whatever arrived meanwhile
-      });
-    }, delay);
+    const left = Number(owed.deadline_ms) - Date.now();
+    const delayMs = Math.min(low + (high - low) * this.random(), left / 2);
+    return { delayMs, act: () => this.answer(owed, state.summary.version) };
   }
 
   /**
-   * Send an owed decision's default command.
+   * Send an owed decision's default command; one the rules refuse is not sent again.
    * @param {Message} decision a `VillageOwedDecision`
    * @param {number} version the version it was read at
    */
   async answer(decision, version) {
     const key = decisionKey(decision);
-    try {
-      await this.session.village(decision.default);
-      this.answered.add(key);
-      this.stats.sent += 1;
-      this.transient = 0;
-    } catch (error) {
-      if (error instanceof TotemError && RESUMABLE_CODES.has(error.code)) {
-        this.transient += 1;
-        if (this.transient <= MAX_TRANSIENT_FAILURES) {
-          await new Promise((resolve) => setTimeout(resolve, TRANSIENT_PAUSE_MS));
-          return;
-        }
-      } else if (error instanceof TotemError && error.code === 'FAILED_PRECONDITION') {
+    const sent = await this.send(
+      () => this.session.village(decision.default),
+      (error) => {
         this.answered.add(key);
         this.stats.refusals.push({ version, kind: decision.kind, rule: error.rule });
-        return;
-      }
-      this.failure = error; // run() throws it
-      this.stream?.close();
-    }
+      },
+    );
+    if (sent !== 'accepted') return;
+    this.answered.add(key);
+    this.stats.sent += 1;
   }
 }
 

@@ -1,4 +1,11 @@
-// What the bots of every game share: reproducible randomness and a table's result.
+// What the bots of every game share: a bot's life on its streams, reproducible
+// randomness and a table's result.
+import { RESUMABLE_CODES } from './client.js';
+import { TotemError } from './errors.js';
+
+/** Transient failures of commands in a row (server unavailable) before a bot gives up. */
+export const MAX_TRANSIENT_FAILURES = 10;
+const TRANSIENT_PAUSE_MS = 200;
 
 /**
  * A reproducible source of uniform numbers in [0, 1) (mulberry32).
@@ -29,6 +36,159 @@ export async function playOnStream(session) {
     await session.openPlay().opened();
   } catch {
     await session.closePlay();
+  }
+}
+
+/**
+ * @typedef {import('./client.js').Session} Session
+ * @typedef {import('./client.js').MatchState} MatchState
+ * @typedef {import('./client.js').MatchEvent} MatchEvent
+ * @typedef {'accepted' | 'refused' | 'transient' | 'stopped'} Sent what became of a command
+ */
+
+/**
+ * A bot of any game, playing one seat through a player Session from its watch stream
+ * alone: every watched event carries the seat's state after it, with its legal actions,
+ * so a bot never calls GetMatch and never re-implements the rules. A game's bot says
+ * what to do next (`nextAction`) and may count what happens (`count`); this class runs
+ * the stream, sends one command at a time over a Play stream, and plans again with
+ * whatever arrived meanwhile.
+ */
+export class TableBot {
+  /** @param {Session} session a player's session (with a seat and token) */
+  constructor(session) {
+    if (session.seat === null) throw new TypeError('a bot needs a player session with a seat');
+    this.session = session;
+    this.seat = session.seat;
+    /** The state carried by the last event of the stream. @type {MatchState | null} */
+    this.state = null;
+    /** @type {import('./client.js').EventStream | null} */
+    this.stream = null;
+    /** What stops the bot; run() throws it. @type {unknown} */
+    this.failure = null;
+    this.transient = 0;
+    /** @type {NodeJS.Timeout | null} */
+    this.timer = null;
+    /** A command on its way: nothing else is planned meanwhile. @type {Promise<void> | null} */
+    this.sending = null;
+    this.stopped = false;
+  }
+
+  get name() {
+    return this.session.name;
+  }
+
+  /**
+   * Play until the match ends.
+   * @returns {Promise<MatchState>} the state carried by the stream's last event
+   */
+  async run() {
+    // From the last event seen (or the first): its state starts the bot off.
+    const stream = this.session.watch({ afterVersion: Math.max(this.session.seenVersion - 1, 0) });
+    this.stream = stream;
+    let playing = false;
+    try {
+      for await (const event of stream) {
+        this.count(event);
+        if (event.state) this.state = event.state;
+        if (this.ended()) break;
+        if (!playing && this.state) {
+          // Once the watch stream has shown a state, so that it has its place among the
+          // connection's streams before the Play stream asks for one.
+          playing = true;
+          await playOnStream(this.session);
+        }
+        this.plan();
+      }
+      if (this.failure !== null) throw this.failure;
+      if (!this.ended()) {
+        throw new TotemError('DATA_LOSS', 'the stream ended before the match did');
+      }
+      return /** @type {MatchState} */ (this.state);
+    } finally {
+      this.stopped = true;
+      this.cancelTimer();
+      stream.close();
+      await this.sending;
+      await this.session.closePlay();
+    }
+  }
+
+  ended() {
+    return this.state?.summary.status === 'MATCH_STATUS_ENDED';
+  }
+
+  cancelTimer() {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /**
+   * Count what an event says of this seat (a game's bot keeps its own statistics).
+   * @param {MatchEvent} _event
+   */
+  count(_event) {}
+
+  /**
+   * The next command to send and when, from the session's newest state; null when
+   * there is none. A game's bot says this; it is asked only while no command is on its
+   * way.
+   * @param {MatchState} _state
+   * @returns {{delayMs: number, act: () => Promise<void>} | null}
+   */
+  nextAction(_state) {
+    throw new TypeError('a bot says its next action');
+  }
+
+  /** Decide from the newest state; schedule the chosen action, replacing any other. */
+  plan() {
+    this.cancelTimer();
+    if (this.stopped || this.sending !== null || this.failure !== null) return;
+    const state = this.session.state;
+    if (state?.summary.status !== 'MATCH_STATUS_PLAYING') return;
+    const next = this.nextAction(state);
+    if (next === null) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.sending = next.act().finally(() => {
+          this.sending = null;
+          this.plan(); // with whatever arrived meanwhile
+        });
+      },
+      Math.max(0, next.delayMs),
+    );
+  }
+
+  /**
+   * Send a command. A refusal by the rules (FAILED_PRECONDITION: the state moved on,
+   * someone was faster) is handed to `refused` for the bot to note; a transient failure
+   * (the server restarting) returns after a pause, a few times in a row; anything else
+   * stops the bot.
+   * @param {() => Promise<unknown>} command
+   * @param {(error: TotemError) => void} refused
+   * @returns {Promise<Sent>}
+   */
+  async send(command, refused) {
+    try {
+      await command();
+      this.transient = 0;
+      return 'accepted';
+    } catch (error) {
+      if (error instanceof TotemError && RESUMABLE_CODES.has(error.code)) {
+        this.transient += 1;
+        if (this.transient <= MAX_TRANSIENT_FAILURES) {
+          await new Promise((resolve) => setTimeout(resolve, TRANSIENT_PAUSE_MS));
+          return 'transient';
+        }
+      } else if (error instanceof TotemError && error.code === 'FAILED_PRECONDITION') {
+        refused(error);
+        return 'refused';
+      }
+      this.failure = error; // run() throws it
+      this.stream?.close();
+      return 'stopped';
+    }
   }
 }
 
