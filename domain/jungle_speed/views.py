@@ -13,39 +13,27 @@ from __future__ import annotations
 from typing import Any
 
 from domain.jungle_speed.match import JungleSpeed
-from domain.kernel.match import event_name, payload
-from domain.kernel.views import Viewer, ViewerRole
+from domain.kernel.views import (
+    Viewer,
+    ViewerRole,
+    created_view,
+    options_view,
+    shown_payload,
+)
+
+#: Options arranged beforehand instead of drawn (see :func:`domain.kernel.views.options_view`).
+PREARRANGED = ("prearranged_deal",)
 
 
 def _cards(match: JungleSpeed, ids: list[int]) -> list[dict[str, Any]]:
     return [match.card(c).to_dict() for c in ids]
 
 
-def options_view(match: JungleSpeed, options: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
-    view = {k: v for k, v in options.items() if k != "prearranged_deal"}
-    deal = options.get("prearranged_deal")
-    view["prearranged"] = deal is not None
-    if viewer.sees_everything and deal is not None:
-        view["prearranged_deal"] = list(deal)
-    return view
-
-
 def event_view(match: JungleSpeed, evt: object, viewer: Viewer) -> tuple[str, dict[str, Any]]:
     """The event's name and the fields ``viewer`` may see. ``match`` gives the deck."""
-    name = event_name(evt)
-    data = payload(evt)
-    # Bearer-token hashes authenticate seats; they are nobody's business.
-    data.pop("token_hash", None)
-    data.pop("referee_token_hash", None)
+    name, data = shown_payload(evt)
     if name == "Created":
-        view = {
-            "options": options_view(match, data["options"], viewer),
-            "seed_commitment": match.seed_commitment,
-            "entropy": data["entropy"],
-        }
-        if viewer.sees_everything:
-            view["seed"] = data["seed"]
-        return name, view
+        return name, created_view(match, data, PREARRANGED, viewer)
     if name == "Dealt":
         deck: list[int] = data["deck"]
         n = data["seats"]
@@ -95,7 +83,7 @@ def state_view(match: JungleSpeed, viewer: Viewer) -> dict[str, Any]:
             seat["face_down"] = _cards(match, down)
         seats.append(seat)
     view: dict[str, Any] = {
-        "options": options_view(match, match.options_data, viewer),
+        "options": options_view(match.options_data, PREARRANGED, viewer),
         "seats": seats,
         "pot": _cards(match, match.pot),
         "open_duels": [{"seats": d} for d in match.open_duels()],

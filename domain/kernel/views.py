@@ -1,9 +1,21 @@
-"""Who is looking. Every event and state has a view per viewer (see each game's views)."""
+"""Who is looking, and what every game hides the same way. Every event and state has a
+view per viewer (see each game's views, which build on the functions here)."""
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from domain.kernel.match import event_name, payload
+
+if TYPE_CHECKING:
+    from domain.kernel.match import MatchAggregate
+
+#: Fields of an event no viewer is shown, the referee included: bearer-token hashes
+#: authenticate seats and are nobody's business.
+UNSHOWN_FIELDS = ("token_hash", "referee_token_hash")
 
 
 class ViewerRole(enum.Enum):
@@ -34,3 +46,45 @@ class Viewer:
     @property
     def sees_everything(self) -> bool:
         return self.role is ViewerRole.REFEREE
+
+
+def shown_payload(evt: object) -> tuple[str, dict[str, Any]]:
+    """An event's name and its fields without :data:`UNSHOWN_FIELDS`: where each game's
+    view of an event starts."""
+    data = payload(evt)
+    for field in UNSHOWN_FIELDS:
+        data.pop(field, None)
+    return event_name(evt), data
+
+
+def options_view(
+    options: Mapping[str, Any], prearranged: tuple[str, ...], viewer: Viewer
+) -> dict[str, Any]:
+    """A match's options as ``viewer`` may see them. What was arranged beforehand instead
+    of drawn (a deal, the cards or dice of a tournament's table, children's sexes) is
+    hidden until it happens: everyone learns that something was, the referee alone what
+    (a copy, so that no view shares a list with the match)."""
+    view = {k: v for k, v in options.items() if k not in prearranged}
+    view["prearranged"] = any(options.get(k) is not None for k in prearranged)
+    if viewer.sees_everything:
+        for key in prearranged:
+            if options.get(key) is not None:
+                view[key] = list(options[key])
+    return view
+
+
+def created_view(
+    match: MatchAggregate, data: Mapping[str, Any], prearranged: tuple[str, ...], viewer: Viewer
+) -> dict[str, Any]:
+    """A match's creation as ``viewer`` may see it: its options (:func:`options_view`),
+    the seed's commitment and the creator's entropy; the seed itself only for the
+    referee (everyone else reads it in the match's last event, when it can no longer
+    tell anything to come)."""
+    view = {
+        "options": options_view(data["options"], prearranged, viewer),
+        "seed_commitment": match.seed_commitment,
+        "entropy": data["entropy"],
+    }
+    if viewer.sees_everything:
+        view["seed"] = data["seed"]
+    return view

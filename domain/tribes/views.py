@@ -14,8 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.kernel.match import event_name, payload
-from domain.kernel.views import Viewer, ViewerRole
+from domain.kernel.views import (
+    Viewer,
+    ViewerRole,
+    created_view,
+    options_view,
+    shown_payload,
+)
 from domain.tribes.match import Tribes
 from domain.tribes.pieces import DOOM, MINI, owner, size_of
 
@@ -35,32 +40,11 @@ def _maybe(piece: int | None) -> dict[str, Any] | None:
     return None if piece is None else totem(piece)
 
 
-def options_view(options: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
-    view = {k: v for k, v in options.items() if k not in PREARRANGED}
-    view["prearranged"] = any(options.get(k) is not None for k in PREARRANGED)
-    if viewer.sees_everything:
-        for key in PREARRANGED:
-            if options.get(key) is not None:
-                view[key] = options[key]
-    return view
-
-
 def event_view(match: Tribes, evt: object, viewer: Viewer) -> tuple[str, dict[str, Any]]:
     """The event's name and the fields ``viewer`` may see."""
-    name = event_name(evt)
-    data = payload(evt)
-    # Bearer-token hashes authenticate seats; they are nobody's business.
-    data.pop("token_hash", None)
-    data.pop("referee_token_hash", None)
+    name, data = shown_payload(evt)
     if name == "Created":
-        view = {
-            "options": options_view(data["options"], viewer),
-            "seed_commitment": match.seed_commitment,
-            "entropy": data["entropy"],
-        }
-        if viewer.sees_everything:
-            view["seed"] = data["seed"]
-        return name, view
+        return name, created_view(match, data, PREARRANGED, viewer)
     if name == "Lifted":
         return name, dict(data, totem=totem(data["totem"]), uncovered=_maybe(data["uncovered"]))
     if name == "Placed":
@@ -100,7 +84,7 @@ def state_view(match: Tribes, viewer: Viewer) -> dict[str, Any]:
             }
         )
     view: dict[str, Any] = {
-        "options": options_view(match.options_data, viewer),
+        "options": options_view(match.options_data, PREARRANGED, viewer),
         "board_size": match.size,
         "spaces": spaces,
         "seats": seats,

@@ -17,8 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.kernel.match import event_name, payload
-from domain.kernel.views import Viewer, ViewerRole
+from domain.kernel.views import (
+    Viewer,
+    ViewerRole,
+    created_view,
+    options_view,
+    shown_payload,
+)
 from domain.village.match import PHASE_NAMES, Village
 
 #: Events whose ``family`` decides something secret, and the fields only its owner
@@ -31,6 +36,10 @@ SECRET_FIELDS = {
 }
 
 
+#: Options arranged beforehand instead of drawn (see :func:`domain.kernel.views.options_view`).
+PREARRANGED = ("prearranged_sexes",)
+
+
 def owns(match: Village, viewer: Viewer, family: int) -> bool:
     """Whether ``viewer`` sees ``family``'s secrets: its owner, or the referee."""
     if viewer.sees_everything:
@@ -40,30 +49,12 @@ def owns(match: Village, viewer: Viewer, family: int) -> bool:
     return family in match.parties_of(viewer.seat)
 
 
-def options_view(options: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
-    view = {k: v for k, v in options.items() if k != "prearranged_sexes"}
-    sexes = options.get("prearranged_sexes")
-    view["prearranged"] = sexes is not None
-    if viewer.sees_everything and sexes is not None:
-        view["prearranged_sexes"] = list(sexes)
-    return view
-
-
 def event_view(match: Village, evt: object, viewer: Viewer) -> tuple[str, dict[str, Any]]:
     """The event's name and the fields ``viewer`` may see."""
-    name = event_name(evt)
-    data = payload(evt)
-    # Bearer-token hashes authenticate seats; they are nobody's business.
-    data.pop("token_hash", None)
-    data.pop("referee_token_hash", None)
+    name, data = shown_payload(evt)
     if name == "Created":
-        view = {
-            "options": options_view(data["options"], viewer),
-            "seed_commitment": match.seed_commitment,
-            "entropy": data["entropy"],
-        }
+        view = created_view(match, data, PREARRANGED, viewer)
         if viewer.sees_everything:
-            view["seed"] = data["seed"]
             view["secret"] = data["secret"]
         return name, view
     if name in SECRET_FIELDS:
@@ -143,7 +134,7 @@ def state_view(match: Village, viewer: Viewer) -> dict[str, Any]:
             spot["salt"] = b["salt"]
         board.append(spot)
     view: dict[str, Any] = {
-        "options": options_view(match.options_data, viewer),
+        "options": options_view(match.options_data, PREARRANGED, viewer),
         "round": match.round,
         "phase": match.phase,
         "phase_name": PHASE_NAMES.get(match.phase, ""),
