@@ -98,6 +98,8 @@ export class JungleSpeedBot extends TableBot {
   }
 
   /**
+   * A grab for an open race once its reaction delay is over, else a stall break, else a
+   * reveal once offered and allowed (see `choose`).
    * @param {MatchState} state
    * @returns {{delayMs: number, act: () => Promise<void>} | null}
    */
