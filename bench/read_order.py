@@ -188,6 +188,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=12, help="race.py's seed")
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("-n", "--clients", type=int, default=6, help="contenders")
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="passed to race.py: the server's environment (gRPC's settings, say)",
+    )
     args = parser.parse_args(argv)
     perf = shutil.which("perf")
     if perf is None:
@@ -213,6 +220,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     *("--races", str(args.races), "--seed", str(args.seed)),
                     *("--store", args.store, "--clients", str(args.clients)),
                     *("--json", str(results)),
+                    *(f"--server-env={item}" for item in args.server_env),
                 ],
                 capture_output=True,
                 text=True,
@@ -232,6 +240,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         starts = [r["start_ns"] for r in json.loads(results.read_text())["races"]]
         with csv.open() as lines:
             found = races(load(lines, seen), starts, args.clients)
+    print(f"Server environment: {' '.join(args.server_env) or 'as shipped'}")
     print("race.py, traced:")
     keep = ("Exact ties", "Connections stamped first", "chi-square")
     print("\n".join(line for line in race.stdout.splitlines() if line.startswith(keep)))
