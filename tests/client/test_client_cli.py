@@ -154,6 +154,26 @@ def test_bots_refuse_too_much_seed_entropy() -> None:
     assert "at most 64 bytes" in run.stderr
 
 
+@pytest.mark.parametrize(
+    ("game", "option"),
+    [
+        ("jungle-speed", "--reaction-ms"),
+        ("jungle-speed", "--reveal-delay-ms"),
+        ("tribes", "--think-ms"),
+        ("village", "--think-ms"),
+    ],
+)
+def test_bots_refuse_a_delay_range_upside_down(game: str, option: str) -> None:
+    run = subprocess.run(
+        [totem_command(), "bots", game, option, "5", "1"],
+        capture_output=True,
+        text=True,
+        timeout=RUN_BOUND,
+    )
+    assert run.returncode == 2
+    assert "give LOW HIGH with 0 <= LOW <= HIGH" in run.stderr
+
+
 def test_tribes_bots_play_a_match_to_the_feathers_on_a_running_server(served: str) -> None:
     run = subprocess.run(
         [

@@ -37,15 +37,6 @@ def bots() -> None:
     """Run bots against a running server (start one with `totem serve`)."""
 
 
-def _delays(
-    ctx: click.Context, param: click.Parameter, value: tuple[float, float]
-) -> tuple[float, float]:
-    low, high = value
-    if not 0 <= low <= high:
-        raise click.BadParameter("give LOW HIGH with 0 <= LOW <= HIGH")
-    return low, high
-
-
 def _entropy(ctx: click.Context, param: click.Parameter, value: str) -> bytes:
     data = value.encode()
     if len(data) > MAX_ENTROPY_BYTES:
@@ -101,7 +92,7 @@ def table_options(command: F) -> F:
     type=float,
     default=DEFAULT_REACTION_MS,
     show_default=True,
-    callback=_delays,
+    callback=options.delays,
     metavar="LOW HIGH",
     help="Random delay before a bot grabs the totem after a race opens.",
 )
@@ -111,7 +102,7 @@ def table_options(command: F) -> F:
     type=float,
     default=DEFAULT_REVEAL_DELAY_MS,
     show_default=True,
-    callback=_delays,
+    callback=options.delays,
     metavar="LOW HIGH",
     help="Random delay before a bot reveals on its turn.",
 )
@@ -233,7 +224,7 @@ def _print_result(result: TableResult[JungleSpeedBot], variant: str, stats: bool
     type=float,
     default=DEFAULT_THINK_MS,
     show_default=True,
-    callback=_delays,
+    callback=options.delays,
     metavar="LOW HIGH",
     help="Random delay before each of a bot's commands.",
 )
@@ -327,7 +318,7 @@ def tribes(
     type=float,
     default=VILLAGE_THINK_MS,
     show_default=True,
-    callback=_delays,
+    callback=options.delays,
     metavar="LOW HIGH",
     help="Random delay before each of a bot's decisions (at most half the time left).",
 )

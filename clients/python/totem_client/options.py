@@ -109,3 +109,14 @@ def tls(command: F) -> F:
     for decorator in reversed(decorators):
         wrapped = decorator(wrapped)
     return cast(F, wrapped)
+
+
+def delays(
+    ctx: click.Context, param: click.Parameter, value: tuple[float, float]
+) -> tuple[float, float]:
+    """The callback of a ``LOW HIGH`` delay option (a bot's reaction or think time): a
+    range a delay is drawn from, so ``0 <= LOW <= HIGH``."""
+    low, high = value
+    if not 0 <= low <= high:
+        raise click.BadParameter("give LOW HIGH with 0 <= LOW <= HIGH")
+    return low, high

@@ -140,15 +140,6 @@ def run_player(
         click.echo(f"replay:   totem-replay show {app.match_id}")
 
 
-def _delays(
-    ctx: click.Context, param: click.Parameter, value: tuple[float, float]
-) -> tuple[float, float]:
-    low, high = value
-    if not 0 <= low <= high:
-        raise click.BadParameter("give LOW HIGH with 0 <= LOW <= HIGH")
-    return low, high
-
-
 @play.command("jungle-speed")
 @match_options
 @click.option(
@@ -178,7 +169,7 @@ def _delays(
     type=float,
     default=BOT_REACTION_MS,
     show_default=True,
-    callback=_delays,
+    callback=options.delays,
     metavar="LOW HIGH",
     help="New match: random delay before a bot grabs the totem after a race opens.",
 )
@@ -188,7 +179,7 @@ def _delays(
     type=float,
     default=BOT_REVEAL_DELAY_MS,
     show_default=True,
-    callback=_delays,
+    callback=options.delays,
     metavar="LOW HIGH",
     help="New match: random delay before a bot reveals on its turn.",
 )
@@ -263,7 +254,7 @@ def jungle_speed(
     type=float,
     default=TRIBES_BOT_THINK_MS,
     show_default=True,
-    callback=_delays,
+    callback=options.delays,
     metavar="LOW HIGH",
     help="New match: random delay before each of a bot's commands.",
 )
@@ -337,7 +328,7 @@ def tribes(
     type=float,
     default=VILLAGE_BOT_THINK_MS,
     show_default=True,
-    callback=_delays,
+    callback=options.delays,
     metavar="LOW HIGH",
     help="New match: random delay before each of a bot's commands.",
 )
