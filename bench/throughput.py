@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -57,14 +58,14 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 from eventsourcing.application import Application
-from eventsourcing.domain import Aggregate
+from eventsourcing.domain import Aggregate, event
 from latency import serve_until_told
 from race import (
     DEFAULT_DSN,
@@ -82,7 +83,9 @@ from race import (
 from stream import next_move
 
 from server.application import postgres_env
+from server.commits import Committer
 from server.limits import Limits
+from server.threads import StoreThreads
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
@@ -93,7 +96,7 @@ ECHO_SERVICE = "bench.Echo"
 #: Play stream per seat.
 ACT, PLAY = "act", "play"
 #: What a client process's loops do: the game via Act or Play, or a baseline.
-ECHO, STREAM_ECHO = "echo", "stream_echo"
+ECHO, STREAM_ECHO, STORED_ECHO = "echo", "stream_echo", "stored_echo"
 #: The initial metadata of a Play stream the server accepted (server/service.py).
 PLAY_ACCEPTED = ("totem-play", "accepted")
 #: Each client process spreads its loops over this many channels (TCP connections).
@@ -245,10 +248,12 @@ class EchoLoop:
 
     #: Echoes per key before a new key (about a Jungle Speed match's commands).
     PER_ROUND = 100
+    #: The echo server's unary method each round trip calls.
+    METHOD = "Echo"
 
     def __init__(self, channel: grpc.aio.Channel, organiser: str) -> None:
         identity = {"request_serializer": bytes, "response_deserializer": bytes}
-        self.echo = channel.unary_unary(f"/{ECHO_SERVICE}/Echo", **identity)
+        self.echo = channel.unary_unary(f"/{ECHO_SERVICE}/{self.METHOD}", **identity)
         self.listen = channel.unary_stream(f"/{ECHO_SERVICE}/Listen", **identity)
         self.echo_stream = channel.stream_stream(f"/{ECHO_SERVICE}/EchoStream", **identity)
         self.payload = ms.ActRequest(
@@ -283,6 +288,12 @@ class EchoLoop:
         pass
 
 
+class StoredEchoLoop(EchoLoop):
+    """The same loop, each echo stored first: the floor under a committed command."""
+
+    METHOD = "StoredEcho"
+
+
 class StreamEchoLoop(EchoLoop):
     """The same loop with each echo a round trip on one stream the loop keeps open: the
     baseline of the game via Play."""
@@ -306,6 +317,14 @@ class StreamEchoLoop(EchoLoop):
             self.stream.cancel()
 
 
+#: The loop of each baseline.
+ECHO_LOOPS: dict[str, type[EchoLoop]] = {
+    ECHO: EchoLoop,
+    STREAM_ECHO: StreamEchoLoop,
+    STORED_ECHO: StoredEchoLoop,
+}
+
+
 async def _client(
     address: str, kind: str, loops: int, conn: multiprocessing.connection.Connection, token: str
 ) -> None:
@@ -321,7 +340,7 @@ async def _client(
         if kind in (ACT, PLAY):
             player = GameLoop(channel, token, kind)
         else:
-            player = (StreamEchoLoop if kind == STREAM_ECHO else EchoLoop)(channel, token)
+            player = ECHO_LOOPS[kind](channel, token)
         try:
             while time.perf_counter() < tally.stop:
                 tally.rounds += 1
@@ -374,13 +393,42 @@ def client_main(
 # ---- the echo server ----------------------------------------------------------------------
 
 
-async def _echo_server(conn: multiprocessing.connection.Connection) -> None:
+class Echoes(Aggregate):
+    """A loop's key in the stored echo: an event per echo, as a match has one per command."""
+
+    @event("Echoed")
+    def echoed(self, size: int) -> None:
+        self.size = size
+
+
+async def _echo_server(
+    conn: multiprocessing.connection.Connection, store: dict[str, str] | None = None
+) -> None:
+    """The bare server; given a ``store`` (the library's environment) it also serves the
+    stored echo: each call's key gets an event, saved through the server's own
+    :class:`Committer` (several waiting saves in one transaction, in a store thread) before
+    the listeners get the bytes and the caller its answer. Nothing else of a command's work
+    (no rules, state, stamps, token, hash chain or summary row): the floor under Act."""
     listeners: dict[bytes, list[asyncio.Queue[bytes]]] = {}
+    committer = None
+    if store is not None:
+        committer = Committer(cast(Any, Application(env=store)), StoreThreads())
+    keys: dict[bytes, Echoes] = {}
 
     async def echo(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
         for queue in listeners.get(request[:16], ()):
             queue.put_nowait(request)
         return request
+
+    async def stored_echo(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        assert committer is not None
+        key = request[:16]
+        echoes = keys.get(key)
+        if echoes is None:
+            echoes = keys[key] = Echoes()
+        echoes.echoed(len(request))
+        await committer.save(cast(Any, echoes))
+        return await echo(request, context)
 
     async def echo_stream(
         requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext
@@ -412,6 +460,7 @@ async def _echo_server(conn: multiprocessing.connection.Connection) -> None:
                 ECHO_SERVICE,
                 {
                     "Echo": grpc.unary_unary_rpc_method_handler(echo, **identity),
+                    "StoredEcho": grpc.unary_unary_rpc_method_handler(stored_echo, **identity),
                     "EchoStream": grpc.stream_stream_rpc_method_handler(echo_stream, **identity),
                     "Listen": grpc.unary_stream_rpc_method_handler(listen, **identity),
                 },
@@ -421,17 +470,19 @@ async def _echo_server(conn: multiprocessing.connection.Connection) -> None:
     await serve_until_told(server, conn)
 
 
-def echo_main(conn: multiprocessing.connection.Connection) -> None:
-    asyncio.run(_echo_server(conn))
+def echo_main(
+    conn: multiprocessing.connection.Connection, store: dict[str, str] | None = None
+) -> None:
+    asyncio.run(_echo_server(conn, store))
 
 
 class EchoServer:
-    """The baseline server, in a process of its own."""
+    """The baseline server, in a process of its own; with a ``store``, the stored echo."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: dict[str, str] | None = None) -> None:
         context = multiprocessing.get_context("spawn")
         self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=echo_main, args=(theirs,), daemon=True)
+        self.process = context.Process(target=echo_main, args=(theirs, store), daemon=True)
         self.process.start()
         if not self.conn.poll(30):
             raise RuntimeError("the echo server did not start")
@@ -519,22 +570,32 @@ class Trivial(Aggregate):
     """An aggregate whose only event is its creation: the least a save can store."""
 
 
+@contextlib.contextmanager
+def fresh_store(kind: str, dsn: str) -> Iterator[dict[str, str]]:
+    """The library's environment for a fresh, empty store of ``kind``: a SQLite file in a
+    temporary directory, or a PostgreSQL schema of its own, dropped afterwards."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if kind != "postgres":
+            yield {
+                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                "SQLITE_DBNAME": str(Path(tmp) / "store.db"),
+            }
+            return
+        import psycopg
+
+        schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        try:
+            yield postgres_env(dsn, schema)
+        finally:
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
 def save_rate(kind: str, dsn: str, seconds: float) -> float:
     """One-event aggregates saved per second by the library alone, on a fresh store."""
-    with tempfile.TemporaryDirectory() as tmp:
-        schema = None
-        if kind == "postgres":
-            import psycopg
-
-            schema = f"totem_save_{uuid.uuid4().hex[:12]}"
-            with psycopg.connect(dsn, autocommit=True) as conn:
-                conn.execute(f'CREATE SCHEMA "{schema}"')
-            env = postgres_env(dsn, schema)
-        else:
-            env = {
-                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "SQLITE_DBNAME": str(Path(tmp) / "save.db"),
-            }
+    with fresh_store(kind, dsn) as env:
         app: Application[Any] = Application(env=env)
         try:
             for _ in range(50):  # warm up
@@ -547,11 +608,6 @@ def save_rate(kind: str, dsn: str, seconds: float) -> float:
             return saved / (time.perf_counter() - began)
         finally:
             app.close()
-            if schema is not None:
-                import psycopg
-
-                with psycopg.connect(dsn, autocommit=True) as conn:
-                    conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 # ---- the run ------------------------------------------------------------------------------
@@ -618,9 +674,22 @@ def main(args: argparse.Namespace) -> None:
     finally:
         echo.stop()
     name = "game" if args.via == ACT else "game via Play"
+    result_rates: dict[str, dict[int, float]] = {}
     for kind in args.store:
         save = save_rate(kind, args.postgres, args.save_seconds)
         print(f"{kind}: library save of a one-event aggregate: {save:,.0f}/s", flush=True)
+        stored_results: dict[int, Result] = {}
+        with fresh_store(kind, args.postgres) as env:
+            stored = EchoServer(store=env)
+            try:
+                for matches in args.matches:
+                    stored_results[matches] = drive(
+                        f"127.0.0.1:{stored.port}", stored.pid, STORED_ECHO, matches, args
+                    )
+                    rate = stored_results[matches].rate
+                    print(f"stored echo, {kind}, {matches} loops: {rate:,.0f}/s", flush=True)
+            finally:
+                stored.stop()
         lines = []
         for matches in args.matches:
             with tempfile.TemporaryDirectory() as tmp:
@@ -633,22 +702,34 @@ def main(args: argparse.Namespace) -> None:
                     )
                 finally:
                     server.stop()
+            result_rates.setdefault(kind, {})[matches] = result.rate
             echoes = (echo_results[matches], save, stream_results[matches])
             lines.append(row(f"{name}, {kind}", matches, result, *echoes))
             lines.append(row("echo (baseline)", matches, echo_results[matches], None, save))
             lines.append(
                 row("stream echo (baseline)", matches, stream_results[matches], None, save)
             )
-            print(lines[-3], flush=True)
+            floor = stored_results[matches]
+            lines.append(
+                row(f"stored echo, {kind} (floor)", matches, floor, echo_results[matches], save)
+            )
+            print(lines[-4], flush=True)
         print(f"\n{kind}: library save {save:,.0f}/s\n{header}")
         print("\n".join(lines), flush=True)
         if 100 in args.matches:
             ratio = 0.0
-            for line in lines[::3]:
+            for line in lines[::4]:
                 if line.split("|")[2].strip() == "100":
                     ratio = float(line.split("|")[4].strip().rstrip("%")) / 100
             verdict = "met" if ratio >= 0.6 else "not met"
             print(f"target (≥ 60% of echo at 100 matches), {kind}: {ratio:.0%}, {verdict}")
+        for matches in args.matches:
+            floor = stored_results[matches].rate
+            echo_rate = echo_results[matches].rate
+            print(
+                f"{kind}, {matches} matches: the stored echo is {floor / echo_rate:.0%} of the "
+                f"echo; the game is {result_rates[kind][matches] / floor:.0%} of the stored echo"
+            )
     print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
