@@ -30,6 +30,14 @@ concurrent matches:
   stream (opened before its first round, untimed) on which it writes a message and reads
   its echo, round trip after round trip, with 4 ``Listen`` streams per key as above.
   Both baselines are measured whichever ``--via``, on raw bytes (no (de)serialisation).
+- **stored echo** (the floor under a committed command): the echo with persistence and
+  nothing else, in a bare ``grpc.aio`` server of its own on a fresh store of the same kind:
+  each ``StoredEcho`` call appends an event to its key's aggregate and saves it through
+  the server's own group commit (``server.commits.Committer``: the saves waiting at the
+  same time in one transaction, in a store thread) before it pushes the bytes to the
+  key's 4 ``Listen`` streams and answers. The same loops as the echo. No rules, state,
+  stamps, token, hash chain or summary row: the game's distance from it is the server's
+  own work per command, not the store's.
 - **save**: the eventsourcing library's own rate of saving a one-event aggregate (a
   trivial aggregate created and saved, in a loop, one thread) on a fresh store of the
   same kind, in this process.
@@ -38,8 +46,8 @@ Only the commands answered inside a window of ``--seconds`` are counted, after e
 has been answered once. The server's CPU time over the window (``/proc``, every thread) is
 given per command, and the clients' apart; the machine's too, for what else ran. Ratios
 are game / echo and game / stream echo at the same concurrency (the latter is the
-like-for-like baseline of ``--via play``), and game / save. The issue's target: at least
-60% of the (unary) echo figure at 100 matches.
+like-for-like baseline of ``--via play``), game / save, stored echo / echo, and game /
+stored echo. The issue's target: at least 60% of the (unary) echo figure at 100 matches.
 
 Every loop is bounded in time; tests never assert a duration, the figures go to
 docs/performance.md.
