@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -66,12 +65,13 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 import grpc
+from commits import store
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, event
 from latency import serve_until_told
@@ -90,7 +90,6 @@ from race import (
 )
 from stream import next_move
 
-from server.application import postgres_env
 from server.commits import Committer
 from server.limits import Limits
 from server.threads import StoreThreads
@@ -410,17 +409,17 @@ class Echoes(Aggregate):
 
 
 async def _echo_server(
-    conn: multiprocessing.connection.Connection, store: dict[str, str] | None = None
+    conn: multiprocessing.connection.Connection, store_env: dict[str, str] | None = None
 ) -> None:
-    """The bare server; given a ``store`` (the library's environment) it also serves the
+    """The bare server; given ``store_env`` (the library's environment) it also serves the
     stored echo: each call's key gets an event, saved through the server's own
     :class:`Committer` (several waiting saves in one transaction, in a store thread) before
     the listeners get the bytes and the caller its answer. Nothing else of a command's work
     (no rules, state, stamps, token, hash chain or summary row): the floor under Act."""
     listeners: dict[bytes, list[asyncio.Queue[bytes]]] = {}
     committer = None
-    if store is not None:
-        committer = Committer(cast(Any, Application(env=store)), StoreThreads())
+    if store_env is not None:
+        committer = Committer(cast(Any, Application(env=store_env)), StoreThreads())
     keys: dict[bytes, Echoes] = {}
 
     async def echo(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
@@ -479,18 +478,18 @@ async def _echo_server(
 
 
 def echo_main(
-    conn: multiprocessing.connection.Connection, store: dict[str, str] | None = None
+    conn: multiprocessing.connection.Connection, store_env: dict[str, str] | None = None
 ) -> None:
-    asyncio.run(_echo_server(conn, store))
+    asyncio.run(_echo_server(conn, store_env))
 
 
 class EchoServer:
-    """The baseline server, in a process of its own; with a ``store``, the stored echo."""
+    """The baseline server, in a process of its own; with ``store_env``, the stored echo."""
 
-    def __init__(self, store: dict[str, str] | None = None) -> None:
+    def __init__(self, store_env: dict[str, str] | None = None) -> None:
         context = multiprocessing.get_context("spawn")
         self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=echo_main, args=(theirs, store), daemon=True)
+        self.process = context.Process(target=echo_main, args=(theirs, store_env), daemon=True)
         self.process.start()
         if not self.conn.poll(30):
             raise RuntimeError("the echo server did not start")
@@ -578,32 +577,9 @@ class Trivial(Aggregate):
     """An aggregate whose only event is its creation: the least a save can store."""
 
 
-@contextlib.contextmanager
-def fresh_store(kind: str, dsn: str) -> Iterator[dict[str, str]]:
-    """The library's environment for a fresh, empty store of ``kind``: a SQLite file in a
-    temporary directory, or a PostgreSQL schema of its own, dropped afterwards."""
-    with tempfile.TemporaryDirectory() as tmp:
-        if kind != "postgres":
-            yield {
-                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "SQLITE_DBNAME": str(Path(tmp) / "store.db"),
-            }
-            return
-        import psycopg
-
-        schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'CREATE SCHEMA "{schema}"')
-        try:
-            yield postgres_env(dsn, schema)
-        finally:
-            with psycopg.connect(dsn, autocommit=True) as conn:
-                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
 def save_rate(kind: str, dsn: str, seconds: float) -> float:
     """One-event aggregates saved per second by the library alone, on a fresh store."""
-    with fresh_store(kind, dsn) as env:
+    with store(dsn if kind == "postgres" else None) as env:
         app: Application[Any] = Application(env=env)
         try:
             for _ in range(50):  # warm up
@@ -687,8 +663,8 @@ def main(args: argparse.Namespace) -> None:
         save = save_rate(kind, args.postgres, args.save_seconds)
         print(f"{kind}: library save of a one-event aggregate: {save:,.0f}/s", flush=True)
         stored_results: dict[int, Result] = {}
-        with fresh_store(kind, args.postgres) as env:
-            stored = EchoServer(store=env)
+        with store(args.postgres if kind == "postgres" else None) as env:
+            stored = EchoServer(store_env=env)
             try:
                 for matches in args.matches:
                     stored_results[matches] = drive(
