@@ -8,7 +8,14 @@ import { serverFor } from './support.js';
 test('a match is created, joined, viewed, played and listed', async (t) => {
   const { client } = await serverFor(t);
   await client.waitReady();
-  const created = await client.createMatch({ variant: 'RU', maxPlayers: 2, turnTimeoutMs: 0 });
+  // No special cards: the first reveal is one event and opens nothing, whatever the deal
+  // (outward arrows on top would reveal for both seats, inward arrows open a race).
+  const created = await client.createMatch({
+    variant: 'RU',
+    maxPlayers: 2,
+    turnTimeoutMs: 0,
+    specials: { inward_arrows: 0, outward_arrows: 0, coloured_arrows: 0 },
+  });
   assert.match(created.match_id, /^[0-9a-f-]{36}$/);
   assert.ok(created.referee_token.length > 0);
   assert.equal(created.seed_commitment.length, 32);
