@@ -57,6 +57,12 @@ DECK = Deck()
 INWARD = next(c.id for c in DECK.cards if c.kind.value == "INWARD_ARROWS")
 
 
+#: Jungle Speed options' ``specials`` for a deck of symbol cards only: a random deal's
+#: reveals then never add events (outward arrows), open a race (inward arrows) or hold
+#: the next reveal back, so a test may count on what one reveal does.
+NO_SPECIALS = js.JungleSpeedSpecials()
+
+
 def js_options(**fields: object) -> js.JungleSpeedOptions:
     return js.JungleSpeedOptions(**fields)  # type: ignore[arg-type]
 

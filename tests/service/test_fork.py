@@ -12,6 +12,7 @@ from server.serve import RunningServer
 from tests.service import tribes_helpers as tribes
 from tests.service import village_helpers as village
 from tests.service.helpers import (
+    NO_SPECIALS,
     act,
     bearer,
     create_and_join,
@@ -23,7 +24,7 @@ from tests.service.helpers import (
     symbol,
     watch_until,
 )
-from tests.service.test_match_end import NO_SPECIALS, scripted_deck
+from tests.service.test_match_end import scripted_deck
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms

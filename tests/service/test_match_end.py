@@ -8,12 +8,19 @@ import hashlib
 import grpc
 
 from server.serve import RunningServer
-from tests.service.helpers import act, bearer, create_and_join, grab, js_event, reveal, stub, symbol
+from tests.service.helpers import (
+    NO_SPECIALS,
+    act,
+    bearer,
+    create_and_join,
+    grab,
+    js_event,
+    reveal,
+    stub,
+    symbol,
+)
 from totem.v1 import common_pb2
-from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
-
-NO_SPECIALS = js.JungleSpeedSpecials()
 
 
 def scripted_deck() -> list[int]:

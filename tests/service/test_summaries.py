@@ -21,8 +21,17 @@ from server.application import Arena
 from server.cli import main
 from server.serve import RunningServer, start
 from server.summaries import TABLE, Summary
-from tests.service.helpers import act, create_and_join, grab, js_options, organiser, reveal, stub
-from tests.service.test_match_end import NO_SPECIALS, scripted_deck
+from tests.service.helpers import (
+    NO_SPECIALS,
+    act,
+    create_and_join,
+    grab,
+    js_options,
+    organiser,
+    reveal,
+    stub,
+)
+from tests.service.test_match_end import scripted_deck
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import match_service_pb2 as ms
 
