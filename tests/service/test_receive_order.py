@@ -30,6 +30,7 @@ from server.serve import RunningServer
 from server.service import MatchService
 from server.stamps import ArrivalStamps
 from tests.service.helpers import NO_SPECIALS, create_and_join, stub
+from tests.service.limits_helpers import until
 from totem.v1 import match_service_pb2 as ms
 
 BOUND = 30.0
@@ -158,10 +159,7 @@ async def test_watchers_are_served_after_the_caller_is_answered_a_large_batch_of
         match_id, _, _ = await create_and_join(client, 2, turn_timeout_ms=0, specials=NO_SPECIALS)
         version = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
         watch = client.Watch(ms.WatchRequest(match_id=match_id, after_version=version))
-        for _ in range(200):
-            if server.actors.hub.watchers(UUID(match_id)):
-                break
-            await asyncio.sleep(0.01)
+        await until(lambda: server.actors.hub.watchers(UUID(match_id)) > 0, "the stream subscribed")
 
         def reveal(match: JungleSpeed) -> None:
             match.reveal(0, server.actors.stamper.stamp())

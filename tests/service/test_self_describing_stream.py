@@ -30,6 +30,7 @@ from tests.service.helpers import (
     stub,
     watch_until,
 )
+from tests.service.limits_helpers import until
 from totem.v1 import match_service_pb2 as ms
 
 BOUND = 30.0
@@ -140,11 +141,10 @@ async def test_each_event_is_encoded_once_per_kind_of_viewer(server: RunningServ
             )
             for _ in range(2)
         ]
-        for _ in range(100):
-            if server.actors.hub.watchers(UUID(match_id)) == len(calls):
-                break
-            await asyncio.sleep(0.01)
-        assert server.actors.hub.watchers(UUID(match_id)) == len(calls)
+        await until(
+            lambda: server.actors.hub.watchers(UUID(match_id)) == len(calls),
+            "every stream subscribed",
+        )
         await act(client, match_id, tokens[0], reveal())
         received = await asyncio.wait_for(asyncio.gather(*(c.read() for c in calls)), BOUND)
         for call in calls:
