@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { JungleSpeedBot, connect, playTable } from '../index.js';
-import { BOUND_MS, bounded, kind, recordCalls, serverFor, ORGANISER_TOKEN } from './support.js';
+import {
+  BOUND_MS,
+  NO_SPECIALS,
+  bounded,
+  kind,
+  recordCalls,
+  serverFor,
+  ORGANISER_TOKEN,
+} from './support.js';
 
 /** Short, so that a bot that stops playing is replaced by the timer and no test hangs. */
 const TURN_TIMEOUT_MS = 200;
@@ -132,7 +140,7 @@ test('bots break a round that would repeat for ever', { timeout: MATCH_BOUND_MS 
   const created = await client.createMatch({
     maxPlayers: 2,
     turnTimeoutMs: 50,
-    specials: { inward_arrows: 0, outward_arrows: 0, coloured_arrows: 0 },
+    specials: NO_SPECIALS,
     prearrangedDeal: deal,
   });
   const bots = [];

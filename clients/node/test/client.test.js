@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { TotemError, commands } from '../index.js';
-import { serverFor } from './support.js';
+import { NO_SPECIALS, serverFor } from './support.js';
 
 test('a match is created, joined, viewed, played and listed', async (t) => {
   const { client } = await serverFor(t);
@@ -14,7 +14,7 @@ test('a match is created, joined, viewed, played and listed', async (t) => {
     variant: 'RU',
     maxPlayers: 2,
     turnTimeoutMs: 0,
-    specials: { inward_arrows: 0, outward_arrows: 0, coloured_arrows: 0 },
+    specials: NO_SPECIALS,
   });
   assert.match(created.match_id, /^[0-9a-f-]{36}$/);
   assert.ok(created.referee_token.length > 0);

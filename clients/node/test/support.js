@@ -12,6 +12,12 @@ import { connect } from '../index.js';
 /** The organiser of every test server: only an organiser creates matches. */
 export const ORGANISER_TOKEN = 'organiser-of-the-node-tests-0123456789abcdef0123456789';
 
+/**
+ * Jungle Speed's `specials` for a deck of symbol cards only: no reveal adds events, opens
+ * a race or waits for a grab, whatever the deal.
+ */
+export const NO_SPECIALS = Object.freeze({ inward_arrows: 0, outward_arrows: 0, coloured_arrows: 0 });
+
 /** Bound on a single wait, so that a broken test fails instead of hanging. */
 export const BOUND_MS = 60_000;
 const READY = /totem serving on [^\s]+:(\d+) /;
