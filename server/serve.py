@@ -125,16 +125,19 @@ def _raw(data: bytes) -> bytes:
 
 
 def add_match_service(servicer: MatchService, server: grpc.aio.Server) -> None:
-    """Register the MatchService as generated, except that Watch yields bytes already
-    encoded (once per kind of viewer, see :mod:`server.hub`), sent as they are, and
-    that request bytes that do not decode reach the handler as :class:`Undecodable`."""
+    """Register the MatchService as generated, except that Act, Play and Watch answer
+    bytes already encoded, sent as they are (a state encoded once a version, see
+    :func:`server.codec.state_bytes`; a stream event once per kind of viewer, see
+    :mod:`server.hub`), and that request bytes that do not decode reach the handler as
+    :class:`Undecodable`."""
     collected = _Registrations()
     match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, collected)
     handlers = {
         name: handler._replace(request_deserializer=tolerant(handler.request_deserializer, name))
         for name, handler in collected.handlers.items()
     }
-    handlers["Watch"] = handlers["Watch"]._replace(response_serializer=_raw)
+    for name in ("Act", "Play", "Watch"):
+        handlers[name] = handlers[name]._replace(response_serializer=_raw)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
     server.add_registered_method_handlers(SERVICE_NAME, handlers)
 

@@ -184,10 +184,7 @@ def no_token() -> ServiceError:
 
 #: What a Play stream will answer a request with: the command submitted to its match's
 #: actor (the match and the outcome to wait for), or its refusal, known at once.
-Answer = (
-    tuple[UUID, "asyncio.Future[Outcome[match_service_pb2.ActResponse]]"]
-    | match_service_pb2.PlayResponse
-)
+Answer = tuple[UUID, "asyncio.Future[Outcome[bytes]]"] | match_service_pb2.PlayResponse
 
 
 #: A Play stream's answers in the order of its requests; None once the client has sent
@@ -423,9 +420,9 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         return response
 
     @refusals
-    async def Act(
+    async def Act(  # type: ignore[override]  # it answers wire bytes
         self, request: match_service_pb2.ActRequest, context: grpc.aio.ServicerContext
-    ) -> match_service_pb2.ActResponse:
+    ) -> bytes:
         stamp = self.stamper.on_arrival(request.seen_version)
         match_id, answer = self._submit_act(
             request, auth.bearer_token(context.invocation_metadata()), stamp
@@ -505,19 +502,21 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         context: grpc.aio.ServicerContext,
     ) -> None:
         """Write each request's answer, in the order the requests were read, until the
-        client has sent its last, or until the stream is ended (:meth:`end_plays`)."""
+        client has sent its last, or until the stream is ended (:meth:`end_plays`).
+        Answers are written as wire bytes (see :func:`server.serve.add_match_service`): an
+        applied command's are its ``ActResponse``'s, as the actor made them."""
         while (answer := await answers.get()) is not None:
             if isinstance(answer, ServiceError):
                 raise answer
             if isinstance(answer, match_service_pb2.PlayResponse):
-                response = answer
+                response = answer.SerializeToString()
             else:
                 match_id, outcome = answer
                 try:
                     applied = (await self.actors.settled(match_id, outcome)).value
-                    response = match_service_pb2.PlayResponse(applied=applied)
+                    response = codec.embedded(codec.PLAY_APPLIED, applied)
                 except Exception as error:
-                    response = refused(error)
+                    response = refused(error).SerializeToString()
             if not await self.deadlines.write(context, response):
                 raise ServiceError(
                     grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -534,9 +533,10 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
 
     def _submit_act(
         self, request: match_service_pb2.ActRequest, token: str | None, stamp: ReceiveStamp
-    ) -> tuple[UUID, asyncio.Future[Outcome[match_service_pb2.ActResponse]]]:
+    ) -> tuple[UUID, asyncio.Future[Outcome[bytes]]]:
         """Check what can be checked without the match and hand the command to the
-        match's actor; synchronous, so commands reach the actor in receive order."""
+        match's actor; synchronous, so commands reach the actor in receive order. Its
+        outcome is the ``ActResponse``'s wire bytes (:func:`server.codec.act_answer`)."""
         match_id = parse_match_id(request.match_id)
         if not token:
             raise no_token()
@@ -549,7 +549,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         )
         claimed = request.seat if request.HasField("seat") else None
 
-        def act(match: MatchAggregate) -> match_service_pb2.ActResponse:
+        def act(match: MatchAggregate) -> bytes:
             if not common and kind != type(match).GAME:
                 raise InvalidArgument(
                     match.PLAYERS_RULE, f"this match is {type(match).GAME}, not {kind}"
@@ -589,11 +589,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             if viewer.seat is not None:
                 self.actors.presence.acted(match_id, viewer.seat)
             # Answered from inside the actor: the version and state are this command's own.
-            return match_service_pb2.ActResponse(
-                version=match.version,
-                events=[codec.match_event(match, e, viewer) for e in match.pending_events],
-                state=codec.match_state(match, viewer),
-            )
+            return codec.act_answer(match, viewer)
 
         return match_id, self.actors.submit(match_id, act)
 

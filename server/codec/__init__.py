@@ -138,34 +138,59 @@ def placements(result: list[dict[str, int]]) -> list[common_pb2.Placement]:
     return [common_pb2.Placement(seat=r["seat"], place=r["place"]) for r in result]
 
 
-def match_state(match: MatchAggregate, viewer: Viewer) -> match_service_pb2.MatchState:
-    """The match as ``viewer`` may see it now: its summary and the game's state."""
-    state = match_service_pb2.MatchState()
-    _put_state(state, match, viewer)
-    return state
+def embedded(number: int, payload: bytes) -> bytes:
+    """Field ``number`` holding a message's wire bytes, as it stands in its parent's
+    bytes. A parser merges every occurrence of a message field, as ``MergeFrom`` does, so
+    a parent's bytes and such fields after them make the message with those parts
+    merged in: how a state shared by every viewer gets a seat's own part, and how an
+    answer or a stream event gets a state, without copying or encoding it again."""
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
 
 
-def _put_state(target: match_service_pb2.MatchState, match: MatchAggregate, viewer: Viewer) -> None:
-    """Write :func:`match_state` into ``target``: a copy of the spectators' state with the
-    viewer's own part merged in, where the game's ``personal_view`` allows it."""
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+#: Where a state stands in the messages that carry one.
+ACT_STATE = match_service_pb2.ActResponse.DESCRIPTOR.fields_by_name["state"].number
+EVENT_STATE = match_service_pb2.MatchEvent.DESCRIPTOR.fields_by_name["state"].number
+PLAY_APPLIED = match_service_pb2.PlayResponse.DESCRIPTOR.fields_by_name["applied"].number
+
+
+def state_bytes(match: MatchAggregate, viewer: Viewer) -> bytes:
+    """The wire bytes of the match's ``MatchState`` as ``viewer`` may see it now: the
+    spectators' state (built and encoded once a version, :class:`SpectatorStates`) with
+    the viewer's own part after it, where the game's ``personal_view`` allows it."""
     game: Game = GAMES[type(match).GAME]
     personal = game.personal_view(match, viewer)
     if personal is None:
-        _build_state(target, match, viewer)
-        return
-    target.CopyFrom(SPECTATOR_STATES.get(match))
-    if personal:
-        codec = codec_for(game.name)
-        codec.put_personal(getattr(target, codec.FIELD), personal)
+        return _built_state(match, viewer).SerializeToString()
+    shared = SPECTATOR_STATES.get(match)
+    if not personal:
+        return shared
+    codec = codec_for(game.name)
+    own = match_service_pb2.MatchState()
+    codec.put_personal(getattr(own, codec.FIELD), personal)
+    return shared + own.SerializeToString()
 
 
-def _build_state(
-    target: match_service_pb2.MatchState, match: MatchAggregate, viewer: Viewer
-) -> None:
+def match_state(match: MatchAggregate, viewer: Viewer) -> match_service_pb2.MatchState:
+    """The match as ``viewer`` may see it now: its summary and the game's state."""
+    return match_service_pb2.MatchState.FromString(state_bytes(match, viewer))
+
+
+def _built_state(match: MatchAggregate, viewer: Viewer) -> match_service_pb2.MatchState:
+    """The state built whole from the game's ``state_view``."""
     game: Game = GAMES[type(match).GAME]
     codec = codec_for(game.name)
-    target.summary.CopyFrom(summary(match))
-    getattr(target, codec.FIELD).CopyFrom(codec.state_message(game.state_view(match, viewer)))
+    state = match_service_pb2.MatchState(summary=summary(match))
+    getattr(state, codec.FIELD).CopyFrom(codec.state_message(game.state_view(match, viewer)))
+    return state
 
 
 #: States kept by :data:`SPECTATOR_STATES`: more than the matches whose commands and
@@ -174,34 +199,33 @@ SPECTATOR_STATES_KEPT = 1024
 
 
 class SpectatorStates:
-    """The spectators' state of each recent version of a match, built once.
+    """The spectators' state of each recent version of a match, built and encoded once.
 
     Every seat sees what a spectator sees plus its own part (its legal actions) in
-    Jungle Speed and Tribes, and a command's answer and each watching seat's stream
-    carry that seat's state: each is a copy of this one with the seat's part merged in,
-    instead of a whole state built per seat. A state is a function of the match's
-    events; the key names the match, its version and the digest of its last event, so
-    that two copies of one version decided differently (by two server instances, one
-    of which then failed to save) are never taken for each other. The event loop and
-    the publisher's worker thread share it.
+    Jungle Speed and Tribes, and a command's answer and each watching stream's event
+    carry a state: each is these bytes with the seat's part after them
+    (:func:`embedded`), instead of a whole state built per seat or copied per message.
+    A state is a function of the match's events; the key names the match, its version
+    and the digest of its last event, so that two copies of one version decided
+    differently (by two server instances, one of which then failed to save) are never
+    taken for each other. The event loop and the publisher's worker thread share it.
     """
 
     def __init__(self, kept: int = SPECTATOR_STATES_KEPT) -> None:
         self._kept = kept
-        self._states: dict[tuple[Any, int, str], match_service_pb2.MatchState] = {}
+        self._states: dict[tuple[Any, int, str], bytes] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._states)
 
-    def get(self, match: MatchAggregate) -> match_service_pb2.MatchState:
-        """The spectators' state of ``match`` as it is now; never to be changed."""
+    def get(self, match: MatchAggregate) -> bytes:
+        """The wire bytes of the spectators' state of ``match`` as it is now."""
         key = (match.id, match.version, match.digest)
         with self._lock:
             state = self._states.get(key)
         if state is None:
-            state = match_service_pb2.MatchState()
-            _build_state(state, match, SPECTATOR)
+            state = _built_state(match, SPECTATOR).SerializeToString()
             with self._lock:
                 self._states[key] = state
                 if len(self._states) > self._kept:
@@ -213,18 +237,14 @@ SPECTATOR = Viewer.spectator()
 SPECTATOR_STATES = SpectatorStates()
 
 
-def match_event(
-    match: MatchAggregate, evt: Any, viewer: Viewer, *, with_state: bool = False
-) -> match_service_pb2.MatchEvent:
-    """One stored event as ``viewer`` may see it; ``match`` is the match just after it,
-    whose state the message carries when ``with_state``."""
+def match_event(match: MatchAggregate, evt: Any, viewer: Viewer) -> match_service_pb2.MatchEvent:
+    """One stored event as ``viewer`` may see it, without the state after it; ``match``
+    is the match just after it."""
     game: Game = GAMES[type(match).GAME]
     name, view = game.event_view(match, evt, viewer)
     message = match_service_pb2.MatchEvent(
         version=evt.originator_version, recorded_at=timestamp(evt.timestamp)
     )
-    if with_state:
-        _put_state(message.state, match, viewer)
     if name == "TokenReissued":
         message.token_reissued.seat = view["seat"]
     elif name == "PlayerJoined":
@@ -255,6 +275,16 @@ def match_event(
     return message
 
 
+def act_answer(match: MatchAggregate, viewer: Viewer) -> bytes:
+    """The wire bytes of the ``ActResponse`` to ``viewer``'s command that has just
+    triggered the match's pending events: the version, those events and the state."""
+    head = match_service_pb2.ActResponse(
+        version=match.version,
+        events=[match_event(match, e, viewer) for e in match.pending_events],
+    )
+    return head.SerializeToString() + embedded(ACT_STATE, state_bytes(match, viewer))
+
+
 def forked_message(view: dict[str, Any]) -> common_pb2.MatchForked:
     """A fork's first event, the same in every game (:mod:`domain.kernel.fork`)."""
     origin = view["origin"]
@@ -271,7 +301,10 @@ def encoded_event(match: MatchAggregate, evt: Any, key: tuple[Viewer, bool]) -> 
     """The wire bytes of ``evt`` for a kind of viewer ``(viewer, with_state)``: what
     Watch streams send, encoded once per kind of viewer and shared by their streams."""
     viewer, with_state = key
-    return match_event(match, evt, viewer, with_state=with_state).SerializeToString()
+    data = match_event(match, evt, viewer).SerializeToString()
+    if with_state:
+        data += embedded(EVENT_STATE, state_bytes(match, viewer))
+    return data
 
 
 def summary(match: MatchAggregate) -> common_pb2.MatchSummary:

@@ -1,11 +1,12 @@
 """A seat's state built from the spectators' one (server/codec, ``SpectatorStates``).
 
-The codec builds the spectators' state of a match version once and gives every seat a
-copy with its own part (its legal actions) merged in, where the game's ``personal_view``
-allows it. These tests hold that shortcut to the state built whole from the game's
-``state_view``, for every viewer, along matches of every game played in process; and
-check that two copies of one version decided differently are never taken for each
-other. Nothing here measures time.
+The codec builds and encodes the spectators' state of a match version once and gives
+every seat those bytes with its own part (its legal actions) after them, which a parser
+merges in, where the game's ``personal_view`` allows it; answers and stream events carry
+the state the same way, as bytes after their own. These tests hold that shortcut to the
+state built whole from the game's ``state_view``, for every viewer, along matches of
+every game played in process; and check that two copies of one version decided
+differently are never taken for each other. Nothing here measures time.
 """
 
 from __future__ import annotations
@@ -81,8 +82,19 @@ def assert_as_built_whole(match: MatchAggregate) -> None:
         assert codec.match_state(match, viewer) == expected, viewer
         last = match.pending_events[-1] if match.pending_events else None
         if last is not None and last.originator_version == match.version:
-            event = codec.match_event(match, last, viewer, with_state=True)
+            # A stream event's bytes: the event's, then the state's (``codec.embedded``).
+            data = codec.encoded_event(match, last, (viewer, True))
+            event = match_service_pb2.MatchEvent.FromString(data)
             assert event.state == expected, viewer
+            event.ClearField("state")
+            assert event == codec.match_event(match, last, viewer), viewer
+        # A command's answer, made the same way: version, events, then the state.
+        answer = match_service_pb2.ActResponse.FromString(codec.act_answer(match, viewer))
+        assert answer.version == match.version
+        assert list(answer.events) == [
+            codec.match_event(match, e, viewer) for e in match.pending_events
+        ]
+        assert answer.state == expected, viewer
 
 
 def jungle_speed(clock: Clock, rng: random.Random) -> Iterator[MatchAggregate]:
@@ -181,7 +193,8 @@ def test_the_kept_states_are_bounded() -> None:
     for _ in range(6):
         assert match.turn is not None
         match.reveal(match.turn, clock())
-        assert states.get(match) == whole_state(match, Viewer.spectator())
+        spectators = whole_state(match, Viewer.spectator())
+        assert match_service_pb2.MatchState.FromString(states.get(match)) == spectators
     assert len(states) == 3
-    # The same version again is the same message, not a second one.
+    # The same version again is the same bytes, not encoded a second time.
     assert states.get(match) is states.get(match)
