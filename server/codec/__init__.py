@@ -99,14 +99,16 @@ def options_with_common(options: Any, request: match_service_pb2.CreateMatchRequ
 
 
 def codec_for(game: str) -> GameCodec:
-    from server.codec import jungle_speed, tribes, village
+    """The codec module of ``game``: asked for several times a command, so the registry
+    is made once (the game modules import this one, hence not at its top)."""
+    if not _CODECS:
+        from server.codec import jungle_speed, tribes, village
 
-    codecs: dict[str, GameCodec] = {
-        "jungle_speed": jungle_speed,
-        "tribes": tribes,
-        "village": village,
-    }
-    return codecs[game]
+        _CODECS.update({"jungle_speed": jungle_speed, "tribes": tribes, "village": village})
+    return _CODECS[game]
+
+
+_CODECS: dict[str, GameCodec] = {}
 
 
 def timestamp(when: datetime) -> Timestamp:
