@@ -1,8 +1,8 @@
 """Benchmarks: committed commands per second with many concurrent matches, each watched.
 
 Run ``python bench/throughput.py [--matches 1 10 100 1000] [--store sqlite postgres]
-[--seconds 20] [--clients 2] [--via act|play]``. For each store and each number of
-concurrent matches:
+[--seconds 20] [--clients 2] [--via act|play] [--rounds N] [--against DIR]``. For each
+store and each number of concurrent matches:
 
 - **game**: ``totem serve`` in a process of its own (bench/race.py's ``Server``: a fresh
   store, its rate bounds lifted, and here its stream and call caps raised), and
@@ -42,6 +42,16 @@ concurrent matches:
   trivial aggregate created and saved, in a loop, one thread) on a fresh store of the
   same kind, in this process.
 
+With ``--rounds N`` each concurrency is measured N times, and in each round every server
+is driven in turn, one window each: the echo, the game (then the game of ``--against``),
+the stored echo, the stream echo. The servers stay up through the rounds (the game's
+fresh for each concurrency). Each ratio is taken within a round, and the verdict gives
+the medians of the rounds' ratios: on a shared machine the rates move by a third from
+one minute to the next, and a ratio of windows taken minutes apart moves with them.
+``--against DIR`` serves the game from another source tree too (the commit before a
+change, say, exported with ``git archive``), driven by the same clients right after this
+tree's in every round: the before and after of a change, side by side.
+
 Only the commands answered inside a window of ``--seconds`` are counted, after every loop
 has been answered once. The server's CPU time over the window (``/proc``, every thread) is
 given per command, and the clients' apart; the machine's too, for what else ran. Ratios
@@ -65,7 +75,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -625,10 +635,73 @@ def row(
     )
 
 
+@dataclass
+class Round:
+    """One round at one concurrency: each server driven in turn, one window each."""
+
+    echo: Result
+    stream_echo: Result
+    stored_echo: Result
+    game: Result
+    #: The game served from ``--against``'s tree, if given.
+    against: Result | None = None
+
+
+def median_ratio(rounds: list[Round], top: Callable[[Round], Result | None], bottom: str) -> float:
+    """The median over ``rounds`` of one figure's rate over another's, both of one round:
+    a ratio of rates measured minutes apart moves with whatever else the machine does."""
+    ratios = []
+    for r in rounds:
+        numerator, denominator = top(r), getattr(r, bottom)
+        if numerator is not None and denominator.rate:
+            ratios.append(numerator.rate / denominator.rate)
+    return statistics.median(ratios) if ratios else float("nan")
+
+
+def game_server(kind: str, args: argparse.Namespace, root: Path, workdir: Path) -> Server:
+    return Server(kind, args.postgres, workdir, root=root, extra_env=SERVER_ENV)
+
+
+def measure_round(
+    matches: int,
+    args: argparse.Namespace,
+    echo: EchoServer,
+    stored: EchoServer,
+    game: Server,
+    against: Server | None,
+) -> Round:
+    def driven(port: int, pid: int, kind: str) -> Result:
+        return drive(f"127.0.0.1:{port}", pid, kind, matches, args)
+
+    # The echo right before the game, whose ratio to it is the target.
+    first = driven(echo.port, echo.pid, ECHO)
+    played = driven(game.port, game.process.pid, args.via)
+    return Round(
+        echo=first,
+        game=played,
+        against=driven(against.port, against.process.pid, args.via) if against else None,
+        stored_echo=driven(stored.port, stored.pid, STORED_ECHO),
+        stream_echo=driven(echo.port, echo.pid, STREAM_ECHO),
+    )
+
+
+def round_rows(name: str, kind: str, matches: int, r: Round, save: float, index: int) -> list[str]:
+    label = f" (round {index})" if index else ""
+    rows = [row(f"{name}, {kind}{label}", matches, r.game, r.echo, save, r.stream_echo)]
+    if r.against is not None:
+        against = f"{name} of --against, {kind}{label}"
+        rows.append(row(against, matches, r.against, r.echo, save, r.stream_echo))
+    rows.append(row(f"echo (baseline){label}", matches, r.echo, None, save))
+    rows.append(row(f"stream echo (baseline){label}", matches, r.stream_echo, None, save))
+    rows.append(row(f"stored echo, {kind} (floor){label}", matches, r.stored_echo, r.echo, save))
+    return rows
+
+
 def main(args: argparse.Namespace) -> None:
     print(machine_line(), flush=True)
     print(
-        f"{args.clients} client processes, {WATCHERS} watchers a match, window {args.seconds} s",
+        f"{args.clients} client processes, {WATCHERS} watchers a match, window {args.seconds} s, "
+        f"{args.rounds} round(s): every server driven in turn in each round",
         flush=True,
     )
     path = (
@@ -638,83 +711,85 @@ def main(args: argparse.Namespace) -> None:
         "match's first command"
     )
     print(f"game commands via {args.via}: {path}", flush=True)
+    if args.against is not None:
+        print(f"--against: the game is also served from {args.against}, in the same rounds")
     header = (
         "| what | matches | commands/s | / echo | / stream echo | / save | latency p50 / p99 ms "
         "| server CPU µs/command | clients' CPU µs/command | machine busy, cores |\n"
         "|---|---|---|---|---|---|---|---|---|---|"
     )
-    echo_results: dict[int, Result] = {}
-    stream_results: dict[int, Result] = {}
+    name = "game" if args.via == ACT else "game via Play"
+    many = args.rounds > 1
     echo = EchoServer()
     try:
-        address = f"127.0.0.1:{echo.port}"
-        for matches in args.matches:
-            echo_results[matches] = drive(address, echo.pid, ECHO, matches, args)
-            print(f"echo, {matches} loops: {echo_results[matches].rate:,.0f}/s", flush=True)
-            stream_results[matches] = drive(address, echo.pid, STREAM_ECHO, matches, args)
-            print(
-                f"stream echo, {matches} loops: {stream_results[matches].rate:,.0f}/s", flush=True
-            )
+        for kind in args.store:
+            save = save_rate(kind, args.postgres, args.save_seconds)
+            print(f"{kind}: library save of a one-event aggregate: {save:,.0f}/s", flush=True)
+            lines: list[str] = []
+            verdicts: list[str] = []
+            with store(args.postgres if kind == "postgres" else None) as env:
+                stored = EchoServer(store_env=env)
+                try:
+                    for matches in args.matches:
+                        rounds = measure_at(kind, matches, args, echo, stored)
+                        for index, r in enumerate(rounds, start=1):
+                            more = round_rows(name, kind, matches, r, save, index if many else 0)
+                            print(more[0], flush=True)
+                            lines.extend(more)
+                        verdicts.append(verdict(kind, matches, rounds))
+                finally:
+                    stored.stop()
+            print(f"\n{kind}: library save {save:,.0f}/s\n{header}")
+            print("\n".join(lines), flush=True)
+            print("\n".join(verdicts), flush=True)
     finally:
         echo.stop()
-    name = "game" if args.via == ACT else "game via Play"
-    result_rates: dict[str, dict[int, float]] = {}
-    for kind in args.store:
-        save = save_rate(kind, args.postgres, args.save_seconds)
-        print(f"{kind}: library save of a one-event aggregate: {save:,.0f}/s", flush=True)
-        stored_results: dict[int, Result] = {}
-        with store(args.postgres if kind == "postgres" else None) as env:
-            stored = EchoServer(store_env=env)
-            try:
-                for matches in args.matches:
-                    stored_results[matches] = drive(
-                        f"127.0.0.1:{stored.port}", stored.pid, STORED_ECHO, matches, args
-                    )
-                    rate = stored_results[matches].rate
-                    print(f"stored echo, {kind}, {matches} loops: {rate:,.0f}/s", flush=True)
-            finally:
-                stored.stop()
-        lines = []
-        for matches in args.matches:
-            with tempfile.TemporaryDirectory() as tmp:
-                server = Server(
-                    kind, args.postgres, Path(tmp), root=server_root(args), extra_env=SERVER_ENV
-                )
-                try:
-                    result = drive(
-                        f"127.0.0.1:{server.port}", server.process.pid, args.via, matches, args
-                    )
-                finally:
-                    server.stop()
-            result_rates.setdefault(kind, {})[matches] = result.rate
-            echoes = (echo_results[matches], save, stream_results[matches])
-            lines.append(row(f"{name}, {kind}", matches, result, *echoes))
-            lines.append(row("echo (baseline)", matches, echo_results[matches], None, save))
-            lines.append(
-                row("stream echo (baseline)", matches, stream_results[matches], None, save)
-            )
-            floor = stored_results[matches]
-            lines.append(
-                row(f"stored echo, {kind} (floor)", matches, floor, echo_results[matches], save)
-            )
-            print(lines[-4], flush=True)
-        print(f"\n{kind}: library save {save:,.0f}/s\n{header}")
-        print("\n".join(lines), flush=True)
-        if 100 in args.matches:
-            ratio = 0.0
-            for line in lines[::4]:
-                if line.split("|")[2].strip() == "100":
-                    ratio = float(line.split("|")[4].strip().rstrip("%")) / 100
-            verdict = "met" if ratio >= 0.6 else "not met"
-            print(f"target (≥ 60% of echo at 100 matches), {kind}: {ratio:.0%}, {verdict}")
-        for matches in args.matches:
-            floor = stored_results[matches].rate
-            echo_rate = echo_results[matches].rate
-            print(
-                f"{kind}, {matches} matches: the stored echo is {floor / echo_rate:.0%} of the "
-                f"echo; the game is {result_rates[kind][matches] / floor:.0%} of the stored echo"
-            )
     print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def measure_at(
+    kind: str, matches: int, args: argparse.Namespace, echo: EchoServer, stored: EchoServer
+) -> list[Round]:
+    """``--rounds`` rounds at one concurrency, each game server fresh for it."""
+    with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:
+        game = game_server(kind, args, server_root(args), Path(one))
+        against = None
+        try:
+            if args.against is not None:
+                against = game_server(kind, args, args.against.resolve(), Path(two))
+            return [
+                measure_round(matches, args, echo, stored, game, against)
+                for _ in range(args.rounds)
+            ]
+        finally:
+            game.stop()
+            if against is not None:
+                against.stop()
+
+
+def verdict(kind: str, matches: int, rounds: list[Round]) -> str:
+    """The ratios the issue's target and a comparison are read from, as medians over the
+    rounds of each round's own ratios."""
+    game = median_ratio(rounds, lambda r: r.game, "echo")
+    floor = median_ratio(rounds, lambda r: r.stored_echo, "echo")
+    of_floor = median_ratio(rounds, lambda r: r.game, "stored_echo")
+    text = (
+        f"{kind}, {matches} matches, median of {len(rounds)} round(s): the game is "
+        f"{game:.0%} of the echo, the stored echo {floor:.0%}; the game is {of_floor:.0%} "
+        "of the stored echo"
+    )
+    if rounds[0].against is not None:
+        before = median_ratio(rounds, lambda r: r.against, "echo")
+        change = statistics.median(
+            r.game.rate / r.against.rate for r in rounds if r.against and r.against.rate
+        )
+        text += (
+            f"; --against's game {before:.0%} of the echo; this tree's / --against's {change:.2f}"
+        )
+    if matches == 100:
+        met = "met" if game >= 0.6 else "not met"
+        text += f"\ntarget (≥ 60% of echo at 100 matches), {kind}: {game:.0%}, {met}"
+    return text
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -735,10 +810,26 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "a message each on a Play stream per seat, opened before the match's first command "
         "(both echo baselines are measured either way)",
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="rounds at each concurrency, every server driven in turn in each: the ratios "
+        "are each round's own, and their medians are given",
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="DIR",
+        help="also serve the game from another source tree (e.g. the commit before, "
+        "exported with 'git archive COMMIT | tar -x -C DIR'), driven in the same rounds",
+    )
     add_server_root(parser)
     args = parser.parse_args(argv)
     if args.clients < 1 or args.seconds <= 0 or any(m < 1 for m in args.matches):
         parser.error("--clients, --seconds and --matches must be positive")
+    if args.rounds < 1:
+        parser.error("--rounds must be positive")
     return args
 
 
