@@ -142,10 +142,10 @@ def placements(result: list[dict[str, int]]) -> list[common_pb2.Placement]:
 
 def embedded(number: int, payload: bytes) -> bytes:
     """Field ``number`` holding a message's wire bytes, as it stands in its parent's
-    bytes. A parser merges every occurrence of a message field, as ``MergeFrom`` does, so
-    a parent's bytes and such fields after them make the message with those parts
-    merged in: how a state shared by every viewer gets a seat's own part, and how an
-    answer or a stream event gets a state, without copying or encoding it again."""
+    bytes: how an answer or a stream event carries a state, and a state its parts,
+    without copying a message or encoding it again. Every field is written once, so any
+    parser reads the same message (fields may come in any order on the wire; a singular
+    message written twice would be merged by some parsers and replaced by others)."""
     return _varint(number << 3 | 2) + _varint(len(payload)) + payload
 
 
@@ -158,27 +158,49 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
-#: Where a state stands in the messages that carry one.
-ACT_STATE = match_service_pb2.ActResponse.DESCRIPTOR.fields_by_name["state"].number
-EVENT_STATE = match_service_pb2.MatchEvent.DESCRIPTOR.fields_by_name["state"].number
-PLAY_APPLIED = match_service_pb2.PlayResponse.DESCRIPTOR.fields_by_name["applied"].number
+def _field(message: Any, name: str) -> int:
+    return int(message.DESCRIPTOR.fields_by_name[name].number)
+
+
+#: Where a state stands in the messages that carry one, and its parts in a state.
+ACT_STATE = _field(match_service_pb2.ActResponse, "state")
+EVENT_STATE = _field(match_service_pb2.MatchEvent, "state")
+PLAY_APPLIED = _field(match_service_pb2.PlayResponse, "applied")
+STATE_SUMMARY = _field(match_service_pb2.MatchState, "summary")
+
+
+@dataclass(frozen=True)
+class EncodedState:
+    """A ``MatchState`` encoded in its two parts: the summary's bytes and the game
+    state's (its field ``game_field``), kept apart so that a seat's own part can be
+    written inside the game state."""
+
+    summary: bytes
+    game: bytes
+    game_field: int
+
+    def wire(self, own: bytes = b"") -> bytes:
+        """The state's wire bytes, with ``own`` (encoded fields of the game state that
+        these bytes lack) inside the game state."""
+        return embedded(STATE_SUMMARY, self.summary) + embedded(self.game_field, self.game + own)
 
 
 def state_bytes(match: MatchAggregate, viewer: Viewer) -> bytes:
     """The wire bytes of the match's ``MatchState`` as ``viewer`` may see it now: the
     spectators' state (built and encoded once a version, :class:`SpectatorStates`) with
-    the viewer's own part after it, where the game's ``personal_view`` allows it."""
+    the viewer's own part encoded inside it, where the game's ``personal_view`` allows
+    it; else built whole for the viewer."""
     game: Game = GAMES[type(match).GAME]
     personal = game.personal_view(match, viewer)
     if personal is None:
-        return _built_state(match, viewer).SerializeToString()
+        return _encoded_state(match, viewer).wire()
     shared = SPECTATOR_STATES.get(match)
     if not personal:
-        return shared
+        return shared.wire()
     codec = codec_for(game.name)
-    own = match_service_pb2.MatchState()
-    codec.put_personal(getattr(own, codec.FIELD), personal)
-    return shared + own.SerializeToString()
+    own = getattr(match_service_pb2.MatchState(), codec.FIELD)
+    codec.put_personal(own, personal)
+    return shared.wire(own.SerializeToString())
 
 
 def match_state(match: MatchAggregate, viewer: Viewer) -> match_service_pb2.MatchState:
@@ -186,13 +208,15 @@ def match_state(match: MatchAggregate, viewer: Viewer) -> match_service_pb2.Matc
     return match_service_pb2.MatchState.FromString(state_bytes(match, viewer))
 
 
-def _built_state(match: MatchAggregate, viewer: Viewer) -> match_service_pb2.MatchState:
-    """The state built whole from the game's ``state_view``."""
+def _encoded_state(match: MatchAggregate, viewer: Viewer) -> EncodedState:
+    """The state built whole from the game's ``state_view``, encoded."""
     game: Game = GAMES[type(match).GAME]
     codec = codec_for(game.name)
-    state = match_service_pb2.MatchState(summary=summary(match))
-    getattr(state, codec.FIELD).CopyFrom(codec.state_message(game.state_view(match, viewer)))
-    return state
+    return EncodedState(
+        summary=summary(match).SerializeToString(),
+        game=codec.state_message(game.state_view(match, viewer)).SerializeToString(),
+        game_field=_field(match_service_pb2.MatchState, codec.FIELD),
+    )
 
 
 #: States kept by :data:`SPECTATOR_STATES`: more than the matches whose commands and
@@ -205,8 +229,9 @@ class SpectatorStates:
 
     Every seat sees what a spectator sees plus its own part (its legal actions) in
     Jungle Speed and Tribes, and a command's answer and each watching stream's event
-    carry a state: each is these bytes with the seat's part after them
-    (:func:`embedded`), instead of a whole state built per seat or copied per message.
+    carry a state: each is these bytes with the seat's part encoded inside the game
+    state (:meth:`EncodedState.wire`), instead of a whole state built per seat or
+    copied per message.
     A state is a function of the match's events; the key names the match, its version
     and the digest of its last event, so that two copies of one version decided
     differently (by two server instances, one of which then failed to save) are never
@@ -215,19 +240,19 @@ class SpectatorStates:
 
     def __init__(self, kept: int = SPECTATOR_STATES_KEPT) -> None:
         self._kept = kept
-        self._states: dict[tuple[Any, int, str], bytes] = {}
+        self._states: dict[tuple[Any, int, str], EncodedState] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._states)
 
-    def get(self, match: MatchAggregate) -> bytes:
-        """The wire bytes of the spectators' state of ``match`` as it is now."""
+    def get(self, match: MatchAggregate) -> EncodedState:
+        """The spectators' state of ``match`` as it is now, encoded."""
         key = (match.id, match.version, match.digest)
         with self._lock:
             state = self._states.get(key)
         if state is None:
-            state = _built_state(match, SPECTATOR).SerializeToString()
+            state = _encoded_state(match, SPECTATOR)
             with self._lock:
                 self._states[key] = state
                 if len(self._states) > self._kept:

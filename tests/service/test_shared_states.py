@@ -81,20 +81,69 @@ def assert_as_built_whole(match: MatchAggregate) -> None:
         expected = whole_state(match, viewer)
         assert codec.match_state(match, viewer) == expected, viewer
         last = match.pending_events[-1] if match.pending_events else None
+        assert_each_field_once(match_service_pb2.MatchState, codec.state_bytes(match, viewer))
         if last is not None and last.originator_version == match.version:
             # A stream event's bytes: the event's, then the state's (``codec.embedded``).
             data = codec.encoded_event(match, last, (viewer, True))
+            assert_each_field_once(match_service_pb2.MatchEvent, data)
             event = match_service_pb2.MatchEvent.FromString(data)
             assert event.state == expected, viewer
             event.ClearField("state")
             assert event == codec.match_event(match, last, viewer), viewer
         # A command's answer, made the same way: version, events, then the state.
-        answer = match_service_pb2.ActResponse.FromString(codec.act_answer(match, viewer))
+        data = codec.act_answer(match, viewer)
+        assert_each_field_once(match_service_pb2.ActResponse, data)
+        answer = match_service_pb2.ActResponse.FromString(data)
         assert answer.version == match.version
         assert list(answer.events) == [
             codec.match_event(match, e, viewer) for e in match.pending_events
         ]
         assert answer.state == expected, viewer
+
+
+def assert_each_field_once(message: Any, data: bytes) -> None:
+    """No field that is not repeated occurs twice in ``data``, at any depth: a parser
+    that keeps the last occurrence of a singular message, as some do, instead of merging
+    them reads the same message as one that merges."""
+    descriptor = message.DESCRIPTOR
+    seen: set[int] = set()
+    at = 0
+    while at < len(data):
+        key, at = read_varint(data, at)
+        number, kind = key >> 3, key & 7
+        field = descriptor.fields_by_number[number]
+        if not field.is_repeated:
+            assert number not in seen, f"{descriptor.name}.{field.name} is written twice"
+            seen.add(number)
+        if kind == 0:
+            _, at = read_varint(data, at)
+        elif kind == 2:
+            size, at = read_varint(data, at)
+            if field.message_type is not None:
+                assert_each_field_once(field.message_type._concrete_class, data[at : at + size])
+            at += size
+        else:
+            at += {1: 8, 5: 4}[kind]
+
+
+def read_varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, at
+
+
+def test_a_field_written_twice_is_found() -> None:
+    """The check above can fail: a state with its game state written in two parts."""
+    state = match_service_pb2.MatchState()
+    state.jungle_speed.turn = 1
+    twice = state.SerializeToString() + state.SerializeToString()
+    with pytest.raises(AssertionError, match="jungle_speed is written twice"):
+        assert_each_field_once(match_service_pb2.MatchState, twice)
 
 
 def jungle_speed(clock: Clock, rng: random.Random) -> Iterator[MatchAggregate]:
@@ -194,7 +243,7 @@ def test_the_kept_states_are_bounded() -> None:
         assert match.turn is not None
         match.reveal(match.turn, clock())
         spectators = whole_state(match, Viewer.spectator())
-        assert match_service_pb2.MatchState.FromString(states.get(match)) == spectators
+        assert match_service_pb2.MatchState.FromString(states.get(match).wire()) == spectators
     assert len(states) == 3
     # The same version again is the same bytes, not encoded a second time.
     assert states.get(match) is states.get(match)
