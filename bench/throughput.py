@@ -43,14 +43,16 @@ store and each number of concurrent matches:
   same kind, in this process.
 
 With ``--rounds N`` each concurrency is measured N times, and in each round every server
-is driven in turn, one window each: the echo, the game (then the game of ``--against``),
-the stored echo, the stream echo. The servers stay up through the rounds (the game's
-fresh for each concurrency). Each ratio is taken within a round, and the verdict gives
-the medians of the rounds' ratios: on a shared machine the rates move by a third from
-one minute to the next, and a ratio of windows taken minutes apart moves with them.
-``--against DIR`` serves the game from another source tree too (the commit before a
-change, say, exported with ``git archive``), driven by the same clients right after this
-tree's in every round: the before and after of a change, side by side.
+is driven in turn, one window each: the echo, the game (and the game of ``--against``,
+the two in turn), the stored echo, the stream echo. The servers stay up through the
+rounds (the game's fresh for each concurrency). Each ratio is taken within a round, and
+the verdict gives the medians of the rounds' ratios: on a shared machine the rates move
+by a third from one minute to the next, and a ratio of windows taken minutes apart
+moves with them. ``--against DIR`` serves the game from another source tree too (the
+commit before a change, say, exported with ``git archive``), driven by the same clients
+next to this tree's in every round, first in every other round (the second game of a
+round ran about 8% slower than the first, whichever tree it was): the before and after
+of a change, side by side; give an even number of rounds.
 
 Only the commands answered inside a window of ``--seconds`` are counted, after every loop
 has been answered once. The server's CPU time over the window (``/proc``, every thread) is
@@ -669,17 +671,25 @@ def measure_round(
     stored: EchoServer,
     game: Server,
     against: Server | None,
+    index: int,
 ) -> Round:
     def driven(port: int, pid: int, kind: str) -> Result:
         return drive(f"127.0.0.1:{port}", pid, kind, matches, args)
 
-    # The echo right before the game, whose ratio to it is the target.
+    # The echo right before the games, whose ratio to it is the target; the two games
+    # in turn, the first of them every other round (the second game of a round ran
+    # about 8% slower than the first, whichever tree it was).
     first = driven(echo.port, echo.pid, ECHO)
-    played = driven(game.port, game.process.pid, args.via)
+    games: list[Server | None] = [game, against] if index % 2 == 0 else [against, game]
+    played = {
+        id(server): driven(server.port, server.process.pid, args.via)
+        for server in games
+        if server is not None
+    }
     return Round(
         echo=first,
-        game=played,
-        against=driven(against.port, against.process.pid, args.via) if against else None,
+        game=played[id(game)],
+        against=played[id(against)] if against is not None else None,
         stored_echo=driven(stored.port, stored.pid, STORED_ECHO),
         stream_echo=driven(echo.port, echo.pid, STREAM_ECHO),
     )
@@ -758,8 +768,8 @@ def measure_at(
             if args.against is not None:
                 against = game_server(kind, args, args.against.resolve(), Path(two))
             return [
-                measure_round(matches, args, echo, stored, game, against)
-                for _ in range(args.rounds)
+                measure_round(matches, args, echo, stored, game, against, index)
+                for index in range(args.rounds)
             ]
         finally:
             game.stop()

@@ -58,7 +58,10 @@ class Organisers:
         """The organiser who holds ``token``, or None."""
         if not token:
             return None
-        digest = auth.token_hash(token)
+        return self.name_of_hash(auth.token_hash(token))
+
+    def name_of_hash(self, digest: str) -> str | None:
+        """The organiser whose token hashes to ``digest``, or None."""
         for name, known in self.hashes.items():
             if known == digest:
                 return name
@@ -165,6 +168,11 @@ class Access:
 
     def is_organiser(self, token: str | None) -> bool:
         return self.organisers.name_of(token) is not None
+
+    def is_organiser_hash(self, digest: str) -> bool:
+        """:meth:`is_organiser`, for a token already hashed (every command hashes its
+        token once, to find its seat)."""
+        return self.organisers.name_of_hash(digest) is not None
 
     def creation(self, token: str | None, client: str) -> Creation:
         """Whether the holder of ``token``, calling from ``client`` (its address), may

@@ -166,7 +166,7 @@ def viewer_of(match: MatchAggregate, token: str | None, access: Access) -> Viewe
     if token is None:
         return Viewer.spectator()
     digest = auth.token_hash(token)
-    if token and (digest == match.referee_token_hash or access.is_organiser(token)):
+    if token and (digest == match.referee_token_hash or access.is_organiser_hash(digest)):
         return Viewer.referee()
     seat = match.seat_of(digest) if token else None
     if seat is None:
