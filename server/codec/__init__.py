@@ -231,11 +231,11 @@ class SpectatorStates:
     Jungle Speed and Tribes, and a command's answer and each watching stream's event
     carry a state: each is these bytes with the seat's part encoded inside the game
     state (:meth:`EncodedState.wire`), instead of a whole state built per seat or
-    copied per message.
-    A state is a function of the match's events; the key names the match, its version
-    and the digest of its last event, so that two copies of one version decided
-    differently (by two server instances, one of which then failed to save) are never
-    taken for each other. The event loop and the publisher's worker thread share it.
+    copied per message. A state is a function of the match's events; the key names the
+    match, its version and the digest of its last event, so that two copies of one
+    version decided differently (by two server instances, one of which then failed to
+    save) are never taken for each other. The event loop and the publisher's worker
+    thread share it.
     """
 
     def __init__(self, kept: int = SPECTATOR_STATES_KEPT) -> None:
