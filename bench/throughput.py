@@ -649,13 +649,17 @@ class Round:
     against: Result | None = None
 
 
-def median_ratio(rounds: list[Round], top: Callable[[Round], Result | None], bottom: str) -> float:
+def median_ratio(
+    rounds: list[Round],
+    top: Callable[[Round], Result | None],
+    bottom: Callable[[Round], Result | None],
+) -> float:
     """The median over ``rounds`` of one figure's rate over another's, both of one round:
     a ratio of rates measured minutes apart moves with whatever else the machine does."""
     ratios = []
     for r in rounds:
-        numerator, denominator = top(r), getattr(r, bottom)
-        if numerator is not None and denominator.rate:
+        numerator, denominator = top(r), bottom(r)
+        if numerator is not None and denominator is not None and denominator.rate:
             ratios.append(numerator.rate / denominator.rate)
     return statistics.median(ratios) if ratios else float("nan")
 
@@ -780,19 +784,17 @@ def measure_at(
 def verdict(kind: str, matches: int, rounds: list[Round]) -> str:
     """The ratios the issue's target and a comparison are read from, as medians over the
     rounds of each round's own ratios."""
-    game = median_ratio(rounds, lambda r: r.game, "echo")
-    floor = median_ratio(rounds, lambda r: r.stored_echo, "echo")
-    of_floor = median_ratio(rounds, lambda r: r.game, "stored_echo")
+    game = median_ratio(rounds, lambda r: r.game, lambda r: r.echo)
+    floor = median_ratio(rounds, lambda r: r.stored_echo, lambda r: r.echo)
+    of_floor = median_ratio(rounds, lambda r: r.game, lambda r: r.stored_echo)
     text = (
         f"{kind}, {matches} matches, median of {len(rounds)} round(s): the game is "
         f"{game:.0%} of the echo, the stored echo {floor:.0%}; the game is {of_floor:.0%} "
         "of the stored echo"
     )
     if rounds[0].against is not None:
-        before = median_ratio(rounds, lambda r: r.against, "echo")
-        change = statistics.median(
-            r.game.rate / r.against.rate for r in rounds if r.against and r.against.rate
-        )
+        before = median_ratio(rounds, lambda r: r.against, lambda r: r.echo)
+        change = median_ratio(rounds, lambda r: r.game, lambda r: r.against)
         text += (
             f"; --against's game {before:.0%} of the echo; this tree's / --against's {change:.2f}"
         )

@@ -167,6 +167,11 @@ ACT_STATE = _field(match_service_pb2.ActResponse, "state")
 EVENT_STATE = _field(match_service_pb2.MatchEvent, "state")
 PLAY_APPLIED = _field(match_service_pb2.PlayResponse, "applied")
 STATE_SUMMARY = _field(match_service_pb2.MatchState, "summary")
+#: Where each game's state stands in a ``MatchState``, by the codecs' ``FIELD``.
+STATE_GAMES = {
+    field.name: field.number
+    for field in match_service_pb2.MatchState.DESCRIPTOR.oneofs_by_name["game"].fields
+}
 
 
 @dataclass(frozen=True)
@@ -215,7 +220,7 @@ def _encoded_state(match: MatchAggregate, viewer: Viewer) -> EncodedState:
     return EncodedState(
         summary=summary(match).SerializeToString(),
         game=codec.state_message(game.state_view(match, viewer)).SerializeToString(),
-        game_field=_field(match_service_pb2.MatchState, codec.FIELD),
+        game_field=STATE_GAMES[codec.FIELD],
     )
 
 

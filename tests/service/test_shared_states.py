@@ -1,12 +1,12 @@
 """A seat's state built from the spectators' one (server/codec, ``SpectatorStates``).
 
 The codec builds and encodes the spectators' state of a match version once and gives
-every seat those bytes with its own part (its legal actions) after them, which a parser
-merges in, where the game's ``personal_view`` allows it; answers and stream events carry
-the state the same way, as bytes after their own. These tests hold that shortcut to the
-state built whole from the game's ``state_view``, for every viewer, along matches of
-every game played in process; and check that two copies of one version decided
-differently are never taken for each other. Nothing here measures time.
+every seat those bytes with its own part (its legal actions) encoded inside the game
+state, where the game's ``personal_view`` allows it; answers and stream events carry the
+state as bytes after their own. These tests hold that shortcut to the state built whole
+from the game's ``state_view``, for every viewer, along matches of every game played in
+process, with every singular field written once; and check that two copies of one
+version decided differently are never taken for each other. Nothing here measures time.
 """
 
 from __future__ import annotations
