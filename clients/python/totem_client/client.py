@@ -522,6 +522,40 @@ class Client:
         """A session for a token obtained earlier (a player's, or the referee's)."""
         return Session(self, match_id, token=token, name=name, seat=seat)
 
+    async def take_seat(self, match_id: str, token: str) -> Session:
+        """Take the seat that ``token`` holds in ``match_id``: the same :class:`Session`
+        a join gives, for a seat that is already taken in its player's name, such as a
+        fork's (``totem-replay fork`` prints one token per seat) or one whose token the
+        referee reissued.
+
+        Only the token is needed: the server says whose it is (GetMatch with the token
+        answers with the holder's role and seat), and the seat's name is the match's.
+        A token not valid in that match raises :class:`TotemError` UNAUTHENTICATED; the
+        referee's or an organiser's token, which holds no seat, PERMISSION_DENIED.
+        """
+        session = self.session(match_id, token)
+        try:
+            view = await session.get()
+        except TotemError as error:
+            if error.code != grpc.StatusCode.UNAUTHENTICATED:
+                raise
+            raise TotemError(
+                error.code,
+                f"this token holds no seat in match {match_id} ({error.message}): give "
+                "the token printed for your seat, of this very match",
+                error.rule,
+            ) from error
+        if session.seat is None:
+            role = common_pb2.ViewerRole.Name(view.role).removeprefix("VIEWER_ROLE_").lower()
+            raise TotemError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"this token is the {role}'s of match {match_id}, which holds no seat: "
+                "give a seat's token",
+            )
+        names = {player.seat: player.name for player in view.summary.players}
+        session.name = names.get(session.seat, "")
+        return session
+
     def referee(self, created: CreatedMatch) -> Session:
         """The referee's session of a match this client created: it sees everything."""
         return Session(
