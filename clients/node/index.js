@@ -23,6 +23,7 @@ export { TotemError, decodeErrorInfo } from './lib/errors.js';
 export { instanceFor, instancesFor } from './lib/routing.js';
 export { OBJECT_OPTIONS, PROTOS_DIR, loadContract } from './lib/proto.js';
 export { BotStats, JungleSpeedBot, playTable, seeded } from './bot.js';
+export { playSeats } from './lib/table.js';
 export {
   TribesBot,
   TribesBotStats,

@@ -521,6 +521,44 @@ export class Client {
   }
 
   /**
+   * Take the seat that `token` holds in `matchId`: the same Session a join gives, for a
+   * seat already taken in its player's name, such as a fork's (`totem-replay fork`
+   * prints one token per seat) or one whose token the referee reissued. The server says
+   * which seat it is (GetMatch with the token answers with the holder's role and seat);
+   * the seat keeps its name. A token not valid in that match rejects with
+   * TotemError(UNAUTHENTICATED); the referee's or an organiser's, which holds no seat,
+   * with TotemError(PERMISSION_DENIED).
+   * @param {string} matchId
+   * @param {string} token
+   * @returns {Promise<Session>}
+   */
+  async takeSeat(matchId, token) {
+    const session = new Session(this, matchId, { token });
+    let view;
+    try {
+      view = await session.get();
+    } catch (error) {
+      if (!(error instanceof TotemError) || error.code !== 'UNAUTHENTICATED') throw error;
+      throw new TotemError(
+        error.code,
+        `this token holds no seat in match ${matchId} (${error.message}): give the token ` +
+          'printed for your seat, of this very match',
+        { rule: error.rule, cause: error },
+      );
+    }
+    if (session.seat === null) {
+      const role = String(view.role).replace('VIEWER_ROLE_', '').toLowerCase();
+      throw new TotemError(
+        'PERMISSION_DENIED',
+        `this token is the ${role}'s of match ${matchId}, which holds no seat: give a seat's token`,
+      );
+    }
+    const player = view.summary.players.find((/** @type {any} */ p) => p.seat === session.seat);
+    session.name = player?.name ?? '';
+    return session;
+  }
+
+  /**
    * The match as the holder of `token` may see it (no token: a spectator).
    * @param {string} matchId
    * @param {{token?: string | null}} [options]
