@@ -2,13 +2,15 @@
 
 A fork's seats are all taken (in the names of the origin's players), so nobody can join
 them; whoever holds a seat's token takes that seat (:meth:`Client.take_seat`). The forks
-here are of a Tribes match in the middle of a turn, on a fresh server.
+here are of matches in the middle of a turn (a seat's move, an open duel, a decision
+owed), on a fresh server.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 
 import grpc
 import pytest
@@ -16,14 +18,15 @@ import pytest
 from server.serve import RunningServer
 from tests.client.support import BOUND
 from tests.service import tribes_helpers as tribes
+from tests.service import village_helpers as village
 from tests.service.helpers import stub
-from tests.service.test_fork import fork
+from tests.service.test_fork import duel_match, fork
 from totem.v1 import common_pb2
 from totem.v1 import match_service_pb2 as ms
 from totem_client import Client, Session, TotemError
-from totem_client.bots import TribesBot
+from totem_client.bots import TribesBot, VillageBot
 from totem_client.bots.jungle_speed import JungleSpeedBot
-from totem_client.bots.table import play_seats
+from totem_client.bots.table import Bot, play_seats
 
 #: Bound on a whole match of bots (not a timing check).
 MATCH_BOUND = 300.0
@@ -123,3 +126,37 @@ async def test_bots_refuse_seats_they_cannot_play(arena: RunningServer, client: 
         await play_seats(client, forked.match_id, [tokens[0], tokens[0]], "tribes", tribes_bot)
     with pytest.raises(ValueError, match="at least one seat's token"):
         await play_seats(client, forked.match_id, [], "tribes", tribes_bot)
+
+
+async def other_fork(arena: RunningServer, game: str) -> ms.ForkMatchResponse:
+    """A Jungle Speed match forked at its open duel (JS-4.1, no turn timer), or a Village
+    match forked once it has started (a decision owed by every family)."""
+    channel, client = stub(arena.port)
+    async with channel:
+        if game == "jungle_speed":
+            origin, referee, _ = await duel_match(client, turn_timeout_ms=0)
+            return await fork(client, origin, 6, referee)
+        origin, referee, _ = await village.create_village(client, 2, **village.long_deadlines())
+        current = await client.GetMatch(ms.GetMatchRequest(match_id=origin))
+        return await fork(client, origin, current.summary.version, referee)
+
+
+def other_bot(game: str) -> Callable[[Session, int], Bot]:
+    if game == "jungle_speed":
+        return lambda session, i: JungleSpeedBot(session, rng=random.Random(i))
+    return lambda session, i: VillageBot(session, think_ms=(0, 1), rng=random.Random(i))
+
+
+@pytest.mark.parametrize("game", ["jungle_speed", "village"])
+async def test_bots_play_forks_of_the_other_games_to_the_end(
+    arena: RunningServer, client: Client, game: str
+) -> None:
+    forked = await other_fork(arena, game)
+    result = await asyncio.wait_for(
+        play_seats(client, forked.match_id, forked.player_tokens, game, other_bot(game)),
+        MATCH_BOUND,
+    )
+    assert result.summary.status == common_pb2.MATCH_STATUS_ENDED
+    assert result.end_reason == "completed"
+    assert sorted(s.seat for s in result.standings) == [0, 1]
+    assert result.summary.version > 1  # the fork played on from its MatchForked
