@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -127,6 +128,19 @@ def test_join_with_a_token_takes_the_seat_it_holds(
     assert opened == [TakeSeat("m1", "t0")]
     assert opened[0].description == "taking your seat in match m1"
     assert "t0" not in repr(opened[0])  # a token is not printed where a repr may go
+
+
+def test_connection_options_go_with_join(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """How to reach the server is not an option of a new match: TLS goes with --join."""
+    ca = tmp_path / "ca.pem"
+    ca.write_text("not read before the player opens\n")
+    opened: list[Opening] = []
+    monkeypatch.setattr(
+        play_cli, "run_player", lambda entry, opening, *args: opened.append(opening)
+    )
+    code, output = run("play", "tribes", "--join", "m1", "--token", "t0", "--tls-ca", str(ca))
+    assert code == 0, output
+    assert opened == [TakeSeat("m1", "t0")]
 
 
 def test_totem_starts_without_textual() -> None:

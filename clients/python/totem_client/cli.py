@@ -42,21 +42,8 @@ def bots() -> None:
     """
 
 
-#: Options of every table of bots that do not describe a new match: they go with --join.
-SEAT_OPTIONS = frozenset(
-    {
-        "address",
-        "organiser_token",
-        "tls",
-        "connect_timeout",
-        "stats",
-        "join",
-        "tokens",
-        "reaction_ms",
-        "reveal_delay_ms",
-        "think_ms",
-    }
-)
+#: Options of a table of bots that still apply with --join (beside the connection's).
+SEAT_OPTIONS = frozenset({"stats", "join", "tokens", "reaction_ms", "reveal_delay_ms", "think_ms"})
 
 
 def seats_to_take(ctx: click.Context, join: str | None, tokens: tuple[str, ...]) -> bool:
@@ -70,10 +57,7 @@ def seats_to_take(ctx: click.Context, join: str | None, tokens: tuple[str, ...])
         raise click.UsageError(
             "--join MATCH takes the seats of the tokens given: add --token TOKEN for each"
         )
-    for param in ctx.command.params:
-        given = ctx.get_parameter_source(param.name or "") != click.core.ParameterSource.DEFAULT
-        if param.name not in SEAT_OPTIONS and given:
-            raise click.UsageError(f"{param.opts[0]} is for a new match; not with --join")
+    options.refuse_new_match_options(ctx, SEAT_OPTIONS, "--join")
     return True
 
 

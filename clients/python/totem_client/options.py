@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -120,3 +120,22 @@ def delays(
     if not 0 <= low <= high:
         raise click.BadParameter("give LOW HIGH with 0 <= LOW <= HIGH")
     return low, high
+
+
+#: The parameters of the options that say how to reach the server, not what to play.
+CONNECTION_PARAMS = frozenset(
+    {"address", "organiser_token", "tls", "tls_ca", "tls_cert", "tls_key", "connect_timeout"}
+)
+
+
+def refuse_new_match_options(ctx: click.Context, kept: Collection[str], beside: str) -> None:
+    """Refuse every option given on the command line that describes a new match, when the
+    command goes to an existing one instead (``beside``: "--join", "--join or
+    --spectate"): it would be ignored. ``kept`` names the command's parameters that still
+    apply there, beside those of :data:`CONNECTION_PARAMS`."""
+    for param in ctx.command.params:
+        name = param.name or ""
+        if name in CONNECTION_PARAMS or name in kept:
+            continue
+        if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT:
+            raise click.UsageError(f"{param.opts[0]} is for a new match; not with {beside}")

@@ -109,23 +109,8 @@ def existing_match(
         raise click.UsageError("--name is for a free seat; the seat of --token keeps its name")
     if not (join or spectate):
         return None
-    generic = {
-        "address",
-        "organiser_token",
-        "tls",
-        "name",
-        "join",
-        "seat",
-        "token",
-        "spectate",
-        "connect_timeout",
-    }
-    for param in ctx.command.params:
-        given = ctx.get_parameter_source(param.name or "") != click.core.ParameterSource.DEFAULT
-        if param.name not in generic and given:
-            raise click.UsageError(
-                f"{param.opts[0]} is for a new match; not with --join or --spectate"
-            )
+    generic = {"name", "join", "seat", "token", "spectate"}
+    options.refuse_new_match_options(ctx, generic, "--join or --spectate")
     if spectate:
         return SpectateMatch(spectate)
     assert join is not None
