@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -58,6 +59,7 @@ def table_options(command: F) -> F:
             "(UTF-8, at most 64 bytes).",
         ),
         options.connect_timeout,
+        options.receipts,
         click.option("--stats", is_flag=True, help="Also print what each bot did."),
     ]
     for decorator in reversed(decorators):
@@ -118,6 +120,7 @@ def jungle_speed(
     reaction_ms: tuple[float, float],
     reveal_delay_ms: tuple[float, float],
     connect_timeout: float,
+    receipts: Path | None,
     stats: bool,
 ) -> None:
     """Create a Jungle Speed match, seat a bot in every seat, play it to the end.
@@ -138,7 +141,7 @@ def jungle_speed(
             on_seated=seated,
         )
 
-    result = _play_table(address, organiser_token, tls, connect_timeout, players, table)
+    result = _play_table(address, organiser_token, tls, connect_timeout, players, table, receipts)
     _print_result(result, variant.upper(), stats)
 
 
@@ -149,15 +152,19 @@ def _play_table(
     connect_timeout: float,
     players: int,
     table: Callable[[Client, OnSeated], Awaitable[R]],
+    receipts: Path | None = None,
 ) -> R:
     """Connect and run a table of bots to the end of its match; the match id goes to
-    standard error once the bots are seated; a failure is one clear line."""
+    standard error once the bots are seated; a failure is one clear line. The bots'
+    receipts are kept in ``receipts`` if given."""
 
     def seated(match_id: str) -> None:
         click.echo(f"match {match_id}: {players} bots seated, playing", err=True)
 
     async def play() -> R:
-        async with connect(address, organiser_token=organiser_token, tls=tls) as client:
+        async with connect(
+            address, organiser_token=organiser_token, tls=tls, receipts_dir=receipts
+        ) as client:
             await client.wait_ready(connect_timeout)
             return await table(client, seated)
 
@@ -240,6 +247,7 @@ def tribes(
     seed_entropy: bytes,
     think_ms: tuple[float, float],
     connect_timeout: float,
+    receipts: Path | None,
     stats: bool,
 ) -> None:
     """Create a Tribes match, seat a bot in every seat, play it to the Feathers.
@@ -260,7 +268,7 @@ def tribes(
             on_seated=seated,
         )
 
-    result = _play_table(address, organiser_token, tls, connect_timeout, players, table)
+    result = _play_table(address, organiser_token, tls, connect_timeout, players, table, receipts)
     summary = result.summary
     game = "extended" if extended else "base"
     click.echo(
@@ -323,6 +331,7 @@ def tribes(
     help="Random delay before each of a bot's decisions (at most half the time left).",
 )
 @options.connect_timeout
+@options.receipts
 @click.option("--stats", is_flag=True, help="Also print what each bot did.")
 def village(
     players: int,
@@ -334,6 +343,7 @@ def village(
     seed_entropy: bytes,
     think_ms: tuple[float, float],
     connect_timeout: float,
+    receipts: Path | None,
     stats: bool,
 ) -> None:
     """Create a Village match, seat a bot in every seat, play it until a totem pole is
@@ -354,7 +364,7 @@ def village(
             on_seated=seated,
         )
 
-    result = _play_table(address, organiser_token, tls, connect_timeout, players, table)
+    result = _play_table(address, organiser_token, tls, connect_timeout, players, table, receipts)
     summary = result.summary
     click.echo(
         f"Village {summary.variant or 'base'}, {len(summary.players)} bots: match ended "
