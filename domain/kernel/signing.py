@@ -53,9 +53,10 @@ def head_commitment(seed: bytes, match_id: UUID | str, version: int, digest: str
     Not the digest itself: a digest is computed over hidden facts, and a player who knew
     the digests of two versions could test guesses of a few hidden bits (a face-down card,
     a spell) against the second. Keyed by 256 secret bits, the commitment tells the
-    player nothing while the match is in play; once the seed is revealed at the end,
-    what is still hidden (Village's spells) sits behind the match's other secret, which
-    is part of the first event and so of every digest."""
+    player nothing while the match is in play; once the seed is revealed at the end, it
+    tells no more than the digest, which nobody can recompute from a guess: every digest
+    depends on token hashes no view shows (and in Village on the match's other secret).
+    docs/audit.md, "Receipts", has the whole argument."""
     message = HEAD_PREFIX + f"{UUID(str(match_id))}\n{version}\n{digest.lower()}".encode()
     return hmac.new(seed, message, hashlib.sha256).digest()
 
