@@ -7,13 +7,20 @@ secret seed, never the head digest (computed over the face-down deck) or a hash 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from uuid import UUID
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from domain.jungle_speed import JungleSpeed
+from domain.jungle_speed import Options as JungleSpeedOptions
 from domain.kernel.signing import head_commitment, receipt_message
+from domain.kernel.views import Viewer
+from server import codec
+from server.keys import ephemeral
 from server.serve import RunningServer
 from tests.service.helpers import ORGANISER_TOKEN
+from tests.service.test_shared_states import SEED, Clock, assert_each_field_once, seated
 from totem.v1 import match_service_pb2 as ms
 from totem_client import connect
 
@@ -44,6 +51,16 @@ def check_receipt(server: RunningServer, answer: ms.ActResponse, public_key: byt
     assert match.version == receipt.version  # the answer comes once the events are stored
     seed = bytes.fromhex(match.seed)
     assert receipt.head_commitment == head_commitment(seed, match.id, match.version, match.digest)
+    # As docs/audit.md, "The head commitment", spells it out.
+    documented = f"totem-arena receipt head v1\n{match.id}\n{match.version}\n{match.digest}"
+    assert receipt.head_commitment == hmac.new(seed, documented.encode(), "sha256").digest()
+    assert (
+        message
+        == (
+            f"totem-arena receipt v1\n{receipt.match_id}\n{receipt.version}\n"
+            f"{receipt.head_commitment.hex()}\n{receipt.issued_at_ms}"
+        ).encode()
+    )
     # Nothing computable without the seed: not the digest, nor a hash of it.
     digest = bytes.fromhex(match.digest)
     wire = receipt.SerializeToString()
@@ -71,3 +88,17 @@ async def test_act_and_play_answers_carry_the_servers_receipt(server: RunningSer
         # The client keeps the newest of each match.
         newest = client.receipts.newest(created.match_id)
         assert newest == by_play.receipt
+
+
+def test_the_receipt_is_written_once_in_the_answers_bytes() -> None:
+    """The answer is assembled as bytes (:func:`server.codec.act_answer`): the receipt
+    is one field of it, written once, beside the state embedded after it."""
+    clock = Clock()
+    match = seated(JungleSpeed.create(JungleSpeedOptions(max_players=2), SEED, b""), 2, clock)
+    match.signer = ephemeral().signer()
+    match.reveal(0, clock())
+    data = codec.act_answer(match, Viewer.player(0))
+    assert_each_field_once(ms.ActResponse, data)
+    answer = ms.ActResponse.FromString(data)
+    assert answer.receipt.version == answer.version == match.version
+    assert answer.state.summary.version == match.version
