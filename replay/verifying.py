@@ -137,6 +137,9 @@ def verify(
     random draws and (Village) the spell reveals, each reported on its own. A fork's
     draws after its Forked event are re-derived from the fork's own seed.
 
+    With --receipt FILE, a receipt a player's client kept: the store or bundle must hold
+    at least its version, with the history the server signed (truncation is caught).
+
     Exit status 0 when every check holds or does not apply; 1 when one fails, naming the
     first bad version. --all checks every match in the store (MATCH is then omitted),
     with a progress bar on stderr and a summary.

@@ -98,3 +98,14 @@ def test_bots_keep_their_receipts_for_the_judge(served: str, tmp_path: Path) -> 
     )
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert re.search(r"receipt:\s+OK", verify.stdout)
+
+
+def test_a_receipt_that_cannot_be_written_is_still_kept(tmp_path: Path) -> None:
+    """A command applied is answered even when its receipt's file cannot be written."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory")
+    kept = Receipts(blocked)
+    receipt = Receipt(match_id="m", version=3, issued_at_ms=1)
+    assert kept.keep(receipt)
+    assert kept.newest("m") == receipt
+    assert isinstance(kept.write_error, OSError)

@@ -57,6 +57,12 @@ export class Receipts {
     this.directory = directory;
     /** @type {Map<string, Receipt>} */
     this.byMatch = new Map();
+    /**
+     * Why the last receipt could not be written to `directory`, if it could not (it is
+     * kept in memory all the same, and the next is tried again).
+     * @type {Error | null}
+     */
+    this.writeError = null;
   }
 
   /**
@@ -76,8 +82,13 @@ export class Receipts {
     if (!later) return false;
     this.byMatch.set(receipt.match_id, receipt);
     if (this.directory !== null) {
-      mkdirSync(this.directory, { recursive: true });
-      writeReceipt(receipt, this.path(receipt.match_id));
+      try {
+        mkdirSync(this.directory, { recursive: true });
+        writeReceipt(receipt, this.path(receipt.match_id));
+      } catch (error) {
+        // The command was applied all the same: its answer must reach the caller.
+        this.writeError = /** @type {Error} */ (error);
+      }
     }
     return true;
   }

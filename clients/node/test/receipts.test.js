@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createPublicKey, verify } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 
-import { RECEIPT_FORMAT } from '../index.js';
+import { RECEIPT_FORMAT, Receipts } from '../index.js';
 import { NO_SPECIALS, bounded, serverFor } from './support.js';
 
 /** An Ed25519 public key (32 raw bytes) as Node's crypto takes it: SPKI DER. */
@@ -76,4 +76,24 @@ test('the newest receipt of each match is kept, signed by the server', async (t)
   const verified = await promisify(execFile)('totem-replay', argv);
   const ok = `receipt:\\s+OK\\s+the server's receipt for version ${saved.version} `;
   assert.match(verified.stdout, new RegExp(ok));
+});
+
+test('a receipt that cannot be written is kept all the same', (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'totem-receipts-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const blocked = path.join(dir, 'a-file');
+  writeFileSync(blocked, 'not a directory');
+  const kept = new Receipts(blocked);
+  const receipt = {
+    match_id: 'm',
+    version: 3,
+    issued_at_ms: 1,
+    head_commitment: new Uint8Array(32),
+    signature: new Uint8Array(64),
+    public_key: new Uint8Array(32),
+  };
+  assert.equal(kept.keep(receipt), true);
+  assert.equal(kept.newest('m'), receipt);
+  assert.ok(kept.writeError instanceof Error);
+  assert.equal(kept.keep({ ...receipt, version: 2 }), false, 'an older one is not kept');
 });

@@ -15,6 +15,7 @@ The file is UTF-8 JSON, one object: ``format`` (``"totem-arena receipt v1"``),
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 from totem.v1 import match_service_pb2
 
 Receipt = match_service_pb2.Receipt
+log = logging.getLogger(__name__)
 
 #: The value of a receipt file's ``format``.
 FILE_FORMAT = "totem-arena receipt v1"
@@ -66,6 +68,9 @@ class Receipts:
 
     def __init__(self, directory: str | Path | None = None) -> None:
         self.directory = None if directory is None else Path(directory)
+        #: Why the last receipt could not be written to :attr:`directory`, if it could not
+        #: (it is kept in memory all the same, and the next is tried again).
+        self.write_error: OSError | None = None
         self._newest: dict[str, Receipt] = {}
 
     def keep(self, receipt: Receipt) -> bool:
@@ -74,8 +79,13 @@ class Receipts:
             return False
         self._newest[receipt.match_id] = receipt
         if self.directory is not None:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            write_receipt(receipt, self.path(receipt.match_id))
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                write_receipt(receipt, self.path(receipt.match_id))
+            except OSError as error:
+                # The command was applied all the same: its answer must reach the caller.
+                self.write_error = error
+                log.warning("receipt of match %s not written: %s", receipt.match_id, error)
         return True
 
     def newest(self, match_id: str) -> Receipt | None:
