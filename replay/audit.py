@@ -104,6 +104,8 @@ class Report:
     skipped: dict[str, str] = field(default_factory=dict)
     #: What a check that ran found, by check.
     found: dict[str, str] = field(default_factory=dict)
+    #: Checks beyond :data:`CHECKS` that ran because they were asked for (a receipt).
+    added: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -482,7 +484,7 @@ def _check_signature(records: list[Record], expected_key: bytes | None, report: 
 def checks_of(report: Report) -> list[Check]:
     """Every check of :data:`CHECKS` with its outcome."""
     result = []
-    for name in CHECKS:
+    for name in (*CHECKS, *report.added):
         failed = [p for p in report.problems if p.check == name]
         if failed:
             first = min(failed, key=lambda p: p.version)

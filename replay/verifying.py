@@ -19,6 +19,7 @@ from rich.text import Text
 
 from replay import format as fmt
 from replay.audit import FAILED, OK, Report, checks_of, fork_origin, verify_records
+from replay.receipts import check_receipt, read_receipt
 from replay.source import load
 from replay.store import Record, ReplayError, logged_matches, open_arena, read_records
 from server.keys import KeyFileError, public_key_from_text
@@ -113,6 +114,13 @@ def print_report(out: Console, match_id: UUID, report: Report) -> None:
     help="The server's public key, obtained outside the store (`totem server-key`): 64 hex "
     "digits, PEM, or a file holding either. An ended match must then be signed by it.",
 )
+@click.option(
+    "--receipt",
+    "receipt_file",
+    metavar="FILE",
+    help='A receipt the server signed for this match (docs/audit.md, "Receipts"): the '
+    "store or bundle must hold at least its version, with the history it signed.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.pass_context
 def verify(
@@ -122,11 +130,15 @@ def verify(
     commitment: str | None,
     digest: str | None,
     key: str | None,
+    receipt_file: str | None,
     as_json: bool,
 ) -> None:
     """Check a match: its hash chain, the server's signature, the seed commitment, the
     random draws and (Village) the spell reveals, each reported on its own. A fork's
     draws after its Forked event are re-derived from the fork's own seed.
+
+    With --receipt FILE, a receipt a player's client kept: the store or bundle must hold
+    at least its version, with the history the server signed (truncation is caught).
 
     Exit status 0 when every check holds or does not apply; 1 when one fails, naming the
     first bad version. --all checks every match in the store (MATCH is then omitted),
@@ -134,9 +146,12 @@ def verify(
     """
     if every == (match_text is not None):
         raise click.UsageError("give a MATCH, or --all for every match, not both")
-    if every and (commitment or digest):
-        raise click.UsageError("--commitment and --digest are values of one match: not with --all")
+    if every and (commitment or digest or receipt_file):
+        raise click.UsageError(
+            "--commitment, --digest and --receipt are values of one match: not with --all"
+        )
     public_key = expected_key(key)
+    receipt = None if receipt_file is None else read_receipt(receipt_file)
     db = ctx.obj.db
     if every:
         ok = _verify_all(db, public_key, as_json)
@@ -155,6 +170,9 @@ def verify(
             expected_key=public_key,
             origin=origin,
         )
+        if receipt is not None:
+            where = "store" if loaded.source == "store" else "bundle"
+            check_receipt(match_id, records, receipt, public_key, report, where)
         if as_json:
             click.echo(json.dumps(report_object(match_id, report), indent=2))
         else:

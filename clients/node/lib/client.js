@@ -9,6 +9,7 @@ import grpc from '@grpc/grpc-js';
 
 import { TotemError } from './errors.js';
 import { loadContract } from './proto.js';
+import { Receipts } from './receipts.js';
 
 /** Jungle Speed variants by their short names (JS-2.1). */
 export const VARIANTS = Object.freeze({
@@ -298,7 +299,7 @@ const VILLAGE_OPTIONS = Object.freeze([
  * @typedef {Message} MatchState `totem.v1.MatchState`: `summary`, and `game` names which
  *   of `jungle_speed`, `tribes` is set
  * @typedef {Message} MatchView `totem.v1.GetMatchResponse`
- * @typedef {Message} ActResponse `totem.v1.ActResponse`: `version`, `events`, `state`
+ * @typedef {Message} ActResponse `totem.v1.ActResponse`: `version`, `events`, `state`, `receipt`
  * @typedef {Message} JungleSpeedCommand `{start: {}}`, `{reveal: {}}` or `{grab: {target}}`
  * @typedef {Message} Command a command for Act: `{jungle_speed: JungleSpeedCommand}`,
  *   `{tribes: TribesCommand}`, or a bare command of the match's game
@@ -349,6 +350,8 @@ const VILLAGE_OPTIONS = Object.freeze([
  * @property {grpc.ChannelOptions} [channelOptions]
  * @property {string} [protosDir]
  * @property {string | null} [organiserToken] sent with CreateMatch only
+ * @property {string | null} [receiptsDir] where the newest receipt of each match is
+ *   written as it comes (`client.receipts`; kept in memory without it)
  */
 
 /**
@@ -389,6 +392,11 @@ export class Client {
     this.callTimeoutMs =
       options.callTimeoutMs === undefined ? DEFAULT_CALL_TIMEOUT_MS : options.callTimeoutMs;
     this.closed = false;
+    /**
+     * The newest signed receipt of each match a command was answered for (Act or Play),
+     * written to `receiptsDir` as it comes when given (lib/receipts.js).
+     */
+    this.receipts = new Receipts(options.receiptsDir ?? null);
     /** The game of each match this client created, by match id. @type {Map<string, string>} */
     this.games = new Map();
     /** The generated stub, for anything this class does not wrap. */
@@ -603,8 +611,19 @@ export class Client {
    *   options
    * @returns {Promise<ActResponse>}
    */
-  act(matchId, command, { token, seenVersion = 0, seat = null, game = null }) {
-    return this.unary('Act', actRequest(matchId, command, { seenVersion, seat, game }), token);
+  async act(matchId, command, { token, seenVersion = 0, seat = null, game = null }) {
+    const request = actRequest(matchId, command, { seenVersion, seat, game });
+    return this.kept(await this.unary('Act', request, token));
+  }
+
+  /**
+   * `response`, an ActResponse, its receipt kept if it is its match's newest.
+   * @param {ActResponse} response
+   * @returns {ActResponse}
+   */
+  kept(response) {
+    this.receipts.keep(response?.receipt);
+    return response;
   }
 
   /**
@@ -1102,7 +1121,7 @@ export class PlayStream {
       this.end(new TotemError('INTERNAL', 'the server answered no request'));
       this.call.cancel();
     } else if (response.outcome === 'applied') {
-      next.resolve(response.applied);
+      next.resolve(this.client.kept(response.applied));
     } else if (response.outcome === 'refused') {
       next.reject(TotemError.fromStatus(response.refused));
     } else if (response.outcome === 'ready') {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -101,6 +102,7 @@ def table_options(command: F) -> F:
             "(UTF-8, at most 64 bytes).",
         ),
         options.connect_timeout,
+        options.receipts,
         click.option("--stats", is_flag=True, help="Also print what each bot did."),
         *seat_options,
     ]
@@ -164,6 +166,7 @@ def jungle_speed(
     reaction_ms: tuple[float, float],
     reveal_delay_ms: tuple[float, float],
     connect_timeout: float,
+    receipts: Path | None,
     stats: bool,
     join: str | None,
     tokens: tuple[str, ...],
@@ -194,7 +197,7 @@ def jungle_speed(
 
     if seats_to_take(ctx, join, tokens):
         players = len(tokens)
-    result = _play_table(address, organiser_token, tls, connect_timeout, players, table)
+    result = _play_table(address, organiser_token, tls, connect_timeout, players, table, receipts)
     _print_result(result, stats)
 
 
@@ -205,15 +208,19 @@ def _play_table(
     connect_timeout: float,
     players: int,
     table: Callable[[Client, OnSeated], Awaitable[R]],
+    receipts: Path | None = None,
 ) -> R:
     """Connect and run a table of bots to the end of its match; the match id goes to
-    standard error once the bots are seated; a failure is one clear line."""
+    standard error once the bots are seated; a failure is one clear line. The bots'
+    receipts are kept in ``receipts`` if given."""
 
     def seated(match_id: str) -> None:
         click.echo(f"match {match_id}: {players} bots seated, playing", err=True)
 
     async def play() -> R:
-        async with connect(address, organiser_token=organiser_token, tls=tls) as client:
+        async with connect(
+            address, organiser_token=organiser_token, tls=tls, receipts_dir=receipts
+        ) as client:
             await client.wait_ready(connect_timeout)
             return await table(client, seated)
 
@@ -300,6 +307,7 @@ def tribes(
     seed_entropy: bytes,
     think_ms: tuple[float, float],
     connect_timeout: float,
+    receipts: Path | None,
     stats: bool,
     join: str | None,
     tokens: tuple[str, ...],
@@ -330,7 +338,7 @@ def tribes(
 
     if seats_to_take(ctx, join, tokens):
         players = len(tokens)
-    result = _play_table(address, organiser_token, tls, connect_timeout, players, table)
+    result = _play_table(address, organiser_token, tls, connect_timeout, players, table, receipts)
     summary = result.summary
     click.echo(
         f"Tribes {summary.variant}, {len(result.bots)} bots: match ended ({result.end_reason}) "
@@ -392,6 +400,7 @@ def tribes(
     help="Random delay before each of a bot's decisions (at most half the time left).",
 )
 @options.connect_timeout
+@options.receipts
 @click.option("--stats", is_flag=True, help="Also print what each bot did.")
 @seat_options[0]
 @seat_options[1]
@@ -407,6 +416,7 @@ def village(
     seed_entropy: bytes,
     think_ms: tuple[float, float],
     connect_timeout: float,
+    receipts: Path | None,
     stats: bool,
     join: str | None,
     tokens: tuple[str, ...],
@@ -437,7 +447,7 @@ def village(
 
     if seats_to_take(ctx, join, tokens):
         players = len(tokens)
-    result = _play_table(address, organiser_token, tls, connect_timeout, players, table)
+    result = _play_table(address, organiser_token, tls, connect_timeout, players, table, receipts)
     summary = result.summary
     click.echo(
         f"Village {summary.variant or 'base'}, {len(result.bots)} bots: match ended "

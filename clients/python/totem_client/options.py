@@ -45,6 +45,19 @@ organiser_token = click.option(
 )
 
 
+#: ``--receipts DIR``: where to keep the server's receipts (docs/client.md, "Receipts").
+receipts = click.option(
+    "--receipts",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="TOTEM_RECEIPTS",
+    default=None,
+    metavar="DIR",
+    help="Keep the newest receipt the server signed for each match in DIR, as "
+    "<match id>.receipt.json (env TOTEM_RECEIPTS): `totem-replay verify MATCH --receipt "
+    "FILE` checks a store against it.",
+)
+
+
 def _client_tls(
     tls: bool, ca: Path | None, cert: Path | None, key: Path | None
 ) -> ClientTls | None:

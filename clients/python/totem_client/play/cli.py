@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import getpass
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -77,6 +78,7 @@ def match_options(function: F) -> F:
                 help="Watch this match as a spectator instead of playing.",
             ),
             options.connect_timeout,
+            options.receipts,
         ]
     ):
         function = option(function)
@@ -126,9 +128,10 @@ def run_player(
     connect_timeout: float,
     organiser_token: str | None = None,
     tls: ClientTls | None = None,
+    receipts: Path | None = None,
 ) -> None:
     """Run the full-screen player; afterwards print the match id, or why it could not
-    be opened (exit status 1)."""
+    be opened (exit status 1). The match's newest receipt is kept in ``receipts``."""
     from totem_client.play.app import PlayApp
 
     app = PlayApp(
@@ -138,6 +141,7 @@ def run_player(
         connect_timeout=connect_timeout,
         organiser_token=organiser_token,
         tls=tls,
+        receipts=receipts,
     )
     app.run()
     if app.failure is not None:
@@ -202,6 +206,7 @@ def jungle_speed(
     token: str | None,
     spectate: str | None,
     connect_timeout: float,
+    receipts: Path | None,
     players: int,
     variant: str,
     turn_timeout_ms: int | None,
@@ -226,7 +231,9 @@ def jungle_speed(
         bot_reaction_ms=bot_reaction_ms,
         bot_reveal_delay_ms=bot_reveal_delay_ms,
     )
-    run_player(GAMES["jungle-speed"], opening, address, connect_timeout, organiser_token, tls)
+    run_player(
+        GAMES["jungle-speed"], opening, address, connect_timeout, organiser_token, tls, receipts
+    )
 
 
 @play.command("tribes")
@@ -279,6 +286,7 @@ def tribes(
     token: str | None,
     spectate: str | None,
     connect_timeout: float,
+    receipts: Path | None,
     players: int,
     extended: bool,
     board_size: int | None,
@@ -307,7 +315,7 @@ def tribes(
         turn_timeout_ms=turn_timeout_ms,
         bot_think_ms=bot_think_ms,
     )
-    run_player(GAMES["tribes"], opening, address, connect_timeout, organiser_token, tls)
+    run_player(GAMES["tribes"], opening, address, connect_timeout, organiser_token, tls, receipts)
 
 
 @play.command("village")
@@ -355,6 +363,7 @@ def village(
     token: str | None,
     spectate: str | None,
     connect_timeout: float,
+    receipts: Path | None,
     players: int,
     variations: tuple[str, ...],
     deadline_ms: int | None,
@@ -378,4 +387,4 @@ def village(
         timeouts_ms=timeouts,
         bot_think_ms=bot_think_ms,
     )
-    run_player(GAMES["village"], opening, address, connect_timeout, organiser_token, tls)
+    run_player(GAMES["village"], opening, address, connect_timeout, organiser_token, tls, receipts)
