@@ -140,31 +140,37 @@ def print_explanation(explanation: Explanation) -> None:
         print_contenders(out, explanation.race)
 
 
-def print_contenders(out: Console, race: RaceEvidence) -> None:
+def print_contenders(out: Console, race: RaceEvidence, legend: bool = True) -> None:
     """A race's contenders, one line each, under a line saying how to read them."""
-    out.print(
-        Text(
-            f"Contenders in the order the match recorded them: server receive order, or "
-            f"commit order between server instances (stamped as its message was read on an "
-            f"open stream, or when its call was admitted; gap to the first received, a "
-            f"CLOSE CALL within the stamp precision; reaction: from the event the grab saw "
-            f"reaching its stream, SUSPECT under {race.human_limit_ms:g} ms):"
+    if legend:
+        out.print(
+            Text(
+                f"Contenders in the order the match recorded them: server receive order, or "
+                f"commit order between server instances (stamped as its message was read on "
+                f"an open stream, or when its call was admitted; gap to the first received, a "
+                f"CLOSE CALL within the stamp precision; reaction: from the event the grab "
+                f"saw reaching its stream, SUSPECT under {race.human_limit_ms:g} ms):"
+            )
         )
-    )
     for i, contender in enumerate(race.contenders):
         out.print(contender_line(contender, first=i == 0))
 
 
-@click.command(short_help="Why an event came out as it did: a grab race or a rule.")
-@click.argument("match_text", metavar="MATCH")
-@click.argument("version", type=click.IntRange(min=1))
-@click.option(
+#: ``--human-limit-ms``: where a reaction stops being a human's, for every command that
+#: flags one.
+human_limit_option = click.option(
     "--human-limit-ms",
     type=click.FloatRange(min=0),
     default=HUMAN_LIMIT_MS,
     show_default=True,
     help="Flag a grab whose reaction time is under this as suspect.",
 )
+
+
+@click.command(short_help="Why an event came out as it did: a grab race or a rule.")
+@click.argument("match_text", metavar="MATCH")
+@click.argument("version", type=click.IntRange(min=1))
+@human_limit_option
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
 @referee_option
 @click.pass_obj
