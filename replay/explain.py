@@ -7,7 +7,6 @@ rule outcome, the rule ids that decided it and the facts they used (each game's 
 
 from __future__ import annotations
 
-import copy
 import json
 from datetime import UTC, datetime
 from typing import Any
@@ -84,8 +83,7 @@ def _context(
     version: int,
     human_limit_ms: float,
 ) -> Context:
-    """The event at ``version`` in its match: the states around it are copies, kept
-    apart from the stepper, which then moves to whichever version ``at`` asks for."""
+    """The event at ``version`` in its match, whose states the stepper moves to."""
     if not 1 <= version <= stepper.last:
         raise ReplayError(
             f"there is no version {version}: this match has versions 1 to {stepper.last}"
@@ -95,9 +93,7 @@ def _context(
         stepper.goto(wanted)
         return stepper.state
 
-    before = copy.deepcopy(at(version - 1)) if version > 1 else None
-    after = copy.deepcopy(at(version))
-    return Context(version, events, before, after, human_limit_ms, at)
+    return Context(version, events, at, human_limit_ms)
 
 
 def contender_line(contender: Contender, first: bool = False) -> Text:

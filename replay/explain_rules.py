@@ -9,9 +9,11 @@ never decide anything again.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import cached_property
+from typing import Any, NamedTuple
 
 from domain.kernel.match import MatchAggregate
 from replay import format as fmt
@@ -27,12 +29,10 @@ class Context:
     version: int
     #: ``(version, event name, the event's own fields)`` of the whole match, in order.
     events: Sequence[tuple[int, str, dict[str, Any]]]
-    before: MatchAggregate | None
-    after: MatchAggregate
+    #: The state right after any version, to be read at once: the next call may move it
+    #: (what a race's opening is found with). ``before`` and ``after`` are kept copies.
+    at: Callable[[int], MatchAggregate]
     human_limit_ms: float = HUMAN_LIMIT_MS
-    #: The state right after any version, to be read at once (the next call may reuse
-    #: it): what a race's opening is found with. None: only ``before`` and ``after``.
-    at: Callable[[int], MatchAggregate] | None = None
 
     @property
     def name(self) -> str:
@@ -41,6 +41,16 @@ class Context:
     @property
     def fields(self) -> dict[str, Any]:
         return self.events[self.version - 1][2]
+
+    @cached_property
+    def before(self) -> MatchAggregate | None:
+        """The state right before the event (None before the first)."""
+        return copy.deepcopy(self.at(self.version - 1)) if self.version > 1 else None
+
+    @cached_property
+    def after(self) -> MatchAggregate:
+        """The state right after the event."""
+        return copy.deepcopy(self.at(self.version))
 
 
 #: What a contender's grab was to its race (JS-4.2, JS-5.2, JS-5.3, JS-6.1).
@@ -268,6 +278,30 @@ def _js_wrong_grabs(ctx: Context) -> RaceEvidence:
     )
 
 
+#: Events after which no race is open but one they may leave behind (RU: the grab that
+#: ends colour mode can leave a duel by shape, JS-6.3): a grab takes the totem and annuls
+#: every other race (JS-4.7), a wrong grab or a recycling empties the face-up piles.
+_JS_TAKEN = ("DuelWon", "ArrowsWon", "WrongGrab", "PilesRecycled", "Dealt")
+
+
+class _Table(NamedTuple):
+    """What decides whether a race is open: the visible cards and the open races."""
+
+    tops: dict[int, int]
+    duels: list[list[int]]
+    arrows: set[int]
+    annulled: list[list[int]]
+
+
+def _table(match: Any) -> _Table:
+    return _Table(
+        dict(match.visible()),
+        match.open_duels(),
+        set(match.open_arrows()),
+        [list(pair) for pair in match.annulled],
+    )
+
+
 def _opening(
     ctx: Context, decided: int, name: str, fields: dict[str, Any]
 ) -> tuple[int, list[int]]:
@@ -279,38 +313,47 @@ def _opening(
     duel is the winner's visible card with a loser's (the same cards, their pair not
     annulled, in one open duel: JS-4.1, JS-4.6); an arrows race, one of the inward-arrows
     cards open before the grab (JS-6.1). Read from the states the events built, never
-    decided again.
+    decided again: forwards from the last event that left no race open, then, should the
+    race have been open even then, backwards.
     """
-    if ctx.at is None or decided <= 1:
-        return max(decided - 1, 1), []
-    first = ctx.at(decided - 1)
-    if name == "DuelWon":
-        tops = first.visible()  # type: ignore[attr-defined]
-        winner = int(fields["winner"])
-        pairs = [(loser, tops[loser]) for loser in fields["losers"] if loser in tops]
-        key: tuple[Any, ...] = ("duel", winner, tops.get(winner), pairs)
-    else:
-        key = ("arrows", set(first.open_arrows()))  # type: ignore[attr-defined]
+    if decided <= 2:
+        return 1, []
+    start = max((v for v, n, _ in ctx.events[: decided - 1] if n in _JS_TAKEN), default=1)
+    tables = [_table(ctx.at(v)) for v in range(start, decided)]
+    key = _race_key(tables[-1], name, fields)
     opened = decided - 1
-    while opened > 1 and _still_open(ctx.at(opened - 1), key):
+    while opened > start and _still_open(tables[opened - 1 - start], key):
         opened -= 1
+    if opened == start:
+        while opened > 1 and _still_open(_table(ctx.at(opened - 1)), key):
+            opened -= 1
     left_open = [
         version for version, event, _ in ctx.events[opened : decided - 1] if event in _JS_RESETS
     ]
     return opened, left_open
 
 
-def _still_open(match: Any, key: tuple[Any, ...]) -> bool:
-    """Whether the race ``key`` names was open in ``match``."""
+def _race_key(table: _Table, name: str, fields: dict[str, Any]) -> tuple[Any, ...]:
+    """The race decided by the event ``name`` with ``fields``, on the table before it."""
+    if name == "DuelWon":
+        winner = int(fields["winner"])
+        pairs = [(loser, table.tops[loser]) for loser in fields["losers"] if loser in table.tops]
+        return ("duel", winner, table.tops.get(winner), pairs)
+    return ("arrows", table.arrows)
+
+
+def _still_open(table: _Table, key: tuple[Any, ...]) -> bool:
+    """Whether the race ``key`` names was open on ``table``."""
     if key[0] == "arrows":
-        return bool(key[1] & set(match.open_arrows()))
+        return bool(key[1] & table.arrows)
     _, winner, card, pairs = key
-    tops = match.visible()
-    if tops.get(winner) != card:
+    if table.tops.get(winner) != card:
         return False
-    duel: list[int] = next((d for d in match.open_duels() if winner in d), [])
+    duel: list[int] = next((d for d in table.duels if winner in d), [])
     return any(
-        seat in duel and tops.get(seat) == theirs and sorted((card, theirs)) not in match.annulled
+        seat in duel
+        and table.tops.get(seat) == theirs
+        and sorted((card, theirs)) not in table.annulled
         for seat, theirs in pairs
     )
 
