@@ -14,7 +14,7 @@ from test_replay_explain import explained, grab_stamp, run, save, scripted_match
 
 from replay.explain import race_evidence
 from replay.source import load
-from tests.service.helpers import INWARD, deal_for, symbol
+from tests.service.helpers import DECK, INWARD, deal_for, symbol
 
 #: Versions of a scripted match of three: created, three joins, the deal; then reveals.
 FIRST_REVEAL = 6
@@ -125,3 +125,23 @@ def test_js_4_2_js_5_3_js_5_2_each_grab_is_labelled_for_what_it_was(tmp_path: Pa
     data = explained(db, match.id, wrong)
     assert [(c["seat"], c["label"]) for c in data["contenders"]] == [(2, "wrong grab")]
     assert data["race"]["kind"] == "wrong" and data["race"]["winner"] is None
+
+
+def test_js_6_3_js_4_7_a_duel_by_colour_is_opened_by_the_coloured_arrows(tmp_path: Path) -> None:
+    """Seats 0 and 1 show two shapes of one colour: no duel (JS-4.1). Seat 2's coloured
+    arrows at v8 make colours duel (JS-6.3, ES): the duel opens there; seat 3's reveal at
+    v9 covers neither card and leaves it open (JS-4.7)."""
+    db = tmp_path / "t.db"
+    coloured = next(c.id for c in DECK.cards if c.kind.value == "COLOURED_ARROWS")
+    deal = deal_for(4, {0: [symbol(3, 0)], 1: [symbol(4, 0)], 2: [coloured], 3: [symbol(5, 1)]})
+    match = scripted_match(db, deal, players=4)
+    for seat in range(3):
+        match.reveal(seat, grab_stamp(10 + seat, 10 * seat))
+        assert bool(match.open_duels()) == (seat == 2)
+    opened = match.version
+    match.reveal(3, grab_stamp(13, 30))
+    match.grab(1, grab_stamp(14, 300, seen=opened))
+    save(db, match)
+
+    race = explained(db, match.id, match.version)["race"]
+    assert (race["opened"], race["left_open_by"]) == (opened, [opened + 1])
