@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from replay import format as fmt
-from replay.explain import human_limit_option, print_contenders, races
+from replay.explain import contender_line, human_limit_option, races
 from replay.explain_rules import Contender, RaceEvidence
 from replay.source import load
 from replay.step import HasStore
@@ -70,11 +70,18 @@ def reaction_summary(contenders: Iterable[Contender]) -> list[SeatReactions]:
     return summary
 
 
+def contenders_of(race: RaceEvidence) -> list[Contender]:
+    """The contenders ``disputes`` weighs for a race: the grabs its events recorded.
+
+    The one place where grabs the match keeps as evidence elsewhere (a refused grab, say)
+    would join them: merged in recorded order and timed again with
+    :func:`replay.explain_rules.ranked`, they then count in every mark and summary."""
+    return race.contenders
+
+
 def dispute(race: RaceEvidence, contenders: Sequence[Contender]) -> dict[str, Any]:
-    """What ``disputes`` says of one race, from the contenders given: the race's own
-    (``race.contenders``), or those with grabs kept as evidence elsewhere added (a
-    refused grab, say), in recorded order and timed by
-    :func:`replay.explain_rules.ranked`. The marks are taken from these contenders."""
+    """What ``disputes`` says of one race, from its contenders (:func:`contenders_of`):
+    every mark is taken from them."""
     return {
         "version": race.decided,
         "kind": race.kind,
@@ -101,12 +108,12 @@ class MatchDisputes:
     races: list[RaceEvidence]
 
     def entries(self) -> list[dict[str, Any]]:
-        return [dispute(race, race.contenders) for race in self.races]
+        return [dispute(race, contenders_of(race)) for race in self.races]
 
     def to_dict(self) -> dict[str, Any]:
         """What ``disputes --json`` prints for the match."""
         entries = self.entries()
-        contenders = [c for race in self.races for c in race.contenders]
+        contenders = [c for race in self.races for c in contenders_of(race)]
         return {
             "match_id": str(self.match_id),
             "game": self.game,
@@ -130,8 +137,8 @@ def match_disputes(match_id: UUID, records: list[Record], human_limit_ms: float)
     return MatchDisputes(match_id, type(created).GAME, human_limit_ms, found)
 
 
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else many or word + 's'}"
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word if n == 1 else word + 's'}"
 
 
 def print_match(out: Console, found: MatchDisputes) -> None:
@@ -149,7 +156,8 @@ def print_match(out: Console, found: MatchDisputes) -> None:
         return
     for race, entry in zip(found.races, data["races"], strict=True):
         out.print(_race_head(race, entry))
-        print_contenders(out, race, legend=False)
+        for i, contender in enumerate(contenders_of(race)):
+            out.print(contender_line(contender, first=i == 0))
     reactions = data["reactions"]
     if reactions:
         out.print(

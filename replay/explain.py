@@ -136,18 +136,17 @@ def print_explanation(explanation: Explanation) -> None:
         print_contenders(out, explanation.race)
 
 
-def print_contenders(out: Console, race: RaceEvidence, legend: bool = True) -> None:
+def print_contenders(out: Console, race: RaceEvidence) -> None:
     """A race's contenders, one line each, under a line saying how to read them."""
-    if legend:
-        out.print(
-            Text(
-                f"Contenders in the order the match recorded them: server receive order, or "
-                f"commit order between server instances (stamped as its message was read on "
-                f"an open stream, or when its call was admitted; gap to the first received, a "
-                f"CLOSE CALL within the stamp precision; reaction: from the event the grab "
-                f"saw reaching its stream, SUSPECT under {race.human_limit_ms:g} ms):"
-            )
+    out.print(
+        Text(
+            f"Contenders in the order the match recorded them: server receive order, or "
+            f"commit order between server instances (stamped as its message was read on an "
+            f"open stream, or when its call was admitted; gap to the first received, a "
+            f"CLOSE CALL within the stamp precision; reaction: from the event the grab saw "
+            f"reaching its stream, SUSPECT under {race.human_limit_ms:g} ms):"
         )
+    )
     for i, contender in enumerate(race.contenders):
         out.print(contender_line(contender, first=i == 0))
 
