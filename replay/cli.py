@@ -19,6 +19,7 @@ from rich.text import Text
 from domain.kernel.match import MatchAggregate, MatchStatus
 from replay import format as fmt
 from replay import games, json_output, step
+from replay.disputes import disputes
 from replay.explain import explain
 from replay.export import event_record
 from replay.export_command import export
@@ -335,3 +336,4 @@ main.add_command(step.step)
 main.add_command(explain)
 main.add_command(export)
 main.add_command(fork)
+main.add_command(disputes)
