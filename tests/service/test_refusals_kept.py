@@ -1,0 +1,101 @@
+"""Refused commands are kept as evidence beside their match, with their receive stamp
+and reason, and the match's receive numbers have no gap (docs/audit.md, "Refused
+commands"); the refusal writes nothing to the match (JS-5.3, JS-4.2)."""
+
+from __future__ import annotations
+
+import dataclasses
+from uuid import UUID
+
+import grpc
+import pytest
+
+from domain.kernel.refusals import refusal_log_id
+from replay.refusals import numbers_accounted, read_refusals
+from server.application import Arena
+from tests.service.helpers import INWARD, bearer, create_and_join, deal_for, grab, reveal, stub
+from tests.service.limits_helpers import LOOSE, serving
+from totem.v1 import match_service_pb2 as ms
+from totem.v1 import match_service_pb2_grpc
+
+
+async def _refused(
+    client: match_service_pb2_grpc.MatchServiceStub,
+    match_id: str,
+    token: str,
+    request: ms.ActRequest,
+    code: grpc.StatusCode,
+) -> None:
+    """Send ``request``, which must be refused with ``code`` and write nothing."""
+    before = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await client.Act(request, metadata=bearer(token))
+    assert refused.value.code() is code
+    after = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
+    assert after == before  # a refused command writes nothing to the match
+
+
+async def test_refused_grabs_of_a_race_are_kept_with_stamp_and_reason_and_no_number_is_missing(
+    store_env: dict[str, str],
+) -> None:
+    # Two commands per seat, none given back during the test; two records per seat kept.
+    limits = dataclasses.replace(
+        LOOSE, commands_per_second=0.001, command_burst=2, refusals_kept_per_seat=2
+    )
+    async with serving(store_env, limits) as running:
+        channel, client = stub(running.port)
+        async with channel:
+            deck = deal_for(2, {0: [INWARD]})
+            match_id, _, tokens = await create_and_join(
+                client, 2, prearranged_deal=deck, turn_timeout_ms=0
+            )
+            act = ms.ActRequest(match_id=match_id, jungle_speed=grab())
+            opened = await client.Act(
+                ms.ActRequest(match_id=match_id, jungle_speed=reveal()), metadata=bearer(tokens[0])
+            )  # the inward arrows open a race for everyone (JS-6.1)
+            # Seat 1 grabs claiming a version nobody has seen: refused, kept (#2).
+            bogus = ms.ActRequest(match_id=match_id, seen_version=999, jungle_speed=grab())
+            await _refused(client, match_id, tokens[1], bogus, grpc.StatusCode.INVALID_ARGUMENT)
+            won = await client.Act(act, metadata=bearer(tokens[0]))  # #3
+            late = await client.Act(act, metadata=bearer(tokens[1]))  # #4, a late grab (JS-5.3)
+            assert won.version == opened.version + 1 and late.version == won.version + 1
+            # Seat 1's commands are spent: refused (#5, its second record), then only
+            # counted three times; seat 0's own quota still keeps its refusal (#6).
+            exhausted = grpc.StatusCode.RESOURCE_EXHAUSTED
+            for _ in range(4):
+                await _refused(client, match_id, tokens[1], act, exhausted)
+            await _refused(client, match_id, tokens[0], act, exhausted)
+            final = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
+            assert final == late.version
+    # The server has stopped: its saves are done. The store is read as a judge would.
+    arena = Arena(store_env)
+    try:
+        found = read_refusals(arena, UUID(match_id))
+        events = arena.events_after(UUID(match_id))
+        assert arena.load_refusal_log(UUID(match_id)) is not None
+        assert refusal_log_id(UUID(match_id)) not in {e.match_id for e in arena.logged_matches()}
+    finally:
+        arena.close()
+    assert found.problems == []
+    assert [(r.receive, r.seat, r.code) for r in found.refusals] == [
+        (2, 1, "INVALID_ARGUMENT"),
+        (5, 1, "RESOURCE_EXHAUSTED"),
+        (6, 0, "RESOURCE_EXHAUSTED"),
+    ]
+    first = found.refusals[0]
+    assert first.action == "jungle_speed.grab" and first.command.startswith("jungle_speed {")
+    assert "seen_version 999" in first.message
+    assert first.version == opened.version  # refused while the race was open
+    assert first.stamp["seen_version"] == 999 and first.stamp["receive"] == 2
+    assert first.stamp["sequence"] > 0 and first.stamp["wall_ns"] > 0
+    assert "seat 1 sent more than" in found.refusals[1].message
+    assert found.refusals[2].version == late.version
+    assert found.not_kept == {1: 3} and found.quota == 2
+    # The events are the applied commands only, numbered 1, 3 and 4; with the refusals,
+    # every number from 1 to 6 is accounted for, each once.
+    assert len(events) == final
+    stamps = [getattr(e, "stamp", None) or {} for e in events]
+    numbered = sorted({s["receive"] for s in stamps if s.get("receive")})
+    assert numbered == [1, 3, 4]
+    assert numbers_accounted(numbered, found) == []
+    assert sorted(numbered + [r.receive for r in found.refusals]) == list(range(1, 7))
