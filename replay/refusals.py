@@ -119,7 +119,7 @@ def refusal_line(refusal: Refusal, viewer: Viewer) -> str:
     view = refusal_view(refusal, viewer)
     who = "the referee" if view["seat"] is None else f"seat {view['seat']}"
     why = view["code"] + (f" {view['rule']}" if view["rule"] else "")
-    text = f"#{view['receive']} {who}: {view.get('command', view['action'])}: {why}"
+    text = f"{who}: {view.get('command', view['action'])}: {why}"
     if "message" in view:
         text += f": {view['message']}"
     return f"{text} {fmt.stamp(view['stamp'])}".rstrip()
