@@ -59,6 +59,9 @@ async def test_refused_grabs_of_a_race_are_kept_with_stamp_and_reason_and_no_num
             won = await client.Act(act, metadata=bearer(tokens[0]))  # #3
             late = await client.Act(act, metadata=bearer(tokens[1]))  # #4, a late grab (JS-5.3)
             assert won.version == opened.version + 1 and late.version == won.version + 1
+            # Clients read the numbers in the stamps of the events they are sent.
+            assert won.events[0].jungle_speed.arrows_won.stamp.receive == 3
+            assert late.events[0].jungle_speed.late_grab.stamp.receive == 4
             # Seat 1's commands are spent: refused (#5, its second record), then only
             # counted three times; seat 0's own quota still keeps its refusal (#6).
             exhausted = grpc.StatusCode.RESOURCE_EXHAUSTED
