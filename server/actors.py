@@ -120,7 +120,7 @@ class MatchActor:
                 if not future.done():
                     future.set_exception(error)
                 if intake is not None and self.refusals is not None:
-                    self.refusals.keep(intake, error)  # after the answer
+                    self._keep(intake, error)
             else:
                 if not future.done():
                     future.set_result(outcome)
@@ -274,6 +274,15 @@ class MatchActor:
     def heard(self, version: int) -> None:
         """Another server instance saved this match up to ``version``."""
         self.heard_version = max(self.heard_version, version)
+
+    def _keep(self, intake: Intake, error: Exception) -> None:
+        """Keep a refused command, after its answer; whatever goes wrong there must not
+        stop the actor."""
+        assert self.refusals is not None
+        try:
+            self.refusals.keep(intake, error)
+        except Exception:
+            log.exception("match %s: a refused command was not kept", self.match_id)
 
     def _save_refusals(self) -> None:
         """The actor leaves: what its refusal log holds unsaved (counts beyond the

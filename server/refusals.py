@@ -112,7 +112,7 @@ class RefusalKeeper:
         saved soon. An error the service does not explain (an incident) is no refusal of
         the rules and is not kept."""
         refusal = to_service_error(error)
-        if refusal is None or not intake.kept or self.broken:
+        if refusal is None or not intake.kept or self.broken or not intake.stamp.receive:
             return
         if self.log is None:
             self.log = RefusalLog.open(self.match_id, self.quota)

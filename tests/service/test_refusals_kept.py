@@ -5,6 +5,7 @@ commands"); the refusal writes nothing to the match (JS-5.3, JS-4.2)."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import AsyncIterator
 from uuid import UUID
 
 import grpc
@@ -13,6 +14,7 @@ import pytest
 from domain.kernel.refusals import refusal_log_id
 from replay.refusals import numbers_accounted, read_refusals
 from server.application import Arena
+from server.serve import RunningServer
 from tests.service.helpers import INWARD, bearer, create_and_join, deal_for, grab, reveal, stub
 from tests.service.limits_helpers import LOOSE, serving
 from totem.v1 import match_service_pb2 as ms
@@ -102,3 +104,38 @@ async def test_refused_grabs_of_a_race_are_kept_with_stamp_and_reason_and_no_num
     assert numbered == [1, 3, 4]
     assert numbers_accounted(numbered, found) == []
     assert sorted(numbered + [r.receive for r in found.refusals]) == list(range(1, 7))
+
+
+async def test_js_3_1_a_command_refused_on_a_play_stream_is_kept_with_its_rule(
+    server: RunningServer,
+) -> None:
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, _, tokens = await create_and_join(
+            client, 3, turn_timeout_ms=0, prearranged_deal=deal_for(3, {})
+        )
+
+        async def requests() -> AsyncIterator[ms.PlayRequest]:
+            for _ in range(2):  # seat 0 reveals, then reveals again out of turn
+                yield ms.PlayRequest(act=ms.ActRequest(match_id=match_id, jungle_speed=reveal()))
+
+        call = client.Play(requests(), metadata=bearer(tokens[0]))
+        answers = [answer async for answer in call]
+        # A token of another match is no seat of this one: refused, not kept.
+        with pytest.raises(grpc.aio.AioRpcError):
+            await client.Act(
+                ms.ActRequest(match_id=match_id, jungle_speed=reveal()), metadata=bearer("nobody")
+            )
+        version = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
+        # Kept after the answer: the next applied command's save carries it at the latest.
+        await client.Act(
+            ms.ActRequest(match_id=match_id, jungle_speed=reveal()), metadata=bearer(tokens[1])
+        )
+    assert [a.WhichOneof("outcome") for a in answers] == ["applied", "refused"]
+    found = read_refusals(server.app, UUID(match_id))
+    assert [(r.receive, r.seat, r.version, r.rule) for r in found.refusals] == [
+        (2, 0, version, "JS-3.1")
+    ]
+    assert found.refusals[0].message == answers[1].refused.message.removeprefix("JS-3.1: ")
+    assert found.refusals[0].stamp["on_stream"] is True
+    assert found.quota == 100 and found.not_kept == {} and found.problems == []
