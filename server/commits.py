@@ -14,6 +14,10 @@ saves that arrive wait, and all of them go together in the next transaction. The
 timer: a batch is whatever arrived during the previous save, so it grows with the load
 and is a single match when the server is quiet.
 
+A match's save may carry events of other aggregates with it (its refusal log's,
+:mod:`server.refusals`), in the same transaction; a refusal log's events may also be
+saved alone, as a caller of their own.
+
 A batch that fails is saved again one match at a time, so that a match whose version
 another server instance wrote first (``IntegrityError``, which its actor answers by
 loading the match again and deciding again) costs the other matches nothing, and only
@@ -62,6 +66,11 @@ class _Waiting:
         return ([self.match] if self.match is not None else []) + list(self.also)
 
 
+def _is_aggregate(obj: Any) -> bool:
+    """An aggregate, with pending events, rather than an event saved as it is."""
+    return hasattr(obj, "collect_events")
+
+
 class Committer:
     """Saves matches for their actors, several in one transaction when they wait at the
     same time. ``together=False`` saves each alone in a store thread, as the server did
@@ -100,13 +109,13 @@ class Committer:
         has their recordings once committed, or what saving them alone raised
         (``IntegrityError`` on a conflict). A caller must not save the same match again
         before it is done."""
-        waiting = _Waiting(match, also, asyncio.get_running_loop().create_future())
         if not self.together:
             self.transactions += 1
             self.saved += 1
-            return self.threads.submit(self.app.save, *waiting.objects())
-        future = waiting.future
-        self._waiting.append(waiting)
+            objects = ([match] if match is not None else []) + list(also)
+            return self.threads.submit(self.app.save, *objects)
+        future: asyncio.Future[list[Recording[UUID]]] = asyncio.get_running_loop().create_future()
+        self._waiting.append(_Waiting(match, also, future))
         if self._saving is None:
             self._begin()
         return future
@@ -159,7 +168,7 @@ class Committer:
         if that fails, save each caller's alone."""
         if len(batch) == 1:
             return [self._save_alone(batch[0])]
-        matches = [o for objects in batch for o in objects if isinstance(o, MatchAggregate)]
+        matches = [o for objects in batch for o in objects if _is_aggregate(o)]
         # The library collects (removes) the pending events before it writes them: keep
         # them, to give them back to their matches should the transaction fail.
         pending = [list(m.pending_events) for m in matches]
@@ -174,7 +183,7 @@ class Committer:
         caller: dict[Any, int] = {}
         for index, objects in enumerate(batch):
             for o in objects:
-                caller[o.id if isinstance(o, MatchAggregate) else o.originator_id] = index
+                caller[o.id if _is_aggregate(o) else o.originator_id] = index
         own: list[list[Recording[UUID]]] = [[] for _ in batch]
         for recording in recordings:
             own[caller[recording.domain_event.originator_id]].append(recording)
