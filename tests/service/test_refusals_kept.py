@@ -4,6 +4,7 @@ commands"); the refusal writes nothing to the match (JS-5.3, JS-4.2)."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
 from uuid import UUID
@@ -139,3 +140,57 @@ async def test_js_3_1_a_command_refused_on_a_play_stream_is_kept_with_its_rule(
     assert found.refusals[0].message == answers[1].refused.message.removeprefix("JS-3.1: ")
     assert found.refusals[0].stamp["on_stream"] is True
     assert found.quota == 100 and found.not_kept == {} and found.problems == []
+
+
+async def test_js_4_2_grabs_sent_at_once_some_refused_leave_every_receive_number_once(
+    server: RunningServer,
+) -> None:
+    """Six seats grab at once in an inward-arrows race (JS-6.1), three of them naming a
+    version nobody has seen: refused while the others are applied, in one receive order
+    that numbers them all."""
+    players = 6
+    channel, client = stub(server.port)
+    async with channel:
+        deck = deal_for(players, {0: [INWARD]})
+        match_id, _, tokens = await create_and_join(
+            client, players, prearranged_deal=deck, turn_timeout_ms=0
+        )
+        opened = await client.Act(
+            ms.ActRequest(match_id=match_id, jungle_speed=reveal()), metadata=bearer(tokens[0])
+        )
+        channels = [stub(server.port) for _ in tokens]
+        try:
+            answers = await asyncio.gather(
+                *(
+                    grabber.Act(
+                        ms.ActRequest(
+                            match_id=match_id,
+                            seen_version=999 if seat % 2 else 0,
+                            jungle_speed=grab(),
+                        ),
+                        metadata=bearer(token),
+                    )
+                    for seat, ((_, grabber), token) in enumerate(zip(channels, tokens, strict=True))
+                ),
+                return_exceptions=True,
+            )
+        finally:
+            for grab_channel, _ in channels:
+                await grab_channel.close()
+        # An applied command after them: its save carries every refusal not saved yet.
+        turn = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).jungle_speed.turn
+        await client.Act(
+            ms.ActRequest(match_id=match_id, jungle_speed=reveal()), metadata=bearer(tokens[turn])
+        )
+    refused = [a for a in answers if isinstance(a, grpc.aio.AioRpcError)]
+    assert len(refused) == 3 and all(a.code() is grpc.StatusCode.INVALID_ARGUMENT for a in refused)
+    found = read_refusals(server.app, UUID(match_id))
+    assert sorted(r.seat for r in found.refusals) == [1, 3, 5]
+    assert all(r.version >= opened.version for r in found.refusals)
+    events = server.app.events_after(UUID(match_id))
+    stamps = [getattr(e, "stamp", None) or {} for e in events]
+    numbered = sorted({s["receive"] for s in stamps if s.get("receive")})
+    kept = [r.receive for r in found.refusals]
+    # The reveal, six grabs and the last reveal: 1 to 8, each once, events or refusals.
+    assert sorted(numbered + kept) == list(range(1, 9))
+    assert numbers_accounted(numbered, found) == []
