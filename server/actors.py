@@ -344,7 +344,7 @@ class MatchActor:
 
     def _unsaved(self, refused: list[Any]) -> None:
         if self.refusals is not None:
-            self.refusals.saved(refused, ok=False)
+            self.refusals.not_saved(refused)
 
     # ---- the match timer -------------------------------------------------------
 

@@ -1,9 +1,10 @@
 """Refused commands kept as evidence, and the receive numbers of a match's commands.
 
-A command that reaches a match's actor with a valid token is an :class:`Intake`: its
-receive stamp, who sent it, and what it said in short. The actor numbers it when it runs
-(:meth:`RefusalKeeper.number`): one more than the last number the match's events or its
-refusal log hold, so the numbers follow the actor's order, which is the receive order.
+Every ``Act`` (or ``Play`` command) travels to its match's actor with an :class:`Intake`:
+its receive stamp, who sent it once the token is found valid, and what it said in short.
+The actor numbers it when it runs (:meth:`RefusalKeeper.number`): one more than the last
+number the match's events or its refusal log hold, so the numbers follow the actor's
+order, which is the receive order.
 If the command is refused, the keeper records it in the match's refusal log
 (:mod:`domain.kernel.refusals`), after the command's answer, and nothing is written to
 the match.
@@ -146,7 +147,8 @@ class RefusalKeeper:
 
     def take(self) -> list[Any]:
         """The log's events not saved yet (the counts beyond the quota written first), to
-        save with the match's events: the caller says how it went (:meth:`saved`)."""
+        save with the match's events; a caller whose save failed gives them back
+        (:meth:`not_saved`)."""
         if self.log is not None:
             for seat, more in self._uncounted.items():
                 self.log.count_not_kept(seat, more)
@@ -155,11 +157,9 @@ class RefusalKeeper:
         taken, self._unsaved = self._unsaved, []
         return taken
 
-    def saved(self, events: list[Any], ok: bool) -> None:
-        """A save carrying ``events`` (from :meth:`take`) succeeded, or not: those are
-        saved again with the next."""
-        if not ok and events:
-            self._unsaved[:0] = events
+    def not_saved(self, events: list[Any]) -> None:
+        """A save carrying ``events`` (from :meth:`take`) failed: they go with the next."""
+        self._unsaved[:0] = events
 
     async def _save(self) -> None:
         events = self.take()
