@@ -18,7 +18,7 @@ from rich.text import Text
 
 from domain.kernel.match import MatchAggregate, MatchStatus
 from replay import format as fmt
-from replay import games, json_output, step
+from replay import games, json_output, refusals, step
 from replay.disputes import disputes
 from replay.explain import explain
 from replay.export import event_record
@@ -228,6 +228,7 @@ def _options(match: MatchAggregate) -> str:
 @click.option("--to", "last", type=click.IntRange(min=1), help="Last version to show.")
 @click.option("--seat", type=click.IntRange(min=0), help="Each event as this seat's player saw it.")
 @click.option("--spectator", is_flag=True, help="Each event as a spectator saw it.")
+@click.option("--refused", "with_refused", is_flag=True, help="With --json, refused commands too.")
 @step.referee_option
 @click.pass_obj
 def events(
@@ -239,6 +240,7 @@ def events(
     seat: int | None,
     spectator: bool,
     referee: bool,
+    with_refused: bool,
 ) -> None:
     """One line per event: version, time (UTC), name and what it did (referee view).
 
@@ -250,9 +252,15 @@ def events(
     own redaction; with --json each line then holds only version, name, timestamp and
     that viewer's view (no hashed fields, which would tell what the viewer could not see).
     A match still in play is shown as a spectator sees it unless --referee is given.
+
+    Commands the server refused (kept in the store beside the match, not in a bundle)
+    are shown after the event they followed, marked REFUSED, with their receive number;
+    with --json, only if --refused is given, as {"refused": ...} lines. Another seat's
+    refused command shows its kind and rule, not its arguments or message.
     """
     loaded = load(settings.db, match_text)
     seen = step.viewer_of(seat, spectator, referee, loaded.live)
+    shown = refusals.Interleaved(settings.db, loaded, seen.viewer, first, as_json, with_refused)
     out = console()
     records = loaded.records
     if seen.seat is not None:
@@ -262,6 +270,7 @@ def events(
         version = event.originator_version
         if first is not None and version < first:
             continue
+        shown.before(version)
         if as_json and seen.viewer.sees_everything:
             click.echo(json.dumps(event_record(match, event), ensure_ascii=False))
             continue
@@ -274,6 +283,7 @@ def events(
         line.append(f"{name:<15}", style="bold")
         line.append(f" {games.summary(match, name, view)}")
         out.print(line)
+    shown.end(last)
 
 
 @main.command(short_help="The state after event VERSION, as a viewer saw it.")

@@ -30,6 +30,7 @@ from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import Environment, EnvType
 
 from domain.kernel.match import MatchAggregate, is_final
+from domain.kernel.refusals import RefusalLog, refusal_log_id
 from server.summaries import Summary, SummaryRecorder, summary_of
 from server.threads import StoreThreads
 
@@ -266,6 +267,15 @@ class Arena(Application[UUID]):
         if not isinstance(match, MatchAggregate):
             raise MatchNotFound(match_id)
         return match
+
+    def load_refusal_log(self, match_id: UUID) -> RefusalLog | None:
+        """The refusal log of a match (:mod:`domain.kernel.refusals`), or None if the
+        match has refused no command that was kept."""
+        try:
+            found: object = self.repository.get(refusal_log_id(match_id))
+        except AggregateNotFoundError:
+            return None
+        return found if isinstance(found, RefusalLog) else None
 
     def events_after(self, match_id: UUID, after_version: int = 0) -> list[Any]:
         """Stored events of a match with a version greater than ``after_version``."""

@@ -209,6 +209,15 @@ def main() -> None:
     "(env TOTEM_IDLE_ACTOR_SECONDS).",
 )
 @click.option(
+    "--refusals-kept-per-seat",
+    type=click.IntRange(min=0),
+    envvar=ENV_NAMES["refusals_kept_per_seat"],
+    default=Limits.refusals_kept_per_seat,
+    show_default=True,
+    help="Refused commands kept as evidence per seat of a match (and for its referee); "
+    "beyond, they are only counted (env TOTEM_REFUSALS_KEPT_PER_SEAT).",
+)
+@click.option(
     "--instance",
     envvar="TOTEM_INSTANCE",
     default=None,
@@ -239,6 +248,7 @@ def serve(
     max_concurrent_calls: int,
     pending_calls: int,
     idle_actor_seconds: float,
+    refusals_kept_per_seat: int,
     instance: str | None,
     log_level: str,
 ) -> None:
@@ -277,6 +287,7 @@ def serve(
         max_concurrent_calls=max_concurrent_calls,
         pending_calls=pending_calls,
         idle_actor_s=idle_actor_seconds,
+        refusals_kept_per_seat=refusals_kept_per_seat,
     )
     from server.serve import ServerTls, serve_forever
 

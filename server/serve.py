@@ -236,6 +236,7 @@ async def start(
         signer=signer,
         waiting_expiry_ms=waiting_expiry_ms,
         idle_seconds=limits.idle_actor_s,
+        refusal_quota=limits.refusals_kept_per_seat,
     )
     if cluster is not None:
         await cluster.start(actors)  # before recovery: no write of another is missed

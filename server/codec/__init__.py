@@ -134,6 +134,7 @@ def stamp_message(data: dict[str, Any]) -> common_pb2.ReceiveStamp:
         seen_sent_monotonic_ns=data.get("seen_sent_monotonic_ns", 0),
         instance=data.get("instance", ""),
         on_stream=data.get("on_stream", False),
+        receive=data.get("receive", 0),
     )
 
 
