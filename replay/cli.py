@@ -23,6 +23,7 @@ from replay.explain import explain
 from replay.export import event_record
 from replay.export_command import export
 from replay.fork import fork
+from replay.ruling import ruling
 from replay.source import load
 from replay.store import (
     ReplayError,
@@ -335,3 +336,4 @@ main.add_command(step.step)
 main.add_command(explain)
 main.add_command(export)
 main.add_command(fork)
+main.add_command(ruling)

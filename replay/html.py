@@ -63,6 +63,7 @@ def page(
     if match is None:
         raise ReplayError("the match has no events to show")
     signature = signature_of(last)
+    ended = type(last).__name__ == "MatchEnded"
     data = {
         "match_id": str(match.id),
         "game": type(match).GAME,
@@ -75,7 +76,9 @@ def page(
         TEMPLATE.replace("@TITLE@", html.escape(title))
         .replace("@CSS@", PAGE_CSS + BOARD_CSS + html_parts.CSS)
         .replace("@VERIFICATION@", html_parts.verification_html(verification, WHEN))
-        .replace("@SIGNATURE@", html_parts.signature_html(str(match.id), match.digest, signature))
+        .replace(
+            "@SIGNATURE@", html_parts.signature_html(str(match.id), match.digest, signature, ended)
+        )
         .replace("@RACES@", "".join(races))
         .replace("@JS@", BOARD_SCRIPT + html_check.SCRIPT + STEP_SCRIPT)
         .replace("@DATA@", script_json(data))

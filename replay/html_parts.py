@@ -113,12 +113,15 @@ def _contender_row(c: dict[str, Any]) -> str:
     )
 
 
-def signature_html(match_id: str, digest: str, signature: dict[str, str] | None) -> str:
+def signature_html(
+    match_id: str, digest: str, signature: dict[str, str] | None, ended: bool
+) -> str:
     """The match digest and the server's signature over it, in full, to be compared
     with the key the operator publishes (``totem server-key``)."""
     rows = [("Match", match_id), ("Match digest", digest)]
     if signature is None:
-        rows.append(("Signature", "none: the match has not ended, or was not signed"))
+        why = "MatchEnded carries no server signature" if ended else "the match has not ended"
+        rows.append(("Signature", f"none: {why}"))
     else:
         rows.append(("Server public key (Ed25519)", signature["public_key"]))
         rows.append(("Signature (Ed25519)", signature["signature"]))

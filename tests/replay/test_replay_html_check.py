@@ -40,6 +40,10 @@ class SignedPage:
 
 @pytest.fixture
 def signed_page(run: Run, tmp_path: Path) -> SignedPage:
+    return signed_export(run, tmp_path)
+
+
+def signed_export(run: Run, tmp_path: Path) -> SignedPage:
     """The HTML page of an ended Jungle Speed match signed by the server's key."""
     db = tmp_path / "signed.db"
     key = load_or_create(tmp_path / "server.key")
