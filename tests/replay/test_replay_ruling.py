@@ -136,3 +136,19 @@ def test_the_sheet_renders_in_chromium(run: Run, store: Store, tmp_path: Path) -
     board = dom.split('<div id="board"', 1)[1].split('<pre id="lines"', 1)[0]
     drawn = [html.unescape(c) for c in re.findall(r' data-check="([^"]+)"', board)]
     assert drawn == js_checks(state)
+
+
+def test_a_bundle_makes_the_same_sheet(run: Run, store: Store, tmp_path: Path) -> None:
+    """A judge given only the audit bundle makes the sheet the store makes."""
+    match = store.ended
+    version = race_version(run, match.id)
+    bundle = tmp_path / "match.jsonl"
+    assert run("export", match.id, "-o", bundle).exit_code == 0
+    sheets = []
+    for source in (str(match.id), str(bundle)):
+        sheet = tmp_path / "ruling.html"
+        made = run("ruling", source, version, "--note", NOTE, "-o", sheet)
+        assert made.exit_code == 0, made.output
+        sheets.append(re.sub(r"<th>Sheet made</th><td>[^<]*</td>", "", sheet.read_text()))
+    assert sheets[0] == sheets[1]
+    assert 'data-ok="true"' in sheets[1] and 'class="contenders"' in sheets[1]
