@@ -19,13 +19,16 @@ from typing import Any
 from uuid import UUID
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from replay_support import Run, Store, change_byte, digit_offset, open_store, stored_state
 from test_replay_html import dump_dom
 from test_replay_signature import signed_match
 
 from domain.kernel.chain import GENESIS_DIGEST
+from domain.kernel.signing import signed_message
 from replay.html import script_json
-from server.keys import ServerKey, load_or_create
+from server.keys import ServerKey, fingerprint, load_or_create
 
 DATA_OPEN = '<script type="application/json" id="match-data">'
 
@@ -285,3 +288,26 @@ def test_a_page_from_a_damaged_store_is_tampered_where_verify_says(
     assert run("export", match.id, "--html", "-o", page).exit_code == 0
     verdict = checked(page.read_text(encoding="utf-8"), tmp_path, "damaged")
     assert verdict.status == "tampered" and verdict.first_bad == version, verdict
+
+
+def test_a_forgery_re_signed_by_another_key_names_that_key(
+    signed_page: SignedPage, tmp_path: Path
+) -> None:
+    """A forger with a key of their own can re-chain and re-sign: the page then holds
+    together, and only the key's fingerprint, compared with the one the operator
+    publishes (`totem server-key`), shows it is not the server's."""
+    forger = Ed25519PrivateKey.generate()
+    raw = forger.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    version = revealed_version(data_of(signed_page.text))
+
+    def forge(data: dict[str, Any]) -> None:
+        change_stamp(data, version)
+        rechain(data, version)
+        last = data["frames"][-1]
+        message = signed_message(signed_page.match_id, last["version"], last["digest"])
+        data["signature"] = {"signature": forger.sign(message).hex(), "public_key": raw.hex()}
+
+    verdict = checked(edited(signed_page.text, forge), tmp_path, "resigned")
+    assert verdict.status == "verified", verdict
+    assert fingerprint(raw) in verdict.detail
+    assert signed_page.key.fingerprint not in verdict.detail
