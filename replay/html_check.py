@@ -6,7 +6,8 @@ with; the page holds the server's signature of the match digest and its public k
 script below recomputes every digest with WebCrypto's SHA-256, follows ``prev_digest``
 from the genesis digest, and checks the Ed25519 signature of the signed message
 (:func:`domain.kernel.signing.signed_message`) with WebCrypto's Ed25519: the same checks
-as ``verify``'s chain and signature, by code independent of the tool's. An edited event
+as ``verify``'s chain and signature, by code independent of the tool's. Opened as
+``FILE.html#key=HEX``, the signature must be by that key, as with ``verify --key``. An edited event
 shows as tampered at its version; an event edited and re-chained, as a signature that
 fails. What the page draws at each version was computed from these events when the page
 was made; the browser checks the events, not the drawing (``totem-replay verify`` on the
@@ -79,6 +80,11 @@ async function checkChain(frames, matchId) {
   }
   return {bad: null, digest: previous};
 }
+function expectedKey() {
+  // ``#key=HEX``: the server's public key as the operator publishes it, given by the reader.
+  const found = /(?:^#|&)key=([0-9a-fA-F]{64})(?:&|$)/.exec(location.hash);
+  return found ? found[1].toLowerCase() : null;
+}
 async function checkSignature(frames, signature) {
   const last = frames[frames.length - 1];
   const fields = JSON.parse(last.canonical);
@@ -96,6 +102,12 @@ async function checkSignature(frames, signature) {
     return {status: "failed", text: "the signature or the public key is not hex"};
   }
   const fingerprint = "SHA256:" + (await sha256(keyBytes)).slice(0, 16);
+  const expected = expectedKey();
+  if (expected !== null && expected !== signature.public_key.toLowerCase()) {
+    const wanted = "SHA256:" + (await sha256(bytesOf(expected))).slice(0, 16);
+    return {status: "failed", text: "MatchEnded is signed by key " + fingerprint +
+      ", not by the expected key " + wanted};
+  }
   try {
     key = await crypto.subtle.importKey("raw", keyBytes, {name: "Ed25519"}, false, ["verify"]);
   } catch (err) {
@@ -112,7 +124,9 @@ async function checkSignature(frames, signature) {
       "by key " + fingerprint + ": the signature or the match was forged"};
   }
   return {status: "ok", text: "valid Ed25519 signature of the match digest by key " +
-    fingerprint + " (compare it with the key the operator publishes: totem server-key)"};
+    fingerprint + (expected !== null ? " (the expected key)" : " (the key recorded in the " +
+    "page: compare it with the key the operator publishes, totem server-key, or open the " +
+    "page as FILE.html#key=HEX)")};
 }
 async function checkPage(data) {
   const frames = data.frames;

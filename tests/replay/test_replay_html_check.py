@@ -99,11 +99,15 @@ class _Reader(HTMLParser):
                 self.text[name] += data
 
 
-def checked(text: str, tmp_path: Path, name: str, at: int | None = None) -> Verdict:
-    """Open the page in Chromium (at version ``at``) and read its check's verdict."""
+def checked(
+    text: str, tmp_path: Path, name: str, at: int | None = None, key: str | None = None
+) -> Verdict:
+    """Open the page in Chromium (at version ``at``, expecting ``key``) and read its
+    check's verdict."""
     page = tmp_path / f"{name}.html"
     page.write_text(text, encoding="utf-8")
-    dom = dump_dom(page.as_uri() + (f"#v={at}" if at else ""), tmp_path)
+    fragment = "&".join(([f"v={at}"] if at else []) + ([f"key={key}"] if key else []))
+    dom = dump_dom(page.as_uri() + (f"#{fragment}" if fragment else ""), tmp_path)
     reader = _Reader()
     reader.feed(dom)
     check = reader.attrs["check"]
@@ -307,7 +311,19 @@ def test_a_forgery_re_signed_by_another_key_names_that_key(
         message = signed_message(signed_page.match_id, last["version"], last["digest"])
         data["signature"] = {"signature": forger.sign(message).hex(), "public_key": raw.hex()}
 
-    verdict = checked(edited(signed_page.text, forge), tmp_path, "resigned")
+    forged = edited(signed_page.text, forge)
+    verdict = checked(forged, tmp_path, "resigned")
     assert verdict.status == "verified", verdict
     assert fingerprint(raw) in verdict.detail
     assert signed_page.key.fingerprint not in verdict.detail
+    # Opened with the server's key, as published, the forgery fails, as `verify --key`.
+    server = signed_page.key.public_bytes.hex()
+    against = checked(forged, tmp_path, "resigned-key", key=server)
+    assert against.status == "signature-fails", against
+    assert (
+        f"MatchEnded is signed by key {fingerprint(raw)}, not by the expected key "
+        f"{signed_page.key.fingerprint}" in against.detail
+    )
+    intact = checked(signed_page.text, tmp_path, "intact-key", at=5, key=server)
+    assert intact.status == "verified", intact
+    assert f"{signed_page.key.fingerprint} (the expected key)" in intact.detail
