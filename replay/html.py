@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -72,17 +73,22 @@ def page(
         "frames": shown,
     }
     title = f"Totem Arena replay: {type(match).GAME} match {match.id}"
-    return (
-        TEMPLATE.replace("@TITLE@", html.escape(title))
-        .replace("@CSS@", PAGE_CSS + BOARD_CSS + html_parts.CSS)
-        .replace("@VERIFICATION@", html_parts.verification_html(verification, WHEN))
-        .replace(
-            "@SIGNATURE@", html_parts.signature_html(str(match.id), match.digest, signature, ended)
-        )
-        .replace("@RACES@", "".join(races))
-        .replace("@JS@", BOARD_SCRIPT + html_check.SCRIPT + STEP_SCRIPT)
-        .replace("@DATA@", script_json(data))
+    return fill(
+        TEMPLATE,
+        TITLE=html.escape(title),
+        CSS=PAGE_CSS + BOARD_CSS + html_parts.CSS,
+        VERIFICATION=html_parts.verification_html(verification, WHEN),
+        SIGNATURE=html_parts.signature_html(str(match.id), match.digest, signature, ended),
+        RACES="".join(races),
+        JS=BOARD_SCRIPT + html_check.SCRIPT + STEP_SCRIPT,
+        DATA=script_json(data),
     )
+
+
+def fill(template: str, **parts: str) -> str:
+    """The template with each ``@NAME@`` replaced by its part, in one pass: a part (which
+    may hold stored text, such as a player's name) is never searched for another."""
+    return re.sub(r"@([A-Z_]+)@", lambda found: parts[found.group(1)], template)
 
 
 #: When the page's verification was computed, as its heading says it.

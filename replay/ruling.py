@@ -21,7 +21,7 @@ import click
 
 from replay import html_parts
 from replay.evidence import race_evidence, signature_of, verification
-from replay.html import BOARD_CSS, BOARD_SCRIPT, frame, script_json
+from replay.html import BOARD_CSS, BOARD_SCRIPT, fill, frame, script_json
 from replay.source import load
 from replay.step import referee_option, require_referee
 from replay.store import Record, ReplayError, walk
@@ -112,21 +112,20 @@ def sheet(
         if note.strip()
         else '<p class="note-text empty">(no note)</p>'
     )
-    return (
-        TEMPLATE.replace("@TITLE@", escape(title))
-        .replace("@CSS@", SHEET_CSS + BOARD_CSS + html_parts.CSS)
-        .replace("@FACTS@", rows)
-        .replace("@NOTE@", note_html)
-        .replace("@LINES@", escape("\n".join(shown["lines"])))
-        .replace("@RACE@", html_parts.race_html(race) if race is not None else _no_race(shown))
-        .replace("@VERIFICATION@", html_parts.verification_html(report, WHEN))
-        .replace(
-            "@SIGNATURE@", html_parts.signature_html(match_id, digest, signature_of(last), ended)
-        )
-        .replace("@EVENT_DIGEST@", escape(str(shown["digest"])))
-        .replace("@CANONICAL@", escape(shown["canonical"]))
-        .replace("@JS@", BOARD_SCRIPT + DRAW_SCRIPT)
-        .replace("@DATA@", script_json(data))
+    return fill(
+        TEMPLATE,
+        TITLE=escape(title),
+        CSS=SHEET_CSS + BOARD_CSS + html_parts.CSS,
+        FACTS=rows,
+        NOTE=note_html,
+        LINES=escape("\n".join(shown["lines"])),
+        RACE=html_parts.race_html(race) if race is not None else _no_race(shown),
+        VERIFICATION=html_parts.verification_html(report, WHEN),
+        SIGNATURE=html_parts.signature_html(match_id, digest, signature_of(last), ended),
+        EVENT_DIGEST=escape(str(shown["digest"])),
+        CANONICAL=escape(shown["canonical"]),
+        JS=BOARD_SCRIPT + DRAW_SCRIPT,
+        DATA=script_json(data),
     )
 
 

@@ -152,3 +152,17 @@ def test_a_bundle_makes_the_same_sheet(run: Run, store: Store, tmp_path: Path) -
         sheets.append(re.sub(r"<th>Sheet made</th><td>[^<]*</td>", "", sheet.read_text()))
     assert sheets[0] == sheets[1]
     assert 'data-ok="true"' in sheets[1] and 'class="contenders"' in sheets[1]
+
+
+def test_a_note_is_shown_never_obeyed(run: Run, store: Store, tmp_path: Path) -> None:
+    """A note that looks like markup or like one of the sheet's own placeholders is
+    printed as typed: no element, no script, nothing put in its place."""
+    note = "@JS@ @DATA@ @LINES@ </script><script>alert(1)</script>"
+    sheet = tmp_path / "ruling.html"
+    made = run(
+        "ruling", store.ended.id, race_version(run, store.ended.id), "--note", note, "-o", sheet
+    )
+    assert made.exit_code == 0, made.output
+    text = sheet.read_text(encoding="utf-8")
+    assert f'<p class="note-text">{html.escape(note)}</p>' in text
+    assert text.count("<script") == 2 and "alert(1)</script>" not in text
