@@ -9,11 +9,12 @@ from __future__ import annotations
 import html
 import json
 import re
+import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
 from replay_support import Run, Store, change_byte, digit_offset, json_lines, stored_state
-from test_replay_html import dump_dom, js_checks
+from test_replay_html import browser, dump_dom, js_checks
 from test_replay_html_check import signed_export
 
 NOTE = 'Seat 1 says <she> grabbed first & the bot was "too fast"'
@@ -136,6 +137,26 @@ def test_the_sheet_renders_in_chromium(run: Run, store: Store, tmp_path: Path) -
     board = dom.split('<div id="board"', 1)[1].split('<pre id="lines"', 1)[0]
     drawn = [html.unescape(c) for c in re.findall(r' data-check="([^"]+)"', board)]
     assert drawn == js_checks(state)
+    # And it prints: Chromium makes a PDF of it with the sheet's print styles.
+    pdf = tmp_path / "ruling.pdf"
+    printed = subprocess.run(
+        [
+            browser(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'print-profile'}",
+            "--no-pdf-header-footer",
+            f"--print-to-pdf={pdf}",
+            sheet.as_uri(),
+        ],
+        capture_output=True,
+        timeout=300,  # a guard against a hung browser, not a measure of speed
+        check=False,
+    )
+    assert pdf.exists(), printed.stderr[-2000:]
+    assert pdf.read_bytes().startswith(b"%PDF-")
 
 
 def test_a_bundle_makes_the_same_sheet(run: Run, store: Store, tmp_path: Path) -> None:
