@@ -24,6 +24,7 @@ from replay.explain import explain
 from replay.export import event_record
 from replay.export_command import export
 from replay.fork import fork
+from replay.ruling import ruling
 from replay.source import load
 from replay.store import (
     ReplayError,
@@ -347,3 +348,4 @@ main.add_command(explain)
 main.add_command(export)
 main.add_command(fork)
 main.add_command(disputes)
+main.add_command(ruling)
