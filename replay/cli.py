@@ -1,7 +1,9 @@
 """``totem-replay``: list, show, step through and verify stored matches.
 
 Reads the store of ``totem serve`` read-only, with or without the server running.
-Errors are one line on stderr and exit status 2; ``verify`` exits 1 when a check fails.
+Errors are one line on stderr and exit status 2; ``verify`` exits 1 when a check fails,
+and so does every command that shows a match failing it, after a warning on stderr
+(:mod:`replay.integrity`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 import sys
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 import click
 from rich.console import Console
@@ -23,6 +26,7 @@ from replay.explain import explain
 from replay.export import event_record
 from replay.export_command import export
 from replay.fork import fork
+from replay.integrity import warn_if_broken
 from replay.source import load
 from replay.store import (
     ReplayError,
@@ -160,14 +164,19 @@ def show(settings: Settings, match_text: str, as_json: bool) -> None:
 
     With --json, one JSON object (keys in docs/replay.md, "JSON output").
     """
-    out = console()
     loaded = load(settings.db, match_text)
     match_id, steps = loaded.match_id, list(walk(loaded.records))
     events = [event for event, _ in steps]
     match = steps[-1][1]
     if as_json:
         click.echo(json.dumps(json_output.show_record(match, events), ensure_ascii=False))
-        return
+    else:
+        _print_show(match_id, match, events)
+    warn_if_broken(settings.db, loaded)
+
+
+def _print_show(match_id: UUID, match: MatchAggregate, events: list[Any]) -> None:
+    out = console()
     rows: list[tuple[str, str]] = [
         ("Match", str(match_id)),
         *_forked_from(match),
@@ -273,6 +282,7 @@ def events(
         line.append(f"{name:<15}", style="bold")
         line.append(f" {games.summary(match, name, view)}")
         out.print(line)
+    warn_if_broken(settings.db, loaded)
 
 
 @main.command(short_help="The state after event VERSION, as a viewer saw it.")
@@ -316,18 +326,19 @@ def at(
     view = games.state_view(match, viewer)
     if as_json:
         click.echo(json.dumps(view, indent=2, ensure_ascii=False))
-        return
-    out = console()
-    name, event_view = games.event_view(match, event, viewer)
-    head = Text(f"Match {match_id} at version {version} of {loaded.last}", style="bold")
-    out.print(head)
-    out.print(
-        Text(f"Last event: {name}, {fmt.when(event.timestamp)} UTC: ")
-        + Text(games.summary(match, name, event_view))
-    )
-    out.print(Text(f"Seen by {who}"))
-    for line in games.state_lines(match, view):
-        out.print(Text(line))
+    else:
+        out = console()
+        name, event_view = games.event_view(match, event, viewer)
+        head = Text(f"Match {match_id} at version {version} of {loaded.last}", style="bold")
+        out.print(head)
+        out.print(
+            Text(f"Last event: {name}, {fmt.when(event.timestamp)} UTC: ")
+            + Text(games.summary(match, name, event_view))
+        )
+        out.print(Text(f"Seen by {who}"))
+        for line in games.state_lines(match, view):
+            out.print(Text(line))
+    warn_if_broken(settings.db, loaded)
 
 
 main.add_command(verify)

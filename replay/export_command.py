@@ -12,6 +12,7 @@ import click
 from replay import format as fmt
 from replay.bundle import bundle_lines
 from replay.html import page
+from replay.integrity import warn_if_broken
 from replay.source import load
 from replay.step import referee_option, require_referee
 from replay.store import ReplayError, walk
@@ -55,6 +56,7 @@ def export(
         _write(output, [page(steps)])
     else:
         _write(output, (line + "\n" for line in bundle_lines(steps, len(records))))
+    warn_if_broken(db, loaded)
 
 
 def _write(output: Path | None, chunks: Iterable[str]) -> None:
