@@ -93,6 +93,38 @@ def store_claims(arena: Arena, match_id: UUID) -> Claims:
     )
 
 
+#: Summary rows read at a time by ``verify --all`` and ``list``.
+SUMMARY_PAGE = 1000
+
+
+def all_summaries(arena: Arena) -> dict[UUID, Summary]:
+    """Every row of the store's summary of matches, by match id (none when the store
+    keeps no summaries)."""
+    rows: dict[UUID, Summary] = {}
+    after = 0
+    try:
+        while True:
+            page = arena.list_summaries(after, SUMMARY_PAGE)
+            rows.update((s.match_id, s) for s in page)
+            if len(page) < SUMMARY_PAGE:
+                return rows
+            after = page[-1].position or after + len(page)
+    except Exception:
+        return {}
+
+
+def summary_problem(summary: Summary | None, records: list[Record]) -> str | None:
+    """Why ``records`` disagree with the store's summary of their match, if they do
+    (``list``: a match cut short is not shown as merely "playing")."""
+    if summary is None:
+        return None
+    report = Report(events=len(records), digest=None)
+    _check_summary(summary, records, records[-1].version if records else 0, report)
+    if report.ok:
+        return None
+    return f"version {report.first_bad_version}: {report.problems[0].reason}"
+
+
 def check_claims(claims: Claims, records: list[Record], report: Report) -> None:
     """Add to ``report`` (as ``chain`` problems) every way the events disagree with
     ``claims``."""

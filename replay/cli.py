@@ -22,6 +22,7 @@ from rich.text import Text
 from domain.kernel.match import MatchAggregate, MatchStatus
 from replay import format as fmt
 from replay import games, json_output, step
+from replay.claims import all_summaries, summary_problem
 from replay.explain import explain
 from replay.export import event_record
 from replay.export_command import export
@@ -127,6 +128,7 @@ def list_(settings: Settings, as_json: bool) -> None:
     """
     out = console()
     with open_arena(settings.db) as arena:
+        summaries = all_summaries(arena)  # before the events: see replay.claims
         entries = logged_matches(arena)
         if not entries and not as_json:
             out.print("no matches in this store")
@@ -152,6 +154,9 @@ def list_(settings: Settings, as_json: bool) -> None:
             line.append(f"  {match.version} events")
             if match.result:
                 line.append(f"  result: {fmt.result(match, match.result)}")
+            problem = summary_problem(summaries.get(entry.match_id), records)
+            if problem is not None:
+                line.append(f"  FAILS VERIFICATION at {problem}", style="bold red")
             out.print(line)
 
 

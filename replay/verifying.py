@@ -19,7 +19,7 @@ from rich.text import Text
 
 from replay import format as fmt
 from replay.audit import FAILED, OK, Report, checks_of, fork_origin, verify_records
-from replay.claims import Claims, check_claims
+from replay.claims import Claims, all_summaries, check_claims
 from replay.source import load
 from replay.store import (
     Record,
@@ -29,7 +29,6 @@ from replay.store import (
     read_records,
     stored_match_ids,
 )
-from server.application import Arena
 from server.keys import KeyFileError, public_key_from_text
 from server.summaries import Summary
 
@@ -189,7 +188,7 @@ def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
         # Events first, then summaries, then the log: each is written with or before the
         # next, so a match created meanwhile by a running server is never half seen.
         stored = stored_match_ids(arena)
-        summaries = _all_summaries(arena)
+        summaries = all_summaries(arena)
         entries = logged_matches(arena)
         logged = {entry.match_id for entry in entries}
         unlogged = [m for m in stored if m not in logged]
@@ -225,26 +224,6 @@ def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
     )
     out.print(line)
     return not failed
-
-
-#: Summary rows read at a time by ``verify --all``.
-SUMMARY_PAGE = 1000
-
-
-def _all_summaries(arena: Arena) -> dict[UUID, Summary]:
-    """Every row of the store's summary of matches, by match id (none when the store
-    keeps no summaries)."""
-    rows: dict[UUID, Summary] = {}
-    after = 0
-    try:
-        while True:
-            page = arena.list_summaries(after, SUMMARY_PAGE)
-            rows.update((s.match_id, s) for s in page)
-            if len(page) < SUMMARY_PAGE:
-                return rows
-            after = page[-1].position or after + len(page)
-    except Exception:
-        return {}
 
 
 def _lost(match_id: UUID, summary: Summary) -> dict[str, Any]:

@@ -151,6 +151,19 @@ def test_a_cut_off_end_fails_verify_without_a_key_and_show_warns(signed: Signed)
         f"warning: match {signed.ended.id} fails verification at version "
         f"{signed.ended.version - 2}: missing: the store's summary of this match records"
     ) in shown.stderr
+    listed = run(signed.db, "list")
+    assert listed.exit_code == 0
+    (line,) = [x for x in listed.stdout.splitlines() if x.startswith(str(signed.ended.id))]
+    cut = signed.ended.version - 3
+    assert f"  playing  3/3 players: player0, player1, player2  {cut} events" in line
+    assert line.endswith(
+        f"FAILS VERIFICATION at version {signed.ended.version - 2}: missing: the store's "
+        f"summary of this match records {signed.ended.version} events, status ended "
+        f"(completed), but the store holds events up to version {signed.ended.version - 3} "
+        "only: the last events were removed"
+    )
+    intact = [x for x in listed.stdout.splitlines() if x.startswith(str(signed.other.id))]
+    assert "FAILS" not in intact[0]
 
 
 def test_verify_all_reports_a_match_whose_log_entry_was_deleted(signed: Signed) -> None:
