@@ -105,8 +105,9 @@ def default_key_file(
     the working directory with PostgreSQL) is still used, so that the matches it signed
     keep verifying against the same key, with a warning to move it."""
     user = user_key_file(environ)
-    beside = sqlite_key_file(env) or POSTGRES_KEY_FILE
-    if Path(beside).is_file():
+    postgres = env.get("PERSISTENCE_MODULE") == "eventsourcing.postgres"
+    beside = sqlite_key_file(env) or (POSTGRES_KEY_FILE if postgres else None)
+    if beside is not None and Path(beside).is_file():
         return DefaultKey(
             Path(beside),
             f"the server key {beside} sits beside the store: a copy of the store that "
