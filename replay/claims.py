@@ -97,9 +97,9 @@ def store_claims(arena: Arena, match_id: UUID) -> Claims:
 SUMMARY_PAGE = 1000
 
 
-def all_summaries(arena: Arena) -> dict[UUID, Summary]:
-    """Every row of the store's summary of matches, by match id (none when the store
-    keeps no summaries)."""
+def all_summaries(arena: Arena) -> dict[UUID, Summary] | None:
+    """Every row of the store's summary of matches, by match id; None when they cannot
+    be read (a store written before summaries existed, read without creating tables)."""
     rows: dict[UUID, Summary] = {}
     after = 0
     try:
@@ -110,7 +110,7 @@ def all_summaries(arena: Arena) -> dict[UUID, Summary]:
                 return rows
             after = page[-1].position or after + len(page)
     except Exception:
-        return {}
+        return None
 
 
 def summary_problem(summary: Summary | None, records: list[Record]) -> str | None:

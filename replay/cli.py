@@ -128,7 +128,7 @@ def list_(settings: Settings, as_json: bool) -> None:
     """
     out = console()
     with open_arena(settings.db) as arena:
-        summaries = all_summaries(arena)  # before the events: see replay.claims
+        summaries = all_summaries(arena) or {}  # before the events: see replay.claims
         entries = logged_matches(arena)
         if not entries and not as_json:
             out.print("no matches in this store")

@@ -198,13 +198,13 @@ def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
             claims = Claims(
                 "the store",
                 match_id=match_id,
-                summary=summaries.get(match_id),
-                summarised=match_id in summaries,
+                summary=(summaries or {}).get(match_id),
+                summarised=None if summaries is None else match_id in summaries,
                 logged=position is not None,
                 position=position,
             )
             results.append(_verify_one(arena, match_id, public_key, claims, match_id in stored))
-        for match_id, row in summaries.items():
+        for match_id, row in (summaries or {}).items():
             if match_id not in logged and match_id not in stored:
                 results.append(_lost(match_id, row))
     failed = [r for r in results if not r["ok"]]

@@ -13,6 +13,7 @@ server's own key) is said in docs/audit.md, not tested here.
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -363,3 +364,17 @@ def test_a_command_showing_an_intact_match_does_not_warn(signed: Signed, command
     result = run(signed.db, command, signed.ended.id, *SHOWING[command])
     assert result.exit_code == 0, result.output
     assert "warning" not in result.stderr
+
+
+def test_a_cut_off_end_whose_summary_row_was_deleted_fails_too(signed: Signed) -> None:
+    """Deleting the summary row instead of rewriting it leaves the store disagreeing
+    with itself: the log lists the match, the summary does not."""
+    truncate(signed.db, signed.ended.id, signed.ended.version - 3)
+    with sqlite3.connect(signed.db) as conn:
+        conn.execute("DELETE FROM match_summaries WHERE match_id = ?", (signed.ended.id.hex,))
+    result = run(signed.db, "verify", signed.ended.id)
+    assert result.exit_code == 1, result.output
+    assert result.stdout.startswith(
+        f"FAILED match {signed.ended.id}: first bad version 1: the store's summary of "
+        "matches has no row for this match"
+    )
