@@ -34,8 +34,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from eventsourcing.utils import resolve_topic
-
 from domain.games import GAMES
 from domain.kernel.chain import (
     GENESIS_DIGEST,
@@ -48,6 +46,7 @@ from domain.kernel.fork import history_entry
 from domain.kernel.match import MatchAggregate
 from domain.kernel.randomness import commitment
 from domain.kernel.signing import signed_message
+from domain.kernel.topics import UnknownTopic, aggregate_class
 from replay import games
 from replay.draws import FORKED, Carried, carried_of
 from replay.store import Record
@@ -373,12 +372,12 @@ def _is_event_of(aggregate_class: type[MatchAggregate], event_class: type) -> bo
 
 
 def _game_class(data: dict[str, Any]) -> type[MatchAggregate] | None:
+    """The game the creation names, looked up among the registered games only."""
     try:
-        cls = resolve_topic(str(data.get("originator_topic")))
-    except Exception:
+        cls = aggregate_class(data.get("originator_topic"))
+    except UnknownTopic:
         return None
-    known = {game.aggregate for game in GAMES.values()}
-    return cls if cls in known else None
+    return cls if cls in {game.aggregate for game in GAMES.values()} else None
 
 
 def _check_seed(

@@ -19,6 +19,7 @@ from domain.kernel.match import MatchAggregate, event_name, payload
 from replay import explain_rules, games
 from replay import format as fmt
 from replay.explain_rules import HUMAN_LIMIT_MS, Contender, Context, Explanation, RaceEvidence
+from replay.integrity import warn_if_broken
 from replay.source import load
 from replay.step import HasStore, Stepper, referee_option, require_referee
 from replay.store import Record, ReplayError
@@ -201,8 +202,8 @@ def explain(
             click.echo(json.dumps({"version": version, "event": name, "explained": False}))
         else:
             click.echo(f"nothing to explain at version {version}: {name}")
-        return
-    if as_json:
+    elif as_json:
         click.echo(json.dumps({**explanation.to_dict(), "explained": True}, ensure_ascii=False))
-        return
-    print_explanation(explanation)
+    else:
+        print_explanation(explanation)
+    warn_if_broken(settings.db, loaded)

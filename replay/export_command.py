@@ -13,6 +13,7 @@ from replay import format as fmt
 from replay.bundle import bundle_lines
 from replay.evidence import verification
 from replay.html import page
+from replay.integrity import warn_if_broken
 from replay.source import load
 from replay.step import referee_option, require_referee
 from replay.store import ReplayError, walk
@@ -58,6 +59,7 @@ def export(
         _write(output, [page(steps, records, verification(db, loaded))])
     else:
         _write(output, (line + "\n" for line in bundle_lines(steps, len(records))))
+    warn_if_broken(db, loaded)
 
 
 def _write(output: Path | None, chunks: Iterable[str]) -> None:

@@ -19,10 +19,19 @@ from rich.text import Text
 
 from replay import format as fmt
 from replay.audit import FAILED, OK, Report, checks_of, fork_origin, verify_records
+from replay.claims import Claims, all_summaries, check_claims
 from replay.receipts import check_receipt, read_receipt
 from replay.source import load
-from replay.store import Record, ReplayError, logged_matches, open_arena, read_records
+from replay.store import (
+    Record,
+    ReplayError,
+    logged_matches,
+    open_arena,
+    read_records,
+    stored_match_ids,
+)
 from server.keys import KeyFileError, public_key_from_text
+from server.summaries import Summary
 
 STYLES = {OK: "bold green", FAILED: "bold red"}
 LABELS = {OK: "OK", FAILED: "FAILED"}
@@ -141,8 +150,11 @@ def verify(
     at least its version, with the history the server signed (truncation is caught).
 
     Exit status 0 when every check holds or does not apply; 1 when one fails, naming the
-    first bad version. --all checks every match in the store (MATCH is then omitted),
-    with a progress bar on stderr and a summary.
+    first bad version. The events must also agree with what is recorded beside them:
+    a bundle's header (match id, event count), or the store's log of matches and its
+    summary of the match (an ended match cut short fails). --all checks every match in
+    the store (MATCH is then omitted), those with events but no entry in the log and the
+    entries with no events included, with a progress bar on stderr and a summary.
     """
     if every == (match_text is not None):
         raise click.UsageError("give a MATCH, or --all for every match, not both")
@@ -170,6 +182,8 @@ def verify(
             expected_key=public_key,
             origin=origin,
         )
+        if loaded.claims is not None:
+            check_claims(loaded.claims, records, report)
         if receipt is not None:
             where = "store" if loaded.source == "store" else "bundle"
             check_receipt(match_id, records, receipt, public_key, report, where)
@@ -183,13 +197,34 @@ def verify(
 
 
 def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
-    """Verify every logged match; print each failure and a summary. True if all hold."""
+    """Verify every match of the store; print each failure and a summary. True if all
+    hold. The matches are those of the log, then any other match that has events (its
+    log entry was deleted), then any summary row of a match with neither."""
     out = _console()
     results: list[dict[str, Any]] = []
     with open_arena(db) as arena:
+        # Events first, then summaries, then the log: each is written with or before the
+        # next, so a match created meanwhile by a running server is never half seen.
+        stored = stored_match_ids(arena)
+        summaries = all_summaries(arena)
         entries = logged_matches(arena)
-        for entry in fmt.progress(entries, len(entries), "verifying"):
-            results.append(_verify_one(arena, entry.match_id, public_key))
+        logged = {entry.match_id for entry in entries}
+        unlogged = [m for m in stored if m not in logged]
+        todo: list[tuple[UUID, int | None]] = [(e.match_id, e.originator_version) for e in entries]
+        todo += [(match_id, None) for match_id in unlogged]
+        for match_id, position in fmt.progress(todo, len(todo), "verifying"):
+            claims = Claims(
+                "the store",
+                match_id=match_id,
+                summary=(summaries or {}).get(match_id),
+                summarised=None if summaries is None else match_id in summaries,
+                logged=position is not None,
+                position=position,
+            )
+            results.append(_verify_one(arena, match_id, public_key, claims, match_id in stored))
+        for match_id, row in (summaries or {}).items():
+            if match_id not in logged and match_id not in stored:
+                results.append(_lost(match_id, row))
     failed = [r for r in results if not r["ok"]]
     summary = {"matches": len(results), "ok": len(results) - len(failed), "failed": len(failed)}
     if as_json:
@@ -209,13 +244,37 @@ def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
     return not failed
 
 
-def _verify_one(arena: Any, match_id: UUID, public_key: bytes | None) -> dict[str, Any]:
+def _lost(match_id: UUID, summary: Summary) -> dict[str, Any]:
+    """A summary row whose match has neither events nor a log entry."""
+    return {
+        "match_id": str(match_id),
+        "ok": False,
+        "error": f"the store's summary of matches lists this match ({summary.game}, "
+        f"{summary.version} events, status {summary.status}), but the store holds no event "
+        "of it and its log has no entry for it: the match was deleted",
+    }
+
+
+def _verify_one(
+    arena: Any, match_id: UUID, public_key: bytes | None, claims: Claims, seen: bool
+) -> dict[str, Any]:
+    """One match's report; ``seen``: whether its events were found when the store's
+    events were listed (a match created since then is read all the same)."""
     try:
         records = read_records(arena, match_id)
     except ReplayError as exc:
-        return {"match_id": str(match_id), "ok": False, "error": str(exc)}
+        error = str(exc)
+        if not seen:
+            where = f" at position {claims.position}" if claims.position is not None else ""
+            error = (
+                f"the store's log of matches lists this match{where}, but the store holds "
+                "no event of it: its events were deleted"
+            )
+        return {"match_id": str(match_id), "ok": False, "error": error}
     origin = origin_records(arena, records)
-    return report_object(match_id, verify_records(records, expected_key=public_key, origin=origin))
+    report = verify_records(records, expected_key=public_key, origin=origin)
+    check_claims(claims, records, report)
+    return report_object(match_id, report)
 
 
 def origin_records(arena: Any, records: list[Record]) -> list[Record] | None:

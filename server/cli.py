@@ -47,8 +47,10 @@ def main() -> None:
     envvar="TOTEM_KEY_FILE",
     help="PEM file (PKCS8) of the server's Ed25519 key, which signs every match that "
     "ends (env TOTEM_KEY_FILE). Created with mode 0600 if missing; an existing file is "
-    "used as it is. Default: DB.key beside the SQLite file; with PostgreSQL, "
-    f"{keys.POSTGRES_KEY_FILE} in the working directory.",
+    "used as it is. Default: $XDG_CONFIG_HOME/totem-arena/server.key (else "
+    "~/.config/totem-arena/server.key), away from the store, whose backups must not carry "
+    "it; a key an older server left beside the store (DB.key) is still used, with a "
+    "warning to move it.",
 )
 @click.option(
     "--tls-cert",
@@ -261,7 +263,6 @@ def serve(
     """
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     env = store_env(db)
-    key_file = key_file or keys.default_key_file(env)
     try:
         organisers = access.load_or_create(organisers_file or access.default_file(env))
     except access.OrganisersFileError as exc:
