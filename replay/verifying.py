@@ -19,6 +19,8 @@ from rich.text import Text
 
 from replay import format as fmt
 from replay.audit import FAILED, OK, Report, checks_of, fork_origin, verify_records
+from replay.checkpoints import check_store, read_checkpoint
+from replay.checkpoints import print_report as print_checkpoint
 from replay.source import load
 from replay.store import Record, ReplayError, logged_matches, open_arena, read_records
 from server.keys import KeyFileError, public_key_from_text
@@ -113,6 +115,15 @@ def print_report(out: Console, match_id: UUID, report: Report) -> None:
     help="The server's public key, obtained outside the store (`totem server-key`): 64 hex "
     "digits, PEM, or a file holding either. An ended match must then be signed by it.",
 )
+@click.option(
+    "--checkpoint",
+    "checkpoint_file",
+    metavar="FILE",
+    help="With --all: a checkpoint of the transparency log kept outside the store "
+    "(`totem checkpoint`). The store must reproduce its root, and every match it logged "
+    "must still give its logged creation and end: catches a deleted, truncated or "
+    "replaced match.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.pass_context
 def verify(
@@ -122,6 +133,7 @@ def verify(
     commitment: str | None,
     digest: str | None,
     key: str | None,
+    checkpoint_file: str | None,
     as_json: bool,
 ) -> None:
     """Check a match: its hash chain, the server's signature, the seed commitment, the
@@ -136,10 +148,12 @@ def verify(
         raise click.UsageError("give a MATCH, or --all for every match, not both")
     if every and (commitment or digest):
         raise click.UsageError("--commitment and --digest are values of one match: not with --all")
+    if checkpoint_file is not None and not every:
+        raise click.UsageError("--checkpoint holds the whole store to a checkpoint: use --all")
     public_key = expected_key(key)
     db = ctx.obj.db
     if every:
-        ok = _verify_all(db, public_key, as_json)
+        ok = _verify_all(db, public_key, as_json, checkpoint_file)
     else:
         assert match_text is not None
         loaded = load(db, match_text)
@@ -164,19 +178,29 @@ def verify(
         ctx.exit(1)
 
 
-def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
-    """Verify every logged match; print each failure and a summary. True if all hold."""
+def _verify_all(
+    db: str, public_key: bytes | None, as_json: bool, checkpoint_file: str | None = None
+) -> bool:
+    """Verify every logged match; print each failure and a summary. True if all hold.
+    With a checkpoint, also hold the store to it (:mod:`replay.checkpoints`)."""
     out = _console()
     results: list[dict[str, Any]] = []
+    held = None
     with open_arena(db) as arena:
+        if checkpoint_file is not None:
+            held = check_store(arena, read_checkpoint(checkpoint_file, public_key))
         entries = logged_matches(arena)
         for entry in fmt.progress(entries, len(entries), "verifying"):
             results.append(_verify_one(arena, entry.match_id, public_key))
     failed = [r for r in results if not r["ok"]]
     summary = {"matches": len(results), "ok": len(results) - len(failed), "failed": len(failed)}
+    ok = not failed and (held is None or held.ok)
     if as_json:
-        click.echo(json.dumps({"ok": not failed, "summary": summary, "matches": results}, indent=2))
-        return not failed
+        shown = {"ok": ok, "summary": summary, "matches": results}
+        if held is not None:
+            shown["checkpoint"] = held.as_json()
+        click.echo(json.dumps(shown, indent=2))
+        return ok
     for result in failed:
         line = Text.assemble(("FAILED", "bold red"))
         line.append(f" match {result['match_id']}: {_first_failure(result)}")
@@ -188,7 +212,9 @@ def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
         f" {summary['matches']} matches verified: {summary['ok']} OK, {summary['failed']} failed"
     )
     out.print(line)
-    return not failed
+    if held is not None and checkpoint_file is not None:
+        print_checkpoint(out, held, checkpoint_file)
+    return ok
 
 
 def _verify_one(arena: Any, match_id: UUID, public_key: bytes | None) -> dict[str, Any]:

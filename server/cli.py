@@ -12,6 +12,7 @@ import click
 
 from server import access, keys
 from server.application import DEFAULT_DB, store_env
+from server.checkpoint_command import checkpoint
 from server.cluster import InstanceNameError
 from server.limits import ENV_NAMES, Limits
 from totem_client.cli import bots
@@ -373,4 +374,5 @@ def _loopback(address: str) -> bool:
 
 main.add_command(bots)
 main.add_command(server_key)
+main.add_command(checkpoint)
 main.add_command(play)
