@@ -31,7 +31,15 @@ from eventsourcing.utils import Environment, EnvType
 
 from domain.kernel import merkle
 from domain.kernel.match import MatchAggregate, is_final
-from domain.kernel.translog import Leaf, LeafLogged, created_leaf, ended_leaf, leaf_fields
+from domain.kernel.translog import (
+    CREATED,
+    ENDED,
+    Leaf,
+    LeafLogged,
+    created_leaf,
+    ended_leaf,
+    leaf_fields,
+)
 from server.summaries import Summary, SummaryRecorder, summary_of
 from server.threads import StoreThreads
 
@@ -328,6 +336,33 @@ class Arena(Application[UUID]):
     def logged_leaves(self, after: int = 0, limit: int | None = None) -> Iterator[LeafLogged]:
         """Transparency log leaves after index ``after`` (the first leaf is index 0)."""
         return self.transparency_log.get(gt=after or None, limit=limit)
+
+    def log_unlogged_matches(self) -> int:
+        """Append the leaves the transparency log lacks for the matches listed: those of
+        a store written before the log existed (their creation, and their end if they
+        ended), in the order they were created. Returns how many leaves were appended.
+        The log then vouches for those matches as they are now, from its next
+        checkpoint on: nothing vouched for them before."""
+        have = {(logged.kind, logged.match_id) for logged in self.logged_leaves()}
+        leaves: list[Leaf] = []
+        for entry in self.logged_matches():
+            first = list(self.events.get(entry.match_id, lte=1))
+            if first and (CREATED, entry.match_id) not in have:
+                leaves.append(created_leaf(first[0], entry.game))
+            last = list(self.events.get(entry.match_id, desc=True, limit=1))
+            if last and is_final(last[0]) and (ENDED, entry.match_id) not in have:
+                leaves.append(ended_leaf(last[0]))
+        for start in range(0, len(leaves), PROJECTION_BATCH):
+            with self._leaf_lock:
+                self._next_leaf_position = None
+                position = None
+                logged = []
+                for leaf in leaves[start : start + PROJECTION_BATCH]:
+                    event = self.transparency_log.trigger_event(position, **leaf_fields(leaf))
+                    logged.append(event)
+                    position = event.originator_version + 1
+                super().save(*logged, summaries=[])
+        return len(leaves)
 
     def tree_head(self) -> tuple[int, bytes]:
         """The size and root hash of the transparency log now, from the leaves read

@@ -361,6 +361,41 @@ def rebuild_summaries(db: str) -> None:
     click.echo(f"{written} match summaries written", err=True)
 
 
+@main.command("log-matches")
+@click.option(
+    "--db",
+    envvar="TOTEM_DB",
+    default=DEFAULT_DB,
+    show_default=True,
+    help="SQLite file of the event store (env TOTEM_DB). Ignored when PostgreSQL is "
+    "selected with PERSISTENCE_MODULE=eventsourcing.postgres or POSTGRES_DBNAME.",
+)
+def log_matches(db: str) -> None:
+    """Add to the transparency log the matches it lacks: those of a store written before
+    the log existed.
+
+    A server logs each match's creation and end as it saves them (docs/audit.md); a
+    store from an older server has matches the log never saw, which no checkpoint
+    covers. This appends their leaves (creation, and end if ended) in creation order, as
+    the matches stand now: checkpoints taken afterwards vouch for them from then on.
+    Run it with every server of the store stopped; running it again appends nothing.
+    """
+    from server.application import Arena
+
+    env = store_env(db)
+    if (
+        env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite"
+        and not Path(env["SQLITE_DBNAME"]).exists()
+    ):
+        raise click.ClickException(f"no store at {env['SQLITE_DBNAME']}")
+    arena = Arena(env)
+    try:
+        appended = arena.log_unlogged_matches()
+    finally:
+        arena.close()
+    click.echo(f"{appended} leaves appended to the transparency log", err=True)
+
+
 def _loopback(address: str) -> bool:
     """Whether ``host:port`` listens on this machine only."""
     host = address.rsplit(":", 1)[0].strip("[]")

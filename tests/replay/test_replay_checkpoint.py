@@ -294,3 +294,37 @@ def test_a_log_rewritten_between_two_checkpoints_is_inconsistent(
         f"does not begin with the log of 5 leaves signed in {kept}: the log was rewritten "
         "between them\n"
     )
+
+
+def test_a_store_from_before_the_log_is_covered_once_its_matches_are_logged(
+    signed: Signed, tmp_path: Path
+) -> None:
+    """A store written by a server without the log: its log is empty, so a checkpoint
+    covers none of its matches, until `totem log-matches` appends their leaves."""
+    from server.cli import main as totem
+
+    execute(signed.db, "DELETE FROM stored_events WHERE originator_id = ?", TRANSPARENCY_LOG_ID.hex)
+    empty = tmp_path / "empty.checkpoint"
+    assert sign_checkpoint(signed, empty).tree_size == 0
+    result = verify_all(signed, empty)
+    assert result.exit_code == 0, result.output
+    assert "its 0 matches still give" in result.stdout
+
+    logged = CliRunner().invoke(totem, ["log-matches", "--db", str(signed.db)])
+    assert logged.exit_code == 0, logged.output
+    assert "5 leaves appended to the transparency log" in logged.output
+    again = CliRunner().invoke(totem, ["log-matches", "--db", str(signed.db)])
+    assert "0 leaves appended" in again.output
+
+    later = tmp_path / "later.checkpoint"
+    assert sign_checkpoint(signed, later).tree_size == 5
+    assert run(signed.db, "checkpoint", "consistency", empty, later).exit_code == 0
+    assert verify_all(signed, later).exit_code == 0
+    execute(
+        signed.db,
+        "DELETE FROM stored_events WHERE originator_id = ? AND originator_version > 3",
+        signed.ended.id.hex,
+    )
+    result = verify_all(signed, later)
+    assert result.exit_code == 1
+    assert "(the match was truncated)" in result.stdout
