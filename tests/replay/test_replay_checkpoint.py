@@ -173,6 +173,27 @@ def test_a_deleted_match_fails_the_checkpoint(signed: Signed, kept: Path) -> Non
     assert "the store is not the one it signed" in result.stdout
 
 
+def test_a_match_dropped_from_the_list_fails_the_checkpoint(signed: Signed, kept: Path) -> None:
+    """Its MatchLogged entry deleted, a match vanishes from `list` and from `verify --all`
+    (it is no longer listed, so not verified): the log still names it."""
+    assert (
+        execute(
+            signed.db,
+            "DELETE FROM stored_events WHERE originator_id = ? AND instr(state, ?) > 0",
+            MATCH_LOG_ID.hex,
+            signed.other.id.hex.encode(),
+        )
+        == 1
+    )
+    assert "2 matches verified: 2 OK" in verify_all(signed).stdout
+    result = verify_all(signed, kept)
+    assert result.exit_code == 1, result.output
+    assert failures(result) == [
+        f"FAILED checkpoint: leaf 2: match {signed.other.id} is logged but missing from the "
+        "list of matches (its MatchLogged entry was deleted)"
+    ]
+
+
 def test_deleting_the_match_and_its_leaves_changes_the_root(signed: Signed, kept: Path) -> None:
     delete_match(signed.db, signed.playing.id)
     # The live match's creation is the last leaf: cut it, as a tamperer would.
