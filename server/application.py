@@ -218,6 +218,16 @@ class Arena(Application[UUID]):
         leaves = self._leaves_of(objs)
         if not leaves:
             return super().save(*objs, summaries=self._summaries_of(objs), **kwargs)
+        recordings = self._save_with_leaves(leaves, objs, **kwargs)
+        return [r for r in recordings if r.domain_event.originator_id != TRANSPARENCY_LOG_ID]
+
+    def _save_with_leaves(
+        self, leaves: list[Leaf], objs: Iterable[Any], **kwargs: Any
+    ) -> list[Any]:
+        """Save ``objs`` and append ``leaves`` to the transparency log, in one
+        transaction, at the positions that follow the last this process wrote (or, after
+        a failure, the last the store holds)."""
+        objs = list(objs)
         with self._leaf_lock:
             position = self._next_leaf_position
             logged = []
@@ -233,7 +243,7 @@ class Arena(Application[UUID]):
                 self._next_leaf_position = None  # read the log's end again
                 raise
             self._next_leaf_position = position
-        return [r for r in recordings if r.domain_event.originator_id != TRANSPARENCY_LOG_ID]
+        return recordings
 
     @staticmethod
     def _leaves_of(objs: Iterable[Any]) -> list[Leaf]:
@@ -353,15 +363,7 @@ class Arena(Application[UUID]):
             if last and is_final(last[0]) and (ENDED, entry.match_id) not in have:
                 leaves.append(ended_leaf(last[0]))
         for start in range(0, len(leaves), PROJECTION_BATCH):
-            with self._leaf_lock:
-                self._next_leaf_position = None
-                position = None
-                logged = []
-                for leaf in leaves[start : start + PROJECTION_BATCH]:
-                    event = self.transparency_log.trigger_event(position, **leaf_fields(leaf))
-                    logged.append(event)
-                    position = event.originator_version + 1
-                super().save(*logged, summaries=[])
+            self._save_with_leaves(leaves[start : start + PROJECTION_BATCH], ())
         return len(leaves)
 
     def tree_head(self) -> tuple[int, bytes]:
