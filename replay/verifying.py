@@ -142,7 +142,8 @@ def verify(
 
     Exit status 0 when every check holds or does not apply; 1 when one fails, naming the
     first bad version. --all checks every match in the store (MATCH is then omitted),
-    with a progress bar on stderr and a summary.
+    with a progress bar on stderr and a summary; with --checkpoint, it also holds the
+    store to a checkpoint of its transparency log kept outside it.
     """
     if every == (match_text is not None):
         raise click.UsageError("give a MATCH, or --all for every match, not both")

@@ -347,13 +347,7 @@ def rebuild_summaries(db: str) -> None:
     """
     from server.application import Arena
 
-    env = store_env(db)
-    if (
-        env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite"
-        and not Path(env["SQLITE_DBNAME"]).exists()
-    ):
-        raise click.ClickException(f"no store at {env['SQLITE_DBNAME']}")
-    arena = Arena(env)
+    arena = Arena(_existing_store(db))
     try:
         written = arena.rebuild_summaries()
     finally:
@@ -382,18 +376,24 @@ def log_matches(db: str) -> None:
     """
     from server.application import Arena
 
+    arena = Arena(_existing_store(db))
+    try:
+        appended = arena.log_unlogged_matches()
+    finally:
+        arena.close()
+    click.echo(f"{appended} leaves appended to the transparency log", err=True)
+
+
+def _existing_store(db: str) -> dict[str, str]:
+    """The settings of the store of ``--db``, which must exist: a command that repairs a
+    store never creates an empty one."""
     env = store_env(db)
     if (
         env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite"
         and not Path(env["SQLITE_DBNAME"]).exists()
     ):
         raise click.ClickException(f"no store at {env['SQLITE_DBNAME']}")
-    arena = Arena(env)
-    try:
-        appended = arena.log_unlogged_matches()
-    finally:
-        arena.close()
-    click.echo(f"{appended} leaves appended to the transparency log", err=True)
+    return env
 
 
 def _loopback(address: str) -> bool:
