@@ -349,3 +349,23 @@ def test_a_store_from_before_the_log_is_covered_once_its_matches_are_logged(
     result = verify_all(signed, later)
     assert result.exit_code == 1
     assert "(the match was truncated)" in result.stdout
+
+
+def test_bad_keys_and_foreign_checkpoints_are_clear_errors(
+    signed: Signed, kept: Path, tmp_path: Path
+) -> None:
+    not_a_key = tmp_path / "not.key"
+    not_a_key.write_text("hello")
+    result = run(signed.db, "checkpoint", "sign", "--key-file", not_a_key, "-o", tmp_path / "x")
+    assert result.exit_code == 2
+    assert f"--key-file {not_a_key}: not an unencrypted PEM private key" in result.output
+    assert not (tmp_path / "x").exists()
+
+    other = load_or_create(tmp_path / "other.key")
+    foreign = tmp_path / "foreign.checkpoint"
+    made = run(signed.db, "checkpoint", "sign", "--key-file", other.path, "-o", foreign)
+    assert made.exit_code == 0, made.output
+    result = run(signed.db, "checkpoint", "consistency", kept, foreign)
+    assert result.exit_code == 2
+    assert "are signed by different keys" in result.output
+    assert "not checkpoints of one log" in result.output
