@@ -18,16 +18,12 @@ Kept outside the store, it is what a store rewritten with its own key cannot sat
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-import click
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.text import Text
 
 from domain.kernel import merkle
@@ -40,12 +36,10 @@ from domain.kernel.translog import (
     CheckpointError,
     Leaf,
     LeafLogged,
-    checkpoint_message,
 )
-from replay import format as fmt
-from replay.store import ReplayError, logged_matches, open_arena
+from replay.store import ReplayError, logged_matches
 from server.application import Arena
-from server.keys import fingerprint, public_bytes
+from server.keys import fingerprint
 from server.keys import verify as verify_signature
 
 
@@ -219,142 +213,3 @@ def print_report(out: Any, report: CheckpointReport, path: str) -> None:
 
 def _when(timestamp_ms: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(timestamp_ms / 1000))
-
-
-# ---- the command --------------------------------------------------------------------
-
-
-@click.group("checkpoint")
-def checkpoint() -> None:
-    """Checkpoints of the store's transparency log of matches: sign one, or prove that
-    two are consistent (the later log extends the earlier)."""
-
-
-@checkpoint.command("sign")
-@click.option(
-    "--key-file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    required=True,
-    help="The server's private key (PEM), as `totem serve --key-file` uses it.",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Write the checkpoint (JSON) to this file.",
-)
-@click.pass_context
-def sign(ctx: click.Context, key_file: Path, output: Path) -> None:
-    """Sign a checkpoint of the log as the store holds it now, with the server's key,
-    without a running server (`totem checkpoint` asks a running one)."""
-    private = _private_key(key_file)
-    with open_arena(ctx.obj.db) as arena:
-        leaves = store_leaves(arena)
-    root = merkle.root([leaf.hash() for leaf in leaves])
-    now_ms = time.time_ns() // 1_000_000
-    made = Checkpoint(
-        tree_size=len(leaves),
-        root_hash=root,
-        timestamp_ms=now_ms,
-        public_key=public_bytes(private.public_key()),
-        signature=private.sign(checkpoint_message(len(leaves), root, now_ms)),
-    )
-    output.write_text(made.to_json() + "\n")
-    click.echo(
-        f"checkpoint: {made.tree_size} leaves, root {root.hex()}, signed by "
-        f"{fingerprint(made.public_key)}",
-        err=True,
-    )
-
-
-def _private_key(path: Path) -> Ed25519PrivateKey:
-    try:
-        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-    except (OSError, ValueError, TypeError) as exc:
-        raise ReplayError(f"--key-file {path}: not an unencrypted PEM private key: {exc}") from exc
-    if not isinstance(key, Ed25519PrivateKey):
-        raise ReplayError(f"--key-file {path}: a {type(key).__name__}, not an Ed25519 key")
-    return key
-
-
-@checkpoint.command("consistency")
-@click.argument("old", type=click.Path(exists=True, dir_okay=False))
-@click.argument("new", type=click.Path(exists=True, dir_okay=False))
-@click.option(
-    "--key",
-    metavar="HEX|FILE",
-    help="The server's public key, obtained outside the store: both checkpoints must be "
-    "signed by it.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-@click.pass_context
-def consistency(ctx: click.Context, old: str, new: str, key: str | None, as_json: bool) -> None:
-    """Prove that the log of checkpoint NEW extends that of OLD (RFC 9162 consistency
-    proof, computed from the store's log and checked against both signed roots).
-
-    Exit status 0 when consistent; 1 when not (one of them was signed over a log that
-    was later rewritten, or the store is not theirs).
-    """
-    from replay.verifying import expected_key
-
-    public_key = expected_key(key)
-    first, second = read_checkpoint(old, public_key), read_checkpoint(new, public_key)
-    if first.public_key != second.public_key:
-        raise ReplayError(
-            f"{old} and {new} are signed by different keys ({fingerprint(first.public_key)}, "
-            f"{fingerprint(second.public_key)}): not checkpoints of one log"
-        )
-    if first.tree_size > second.tree_size:
-        first, second, old, new = second, first, new, old
-    with open_arena(ctx.obj.db) as arena:
-        leaves = store_leaves(arena)
-    hashes = [leaf.hash() for leaf in leaves]
-    reason = None
-    if len(hashes) < second.tree_size:
-        reason = (
-            f"the store's log holds {len(hashes)} leaves, fewer than {new}'s "
-            f"{second.tree_size}: it cannot give the proof"
-        )
-    elif merkle.root(hashes[: second.tree_size]) != second.root_hash:
-        reason = f"the store's log does not give {new}'s root at its size: the proof needs it"
-    #: Whether the store could give a proof (else nothing is proven either way).
-    provable = reason is None
-    proof = (
-        merkle.consistency_proof(first.tree_size, hashes[: second.tree_size]) if provable else []
-    )
-    ok = provable and merkle.verify_consistency(
-        first.tree_size, second.tree_size, first.root_hash, second.root_hash, proof
-    )
-    if reason is None and not ok:
-        reason = (
-            f"the log of {second.tree_size} leaves signed in {new} does not begin with the "
-            f"log of {first.tree_size} leaves signed in {old}: the log was rewritten between them"
-        )
-    if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "ok": ok,
-                    "old": {"file": old, "tree_size": first.tree_size},
-                    "new": {"file": new, "tree_size": second.tree_size},
-                    "proof": [p.hex() for p in proof],
-                    "reason": reason,
-                },
-                indent=2,
-            )
-        )
-    else:
-        out = fmt.console()
-        if ok:
-            line = Text.assemble(("OK", "bold green"))
-            line.append(
-                f" {new} ({second.tree_size} leaves) extends {old} ({first.tree_size} "
-                f"leaves): consistency proof of {len(proof)} hashes verified"
-            )
-        else:
-            line = Text.assemble(("INCONSISTENT" if provable else "FAILED", "bold red"))
-            line.append(f" {old} and {new}: {reason}")
-        out.print(line)
-    if not ok:
-        ctx.exit(1)

@@ -19,7 +19,7 @@ from rich.text import Text
 from domain.kernel.match import MatchAggregate, MatchStatus
 from replay import format as fmt
 from replay import games, json_output, step
-from replay.checkpoints import checkpoint
+from replay.checkpoint_command import checkpoint
 from replay.explain import explain
 from replay.export import event_record
 from replay.export_command import export

@@ -369,3 +369,71 @@ def test_bad_keys_and_foreign_checkpoints_are_clear_errors(
     assert result.exit_code == 2
     assert "are signed by different keys" in result.output
     assert "not checkpoints of one log" in result.output
+
+
+def test_a_bundle_is_proven_against_a_checkpoint_without_the_store(
+    signed: Signed, kept: Path, tmp_path: Path
+) -> None:
+    proofs, bundle = tmp_path / "ended.proof", tmp_path / "ended.jsonl"
+    made = run(
+        signed.db, "checkpoint", "prove", signed.ended.id, "--checkpoint", kept, "-o", proofs
+    )
+    assert made.exit_code == 0, made.output
+    assert "2 inclusion proof(s)" in made.output
+    assert run(signed.db, "export", signed.ended.id, "-o", bundle).exit_code == 0
+
+    elsewhere = tmp_path / "no-store.db"  # the judge has no store
+    key = signed.key.public_bytes.hex()
+    checked = ("checkpoint", "included", bundle, "--checkpoint", kept, "--proof", proofs)
+    result = run(elsewhere, *checked, "--key", key)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        f"OK leaf 0: the creation of match {signed.ended.id} (jungle_speed) is in the "
+        "checkpoint's tree",
+        f"OK leaf 1: the end of match {signed.ended.id} at version {signed.ended.version} is "
+        "in the checkpoint's tree",
+        f"OK match {signed.ended.id} (bundle {bundle}) against {kept} (5 leaves, signed by "
+        f"{signed.key.fingerprint}): the match logged",
+    ]
+
+    # The proofs of one match do not pass for another's bundle.
+    other = tmp_path / "other.jsonl"
+    assert run(signed.db, "export", signed.other.id, "-o", other).exit_code == 0
+    result = run(
+        elsewhere, "checkpoint", "included", other, "--checkpoint", kept, "--proof", proofs
+    )
+    assert result.exit_code == 2
+    assert f"the proof file is of match {signed.ended.id}, not {signed.other.id}" in result.output
+
+
+def test_a_replaced_or_truncated_match_is_not_the_one_its_proofs_name(
+    signed: Signed, kept: Path, tmp_path: Path
+) -> None:
+    proofs = tmp_path / "ended.proof"
+    made = run(
+        signed.db, "checkpoint", "prove", signed.ended.id, "--checkpoint", kept, "-o", proofs
+    )
+    assert made.exit_code == 0, made.output
+    included = ("checkpoint", "included", signed.ended.id, "--checkpoint", kept, "--proof", proofs)
+
+    execute(
+        signed.db,
+        "DELETE FROM stored_events WHERE originator_id = ? AND originator_version > 50",
+        signed.ended.id.hex,
+    )
+    result = run(signed.db, *included)
+    assert result.exit_code == 1, result.output
+    assert (
+        "FAILED leaf 1: the log recorded the end of this match, but its events stop at version "
+        "50 without MatchEnded (the match was truncated)"
+    ) in result.stdout
+
+    replace_match(signed, signed.ended.id, signed.other.id)
+    result = run(signed.db, *included)
+    assert result.exit_code == 1, result.output
+    assert (
+        f"FAILED leaf 0: the creation of match {signed.ended.id} (jungle_speed), as these "
+        "events give it, is not the leaf the checkpoint's tree holds there: the match is not "
+        "the one logged"
+    ) in result.stdout
+    assert result.stdout.splitlines()[-1].endswith("not the match logged")
