@@ -67,17 +67,27 @@ def read_checkpoint(path: str | Path, expected_key: bytes | None = None) -> Chec
 
 def store_leaves(arena: Arena) -> list[Leaf]:
     """The store's transparency log, in order; a gap in it is a ReplayError."""
-    leaves = []
+    leaves, gap = read_leaves(arena)
+    if gap is not None:
+        raise ReplayError(gap)
+    return leaves
+
+
+def read_leaves(arena: Arena) -> tuple[list[Leaf], str | None]:
+    """The store's transparency log up to its first gap, and what the gap is (None when
+    there is none): a leaf removed from the middle of the log."""
+    leaves: list[Leaf] = []
     try:
         for index, logged in enumerate(arena.logged_leaves()):
             if not isinstance(logged, LeafLogged) or logged.originator_version != index + 1:
-                raise ReplayError(f"the store's transparency log has no leaf {index}: it was cut")
+                return leaves, (
+                    f"the store's transparency log has no leaf {index}: leaves were deleted "
+                    "from the log"
+                )
             leaves.append(logged.leaf())
-    except ReplayError:
-        raise
     except Exception as exc:
         raise ReplayError(f"cannot read the store's transparency log: {exc}") from exc
-    return leaves
+    return leaves, None
 
 
 @dataclass
@@ -110,10 +120,12 @@ class CheckpointReport:
 
 def check_store(arena: Arena, checkpoint: Checkpoint) -> CheckpointReport:
     """Hold the store to ``checkpoint`` (see the module's docstring)."""
-    leaves = store_leaves(arena)
+    leaves, gap = read_leaves(arena)
     size = checkpoint.tree_size
     report = CheckpointReport(checkpoint, len(leaves), root_ok=False)
-    if len(leaves) < size:
+    if gap is not None and len(leaves) < size:
+        report.problems.append(gap)
+    elif len(leaves) < size:
         report.problems.append(
             f"the store's transparency log holds {len(leaves)} leaves, the checkpoint "
             f"{size}: leaves were deleted from the log"

@@ -211,6 +211,26 @@ def test_deleting_the_match_and_its_leaves_changes_the_root(signed: Signed, kept
     )
 
 
+def test_a_leaf_deleted_from_the_middle_of_the_log_fails_the_checkpoint(
+    signed: Signed, kept: Path
+) -> None:
+    execute(
+        signed.db,
+        "DELETE FROM stored_events WHERE originator_id = ? AND originator_version = 2",
+        TRANSPARENCY_LOG_ID.hex,
+    )
+    result = verify_all(signed, kept)
+    assert result.exit_code == 1, result.output
+    assert failures(result)[0] == (
+        "FAILED checkpoint: the store's transparency log has no leaf 1: leaves were deleted "
+        "from the log"
+    )
+    signer = ("checkpoint", "sign", "--key-file", signed.key.path, "-o", kept.with_suffix(".x"))
+    refused = run(signed.db, *signer)
+    assert refused.exit_code == 2
+    assert "the store's transparency log has no leaf 1" in refused.output
+
+
 def test_a_truncated_ended_match_fails_the_checkpoint(signed: Signed, kept: Path) -> None:
     end = signed.ended.version
     for version in (end, end - 1, end - 2):
