@@ -75,6 +75,11 @@ def test_the_reference_inclusion_proofs() -> None:
         merkle.node_hash(HASHES[6], HASHES[7]),
         bytes.fromhex(ROOTS[3]),
     ]
+    assert hexes(merkle.inclusion_proof(5, HASHES)) == [
+        "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+        "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+        "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+    ]
     assert merkle.inclusion_proof(0, HASHES[:1]) == []
 
 
