@@ -22,6 +22,7 @@ from rich.text import Text
 from domain.kernel.match import MatchAggregate, MatchStatus
 from replay import format as fmt
 from replay import games, json_output, refusals, step
+from replay.checkpoint_command import checkpoint
 from replay.claims import all_summaries, summary_problem
 from replay.disputes import disputes
 from replay.explain import explain
@@ -363,6 +364,7 @@ def at(
 
 
 main.add_command(verify)
+main.add_command(checkpoint)
 main.add_command(step.step)
 main.add_command(explain)
 main.add_command(export)

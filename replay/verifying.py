@@ -19,6 +19,8 @@ from rich.text import Text
 
 from replay import format as fmt
 from replay.audit import FAILED, OK, Report, checks_of, fork_origin, verify_records
+from replay.checkpoints import check_store, read_checkpoint
+from replay.checkpoints import print_report as print_checkpoint
 from replay.claims import Claims, all_summaries, check_claims
 from replay.receipts import check_receipt, read_receipt
 from replay.source import load
@@ -130,6 +132,15 @@ def print_report(out: Console, match_id: UUID, report: Report) -> None:
     help='A receipt the server signed for this match (docs/audit.md, "Receipts"): the '
     "store or bundle must hold at least its version, with the history it signed.",
 )
+@click.option(
+    "--checkpoint",
+    "checkpoint_file",
+    metavar="FILE",
+    help="With --all: a checkpoint of the transparency log kept outside the store "
+    "(`totem checkpoint`). The store must reproduce its root, and every match it logged "
+    "must still give its logged creation and end: catches a deleted, truncated or "
+    "replaced match.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.pass_context
 def verify(
@@ -140,6 +151,7 @@ def verify(
     digest: str | None,
     key: str | None,
     receipt_file: str | None,
+    checkpoint_file: str | None,
     as_json: bool,
 ) -> None:
     """Check a match: its hash chain, the server's signature, the seed commitment, the
@@ -154,7 +166,9 @@ def verify(
     a bundle's header (match id, event count), or the store's log of matches and its
     summary of the match (an ended match cut short fails). --all checks every match in
     the store (MATCH is then omitted), those with events but no entry in the log and the
-    entries with no events included, with a progress bar on stderr and a summary.
+    entries with no events included, with a progress bar on stderr and a summary; with
+    --checkpoint, it also holds the store to a checkpoint of its transparency log kept
+    outside it.
     """
     if every == (match_text is not None):
         raise click.UsageError("give a MATCH, or --all for every match, not both")
@@ -162,11 +176,13 @@ def verify(
         raise click.UsageError(
             "--commitment, --digest and --receipt are values of one match: not with --all"
         )
+    if checkpoint_file is not None and not every:
+        raise click.UsageError("--checkpoint holds the whole store to a checkpoint: use --all")
     public_key = expected_key(key)
     receipt = None if receipt_file is None else read_receipt(receipt_file)
     db = ctx.obj.db
     if every:
-        ok = _verify_all(db, public_key, as_json)
+        ok = _verify_all(db, public_key, as_json, checkpoint_file)
     else:
         assert match_text is not None
         loaded = load(db, match_text)
@@ -196,13 +212,19 @@ def verify(
         ctx.exit(1)
 
 
-def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
+def _verify_all(
+    db: str, public_key: bytes | None, as_json: bool, checkpoint_file: str | None = None
+) -> bool:
     """Verify every match of the store; print each failure and a summary. True if all
     hold. The matches are those of the log, then any other match that has events (its
-    log entry was deleted), then any summary row of a match with neither."""
+    log entry was deleted), then any summary row of a match with neither. With a
+    checkpoint, also hold the store to it (:mod:`replay.checkpoints`)."""
     out = _console()
     results: list[dict[str, Any]] = []
+    held = None
     with open_arena(db) as arena:
+        if checkpoint_file is not None:
+            held = check_store(arena, read_checkpoint(checkpoint_file, public_key))
         # Events first, then summaries, then the log: each is written with or before the
         # next, so a match created meanwhile by a running server is never half seen.
         stored = stored_match_ids(arena)
@@ -227,9 +249,13 @@ def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
                 results.append(_lost(match_id, row))
     failed = [r for r in results if not r["ok"]]
     summary = {"matches": len(results), "ok": len(results) - len(failed), "failed": len(failed)}
+    ok = not failed and (held is None or held.ok)
     if as_json:
-        click.echo(json.dumps({"ok": not failed, "summary": summary, "matches": results}, indent=2))
-        return not failed
+        shown = {"ok": ok, "summary": summary, "matches": results}
+        if held is not None:
+            shown["checkpoint"] = held.as_json()
+        click.echo(json.dumps(shown, indent=2))
+        return ok
     for result in failed:
         line = Text.assemble(("FAILED", "bold red"))
         line.append(f" match {result['match_id']}: {_first_failure(result)}")
@@ -241,7 +267,9 @@ def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
         f" {summary['matches']} matches verified: {summary['ok']} OK, {summary['failed']} failed"
     )
     out.print(line)
-    return not failed
+    if held is not None and checkpoint_file is not None:
+        print_checkpoint(out, held, checkpoint_file)
+    return ok
 
 
 def _lost(match_id: UUID, summary: Summary) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import click
 
 from server import access, keys
 from server.application import DEFAULT_DB, store_env
+from server.checkpoint_command import checkpoint
 from server.cluster import InstanceNameError
 from server.limits import ENV_NAMES, Limits
 from totem_client.cli import bots
@@ -358,18 +359,53 @@ def rebuild_summaries(db: str) -> None:
     """
     from server.application import Arena
 
+    arena = Arena(_existing_store(db))
+    try:
+        written = arena.rebuild_summaries()
+    finally:
+        arena.close()
+    click.echo(f"{written} match summaries written", err=True)
+
+
+@main.command("log-matches")
+@click.option(
+    "--db",
+    envvar="TOTEM_DB",
+    default=DEFAULT_DB,
+    show_default=True,
+    help="SQLite file of the event store (env TOTEM_DB). Ignored when PostgreSQL is "
+    "selected with PERSISTENCE_MODULE=eventsourcing.postgres or POSTGRES_DBNAME.",
+)
+def log_matches(db: str) -> None:
+    """Add to the transparency log the matches it lacks: those of a store written before
+    the log existed.
+
+    A server logs each match's creation and end as it saves them (docs/audit.md); a
+    store from an older server has matches the log never saw, which no checkpoint
+    covers. This appends their leaves (creation, and end if ended) in creation order, as
+    the matches stand now: checkpoints taken afterwards vouch for them from then on.
+    Run it with every server of the store stopped; running it again appends nothing.
+    """
+    from server.application import Arena
+
+    arena = Arena(_existing_store(db))
+    try:
+        appended = arena.log_unlogged_matches()
+    finally:
+        arena.close()
+    click.echo(f"{appended} leaves appended to the transparency log", err=True)
+
+
+def _existing_store(db: str) -> dict[str, str]:
+    """The settings of the store of ``--db``, which must exist: a command that repairs a
+    store never creates an empty one."""
     env = store_env(db)
     if (
         env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite"
         and not Path(env["SQLITE_DBNAME"]).exists()
     ):
         raise click.ClickException(f"no store at {env['SQLITE_DBNAME']}")
-    arena = Arena(env)
-    try:
-        written = arena.rebuild_summaries()
-    finally:
-        arena.close()
-    click.echo(f"{written} match summaries written", err=True)
+    return env
 
 
 def _loopback(address: str) -> bool:
@@ -385,4 +421,5 @@ def _loopback(address: str) -> bool:
 
 main.add_command(bots)
 main.add_command(server_key)
+main.add_command(checkpoint)
 main.add_command(play)

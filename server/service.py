@@ -30,6 +30,7 @@ from server import auth, codec, keys, summaries
 from server.access import Access
 from server.actors import Actors, Outcome
 from server.application import Arena
+from server.checkpoints import signed_checkpoint
 from server.errors import (
     ServiceError,
     rich_status,
@@ -246,6 +247,17 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             raise ServiceError(grpc.StatusCode.UNAVAILABLE, "this server signs no matches")
         return match_service_pb2.GetServerKeyResponse(
             algorithm=keys.ALGORITHM, public_key=signer.public_key
+        )
+
+    @refusals
+    async def GetCheckpoint(
+        self, request: match_service_pb2.GetCheckpointRequest, context: grpc.aio.ServicerContext
+    ) -> match_service_pb2.GetCheckpointResponse:
+        signer = self.actors.signer
+        if signer is None:
+            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "this server signs no checkpoints")
+        return await self.app.queries.call(
+            signed_checkpoint, self.app, signer, request.consistent_with
         )
 
     @refusals

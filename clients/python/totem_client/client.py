@@ -409,6 +409,15 @@ class Client:
         )
         return str(response.algorithm), bytes(response.public_key)
 
+    async def checkpoint(self, consistent_with: int = 0) -> match_service_pb2.GetCheckpointResponse:
+        """A signed checkpoint of the server's transparency log of matches; with
+        ``consistent_with``, also the consistency proof from a log of that size."""
+        response: match_service_pb2.GetCheckpointResponse = await self._unary(
+            self._stub.GetCheckpoint,
+            match_service_pb2.GetCheckpointRequest(consistent_with=consistent_with),
+        )
+        return response
+
     # ---- matches ---------------------------------------------------------------------
 
     async def create(

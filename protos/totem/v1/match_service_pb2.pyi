@@ -964,3 +964,75 @@ class GetServerKeyResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetServerKeyResponse: _TypeAlias = GetServerKeyResponse  # noqa: Y015
+
+@_typing.final
+class GetCheckpointRequest(_message.Message):
+    """GetCheckpoint: optionally, the size of an earlier checkpoint to prove consistency with."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CONSISTENT_WITH_FIELD_NUMBER: _builtins.int
+    consistent_with: _builtins.int
+    """The tree size of a checkpoint kept earlier; 0: no consistency proof. OUT_OF_RANGE if
+    larger than the log.
+    """
+    def __init__(
+        self,
+        *,
+        consistent_with: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["consistent_with", b"consistent_with"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetCheckpointRequest: _TypeAlias = GetCheckpointRequest  # noqa: Y015
+
+@_typing.final
+class GetCheckpointResponse(_message.Message):
+    """GetCheckpoint's answer: a signed tree head. The signature covers the message of
+    docs/audit.md ("totem-arena checkpoint v1", tree size, root hash, time).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TREE_SIZE_FIELD_NUMBER: _builtins.int
+    ROOT_HASH_FIELD_NUMBER: _builtins.int
+    TIMESTAMP_MS_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    CONSISTENCY_PROOF_FIELD_NUMBER: _builtins.int
+    tree_size: _builtins.int
+    """Leaves in the log (each match's creation, and each end, in the order saved)."""
+    root_hash: _builtins.bytes
+    """The RFC 9162 tree hash of those leaves (32 bytes, SHA-256)."""
+    timestamp_ms: _builtins.int
+    """When the server signed it, in ms since the Unix epoch."""
+    public_key: _builtins.bytes
+    """The signing key: 32 bytes, Ed25519 (the key of GetServerKey)."""
+    signature: _builtins.bytes
+    """Ed25519 signature (64 bytes) of the checkpoint message."""
+    @_builtins.property
+    def consistency_proof(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
+        """With consistent_with: the RFC 9162 consistency proof from that size to tree_size
+        (empty when the sizes are equal or consistent_with is 0).
+        """
+
+    def __init__(
+        self,
+        *,
+        tree_size: _builtins.int = ...,
+        root_hash: _builtins.bytes = ...,
+        timestamp_ms: _builtins.int = ...,
+        public_key: _builtins.bytes = ...,
+        signature: _builtins.bytes = ...,
+        consistency_proof: _abc.Iterable[_builtins.bytes] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["consistency_proof", b"consistency_proof", "public_key", b"public_key", "root_hash", b"root_hash", "signature", b"signature", "timestamp_ms", b"timestamp_ms", "tree_size", b"tree_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetCheckpointResponse: _TypeAlias = GetCheckpointResponse  # noqa: Y015
