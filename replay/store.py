@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from eventsourcing.utils import get_topic
+
 from domain.kernel.match import MatchAggregate
-from server.application import MATCH_LOG_ID, Arena, MatchLogged, store_env
+from domain.kernel.refusals import RefusalLog
+from server.application import MATCH_LOG_ID, TRANSPARENCY_LOG_ID, Arena, MatchLogged, store_env
 
 HEX_DIGITS = frozenset("0123456789abcdef")
 
@@ -81,7 +84,7 @@ def stored_match_ids(arena: Arena) -> dict[UUID, int]:
         while True:
             page = arena.recorder.select_notifications(start, ID_PAGE)
             for item in page:
-                if item.originator_id != MATCH_LOG_ID:
+                if _of_a_match(item.originator_id, item.topic):
                     match_id = UUID(str(item.originator_id))
                     found[match_id] = found.get(match_id, 0) + 1
             if len(page) < ID_PAGE:
@@ -89,6 +92,18 @@ def stored_match_ids(arena: Arena) -> dict[UUID, int]:
             start = page[-1].id + 1
     except Exception as exc:
         raise ReplayError(f"cannot read the store's events: {_reason(exc)}") from exc
+
+
+#: The streams of a store that are not matches: its log of matches, its transparency log.
+LOG_IDS = frozenset({MATCH_LOG_ID, TRANSPARENCY_LOG_ID})
+#: The topics of a match's refusal log (domain/kernel/refusals.py) all begin so.
+REFUSAL_TOPICS = get_topic(RefusalLog)
+
+
+def _of_a_match(originator_id: object, topic: str) -> bool:
+    """Whether a stored event belongs to a match, not to one of the store's logs or a
+    match's refusal log: only those are listed as matches."""
+    return originator_id not in LOG_IDS and not topic.startswith(REFUSAL_TOPICS)
 
 
 def resolve_match(arena: Arena, text: str) -> UUID:

@@ -611,9 +611,10 @@ export class Client {
    *   options
    * @returns {Promise<ActResponse>}
    */
-  async act(matchId, command, { token, seenVersion = 0, seat = null, game = null }) {
+  act(matchId, command, { token, seenVersion = 0, seat = null, game = null }) {
+    // Built before any await: a malformed command throws at the call, not in a promise.
     const request = actRequest(matchId, command, { seenVersion, seat, game });
-    return this.kept(await this.unary('Act', request, token));
+    return this.unary('Act', request, token).then((response) => this.kept(response));
   }
 
   /**
