@@ -623,6 +623,28 @@ class JungleSpeed(MatchAggregate):
             self._end(EndReason.COMPLETED, self._result(remaining))
         return self.status is MatchStatus.PLAYING
 
+    def pending_step(self) -> RuleViolation | None:
+        """What :meth:`_settle` and the outward chain still owe this state: a finish, the
+        end, or a simultaneous reveal that runs without waiting (not one held back until
+        a grab settles the open duels, nor one nobody can make before the timer)."""
+        if self.status is not MatchStatus.PLAYING:
+            return None
+        done = [s for s in self.seats if self.active(s) and not self.down[s] and not self.up[s]]
+        if done:
+            return RuleViolation("JS-8.1", f"seat {done[0]} has no card left and finishes at once")
+        remaining = [s for s in self.seats if self.active(s)]
+        if self.finished and (self.is_ru or len(remaining) <= (2 if len(self.players) > 2 else 1)):
+            return RuleViolation("JS-8.2", "enough players have finished: the match ends at once")
+        shown = any(self.card(c).kind is Kind.OUTWARD_ARROWS for c in self.visible().values())
+        chained = not self.open_duels() and bool(self._revealers())
+        if (self.pending_outward is None and shown) or (
+            self.pending_outward is not None and chained
+        ):
+            return RuleViolation(
+                "JS-6.2", "outward arrows are face up: the simultaneous reveal follows at once"
+            )
+        return None
+
     def seats_in_play(self) -> list[int]:
         """Finished players have left the game (JS-8.1): only the others' absence counts."""
         return [s for s in self.seats if self.active(s)]
