@@ -69,14 +69,14 @@ def fork_match(
     refusal = fork_refusal_at(events, version)
     if refusal is not None:
         raise refusal
-    at = app.load_at(origin_id, version)
     history = events[:version]
     referee_token, referee_hash = auth.new_token()
-    tokens = [auth.new_token() for _ in at.players]
+    # A version in play: the seats were all taken by then, and are the origin's now.
+    tokens = [auth.new_token() for _ in origin.players]
     hashes = [digest for _, digest in tokens]
     created = app.create_match(
         lambda seed: fork(
-            type(at), history, seed, secrets.token_bytes(32), referee_hash, hashes, stamp
+            type(origin), history, seed, secrets.token_bytes(32), referee_hash, hashes, stamp
         )
     )
     return NewFork(created, referee_token, [token for token, _ in tokens])

@@ -87,8 +87,8 @@ def fork_refusal(origin: MatchAggregate) -> RuleViolation | None:
     """Why the state ``origin`` is in cannot be forked, or None if it can: only a match
     in play has a position to play again, and only a state that waits for a command or a
     timer. A state inside a command's events (:meth:`MatchAggregate.pending_step`) owes
-    a step that only that command ran: a fork there would wait for ever. Cites the rule
-    that ended or starts the match, or the rule of the step."""
+    a step that only that command took: no command or timer would take it in a fork.
+    Cites the rule that ended or starts the match, or the rule of the step."""
     if origin.status is MatchStatus.ENDED:
         assert origin.end_reason is not None
         return RuleViolation(
@@ -110,20 +110,20 @@ def fork_refusal(origin: MatchAggregate) -> RuleViolation | None:
     return None
 
 
-def fork_refusal_at(events: Sequence[object], version: int) -> RuleViolation | None:
+def fork_refusal_at(events: Sequence[Any], version: int) -> RuleViolation | None:
     """Why the match with these stored events (all of them, from its first) cannot be
     forked at ``version``, naming the nearest versions that can; or None if it can.
     Only a refusal looks at the other versions' states. ``events`` are left as given."""
     at: Any = None
     for evt in copy.deepcopy(events[:version]):
-        at = evt.mutate(at)  # type: ignore[attr-defined]
+        at = evt.mutate(at)
     refusal = fork_refusal(at)
     if refusal is None:
         return None
     match: Any = None
     forkable: list[int] = []
     for evt in copy.deepcopy(events):
-        match = evt.mutate(match)  # type: ignore[attr-defined]
+        match = evt.mutate(match)
         if fork_refusal(match) is None:
             forkable.append(match.version)
             if match.version > version:
