@@ -161,9 +161,13 @@ async def client(port: int, stop: float, counts: list[int]) -> None:
 
 
 async def measure_grpc(env: dict[str, str], matches: int, seconds: float, together: bool) -> Run:
-    running = await start(
-        "127.0.0.1:0", {**env, "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN}, limits=MACHINE_SPEED
-    )
+    with tempfile.TemporaryDirectory() as keys:  # the run's own signing key, not the user's
+        running = await start(
+            "127.0.0.1:0",
+            {**env, "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN},
+            limits=MACHINE_SPEED,
+            key_file=str(Path(keys) / "server.key"),
+        )
     running.actors.committer.together = together
     counts = [0]
     try:

@@ -34,8 +34,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from eventsourcing.utils import resolve_topic
-
 from domain.games import GAMES
 from domain.kernel.chain import (
     GENESIS_DIGEST,
@@ -48,6 +46,7 @@ from domain.kernel.fork import history_entry
 from domain.kernel.match import MatchAggregate
 from domain.kernel.randomness import commitment
 from domain.kernel.signing import signed_message
+from domain.kernel.topics import UnknownTopic, aggregate_class
 from replay import games
 from replay.draws import FORKED, Carried, carried_of
 from replay.store import Record
@@ -104,6 +103,8 @@ class Report:
     skipped: dict[str, str] = field(default_factory=dict)
     #: What a check that ran found, by check.
     found: dict[str, str] = field(default_factory=dict)
+    #: Checks beyond :data:`CHECKS` that ran because they were asked for (a receipt).
+    added: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -371,12 +372,12 @@ def _is_event_of(aggregate_class: type[MatchAggregate], event_class: type) -> bo
 
 
 def _game_class(data: dict[str, Any]) -> type[MatchAggregate] | None:
+    """The game the creation names, looked up among the registered games only."""
     try:
-        cls = resolve_topic(str(data.get("originator_topic")))
-    except Exception:
+        cls = aggregate_class(data.get("originator_topic"))
+    except UnknownTopic:
         return None
-    known = {game.aggregate for game in GAMES.values()}
-    return cls if cls in known else None
+    return cls if cls in {game.aggregate for game in GAMES.values()} else None
 
 
 def _check_seed(
@@ -482,7 +483,7 @@ def _check_signature(records: list[Record], expected_key: bytes | None, report: 
 def checks_of(report: Report) -> list[Check]:
     """Every check of :data:`CHECKS` with its outcome."""
     result = []
-    for name in CHECKS:
+    for name in (*CHECKS, *report.added):
         failed = [p for p in report.problems if p.check == name]
         if failed:
             first = min(failed, key=lambda p: p.version)

@@ -8,8 +8,11 @@ the event carries them.
 With the class, the hashed fields and the chain metadata, :func:`read_bundle` rebuilds
 the very domain event the store holds, so ``verify`` recomputes the same digests and the
 state is rebuilt the same way. Nothing in a line is trusted: a changed field breaks its
-digest, a removed or moved line breaks the chain, exactly as in a tampered store. An event
-kind this tool has never heard of travels like any other, by its topic.
+digest, a removed or moved line breaks the chain, exactly as in a tampered store. A bundle
+never chooses code: its topics are looked up among the event classes of the games
+(:mod:`domain.kernel.topics`), and a line naming anything else is refused, with nothing
+imported. The header's match id and event count are bound to the lines by ``verify``
+(:mod:`replay.claims`).
 """
 
 from __future__ import annotations
@@ -22,10 +25,11 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.utils import get_topic, resolve_topic
+from eventsourcing.utils import get_topic
 
 from domain.kernel.chain import NOT_HASHED
 from domain.kernel.match import MatchAggregate
+from domain.kernel.topics import check_fields, event_class
 from replay.export import event_record
 from replay.store import Record, ReplayError
 
@@ -143,16 +147,17 @@ def _record(line: bytes, position: int) -> Record:
 
 def rebuild(data: dict[str, Any]) -> Any:
     """The domain event of a bundle line, as the store's mapper would have decoded it:
-    an object of the topic's class whose fields are the hashed fields plus the metadata."""
+    an object of the topic's class whose fields are the hashed fields plus the metadata.
+    The class is one of the games' (:func:`domain.kernel.topics.event_class`), and so is
+    the match class a creation names: nothing the line names is imported."""
     topic = data.get("topic")
     if not isinstance(topic, str):
         raise ValueError("no topic naming the event's class")
-    cls = resolve_topic(topic)
-    if not isinstance(cls, type):
-        raise ValueError(f"the topic {topic!r} names no class")
+    cls = event_class(topic)
     hashed = data.get("hashed")
     if not isinstance(hashed, dict):
         raise ValueError("no hashed fields")
+    check_fields(hashed)
     timestamp = datetime.fromisoformat(str(data.get("timestamp")))
     unhashed = data.get("unhashed", {})
     if not isinstance(unhashed, dict) or not set(unhashed) <= UNHASHED:

@@ -1,7 +1,9 @@
 """``totem-replay``: list, show, step through and verify stored matches.
 
 Reads the store of ``totem serve`` read-only, with or without the server running.
-Errors are one line on stderr and exit status 2; ``verify`` exits 1 when a check fails.
+Errors are one line on stderr and exit status 2; ``verify`` exits 1 when a check fails,
+and so does every command that shows a match failing it, after a warning on stderr
+(:mod:`replay.integrity`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 import sys
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 import click
 from rich.console import Console
@@ -18,11 +21,16 @@ from rich.text import Text
 
 from domain.kernel.match import MatchAggregate, MatchStatus
 from replay import format as fmt
-from replay import games, json_output, step
+from replay import games, json_output, refusals, step
+from replay.checkpoint_command import checkpoint
+from replay.claims import all_summaries, summary_problem
+from replay.disputes import disputes
 from replay.explain import explain
 from replay.export import event_record
 from replay.export_command import export
 from replay.fork import fork
+from replay.integrity import warn_if_broken
+from replay.ruling import ruling
 from replay.source import load
 from replay.store import (
     ReplayError,
@@ -93,6 +101,10 @@ def main(ctx: click.Context, db: str) -> None:
 
     MATCH is a match id or any unique beginning of it (dashes optional), or an audit
     bundle file written by `export` (an existing file, or a name ending in .jsonl).
+
+    Exit status: 0 done; 1 a check of `verify` failed, or a command that shows a match
+    (show, events, at, step, explain, export) printed one that fails verification, with
+    a warning on stderr; 2 an error.
     """
     ctx.obj = Settings(db)
 
@@ -119,6 +131,7 @@ def list_(settings: Settings, as_json: bool) -> None:
     """
     out = console()
     with open_arena(settings.db) as arena:
+        summaries = all_summaries(arena) or {}  # before the events: see replay.claims
         entries = logged_matches(arena)
         if not entries and not as_json:
             out.print("no matches in this store")
@@ -144,6 +157,9 @@ def list_(settings: Settings, as_json: bool) -> None:
             line.append(f"  {match.version} events")
             if match.result:
                 line.append(f"  result: {fmt.result(match, match.result)}")
+            problem = summary_problem(summaries.get(entry.match_id), records)
+            if problem is not None:
+                line.append(f"  FAILS VERIFICATION at {problem}", style="bold red")
             out.print(line)
 
 
@@ -160,14 +176,19 @@ def show(settings: Settings, match_text: str, as_json: bool) -> None:
 
     With --json, one JSON object (keys in docs/replay.md, "JSON output").
     """
-    out = console()
     loaded = load(settings.db, match_text)
     match_id, steps = loaded.match_id, list(walk(loaded.records))
     events = [event for event, _ in steps]
     match = steps[-1][1]
     if as_json:
         click.echo(json.dumps(json_output.show_record(match, events), ensure_ascii=False))
-        return
+    else:
+        _print_show(match_id, match, events)
+    warn_if_broken(settings.db, loaded)
+
+
+def _print_show(match_id: UUID, match: MatchAggregate, events: list[Any]) -> None:
+    out = console()
     rows: list[tuple[str, str]] = [
         ("Match", str(match_id)),
         *_forked_from(match),
@@ -227,6 +248,7 @@ def _options(match: MatchAggregate) -> str:
 @click.option("--to", "last", type=click.IntRange(min=1), help="Last version to show.")
 @click.option("--seat", type=click.IntRange(min=0), help="Each event as this seat's player saw it.")
 @click.option("--spectator", is_flag=True, help="Each event as a spectator saw it.")
+@click.option("--refused", "with_refused", is_flag=True, help="With --json, refused commands too.")
 @step.referee_option
 @click.pass_obj
 def events(
@@ -238,6 +260,7 @@ def events(
     seat: int | None,
     spectator: bool,
     referee: bool,
+    with_refused: bool,
 ) -> None:
     """One line per event: version, time (UTC), name and what it did (referee view).
 
@@ -249,9 +272,15 @@ def events(
     own redaction; with --json each line then holds only version, name, timestamp and
     that viewer's view (no hashed fields, which would tell what the viewer could not see).
     A match still in play is shown as a spectator sees it unless --referee is given.
+
+    Commands the server refused (kept in the store beside the match, not in a bundle)
+    are shown after the event they followed, marked REFUSED, with their receive number;
+    with --json, only if --refused is given, as {"refused": ...} lines. Another seat's
+    refused command shows its kind and rule, not its arguments or message.
     """
     loaded = load(settings.db, match_text)
     seen = step.viewer_of(seat, spectator, referee, loaded.live)
+    shown = refusals.Interleaved(settings.db, loaded, seen.viewer, first, as_json, with_refused)
     out = console()
     records = loaded.records
     if seen.seat is not None:
@@ -261,6 +290,7 @@ def events(
         version = event.originator_version
         if first is not None and version < first:
             continue
+        shown.before(version)
         if as_json and seen.viewer.sees_everything:
             click.echo(json.dumps(event_record(match, event), ensure_ascii=False))
             continue
@@ -273,6 +303,8 @@ def events(
         line.append(f"{name:<15}", style="bold")
         line.append(f" {games.summary(match, name, view)}")
         out.print(line)
+    shown.end(last)
+    warn_if_broken(settings.db, loaded)
 
 
 @main.command(short_help="The state after event VERSION, as a viewer saw it.")
@@ -316,22 +348,26 @@ def at(
     view = games.state_view(match, viewer)
     if as_json:
         click.echo(json.dumps(view, indent=2, ensure_ascii=False))
-        return
-    out = console()
-    name, event_view = games.event_view(match, event, viewer)
-    head = Text(f"Match {match_id} at version {version} of {loaded.last}", style="bold")
-    out.print(head)
-    out.print(
-        Text(f"Last event: {name}, {fmt.when(event.timestamp)} UTC: ")
-        + Text(games.summary(match, name, event_view))
-    )
-    out.print(Text(f"Seen by {who}"))
-    for line in games.state_lines(match, view):
-        out.print(Text(line))
+    else:
+        out = console()
+        name, event_view = games.event_view(match, event, viewer)
+        head = Text(f"Match {match_id} at version {version} of {loaded.last}", style="bold")
+        out.print(head)
+        out.print(
+            Text(f"Last event: {name}, {fmt.when(event.timestamp)} UTC: ")
+            + Text(games.summary(match, name, event_view))
+        )
+        out.print(Text(f"Seen by {who}"))
+        for line in games.state_lines(match, view):
+            out.print(Text(line))
+    warn_if_broken(settings.db, loaded)
 
 
 main.add_command(verify)
+main.add_command(checkpoint)
 main.add_command(step.step)
 main.add_command(explain)
 main.add_command(export)
 main.add_command(fork)
+main.add_command(disputes)
+main.add_command(ruling)

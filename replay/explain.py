@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import click
+from rich.console import Console
 from rich.text import Text
 
-from domain.kernel.match import event_name, payload
+from domain.kernel.match import MatchAggregate, event_name, payload
+from replay import explain_rules, games
 from replay import format as fmt
-from replay import games
-from replay.explain_rules import HUMAN_LIMIT_MS, Contender, Context, Explanation
+from replay.explain_rules import HUMAN_LIMIT_MS, Contender, Context, Explanation, RaceEvidence
+from replay.integrity import warn_if_broken
 from replay.source import load
 from replay.step import HasStore, Stepper, referee_option, require_referee
 from replay.store import Record, ReplayError
@@ -27,40 +30,97 @@ def explain_records(
 ) -> tuple[str, Explanation | None]:
     """The name of the event at ``version`` and what explains it (None: nothing to)."""
     stepper = Stepper(records)
-    if not 1 <= version <= stepper.last:
-        raise ReplayError(
-            f"there is no version {version}: this match has versions 1 to {stepper.last}"
-        )
-    before = None
-    if version > 1:
-        stepper.goto(version - 1)
-        before = stepper.state
-    stepper.goto(version)
-    events = [(e.originator_version, event_name(e), payload(e)) for e in stepper.events]
-    ctx = Context(version, events, before, stepper.state, human_limit_ms)
-    game = games.replay_of(stepper.state)
+    ctx = _context(stepper, _events(stepper), version, human_limit_ms)
+    game = games.replay_of(ctx.after)
     hook = game.explain if game is not None else None
     return ctx.name, hook(ctx) if hook is not None else None
 
 
-def contender_line(contender: Contender) -> Text:
+def race_evidence(
+    records: list[Record], version: int, human_limit_ms: float = HUMAN_LIMIT_MS
+) -> RaceEvidence | None:
+    """The evidence of the grab race that the event at ``version`` belongs to: a won
+    duel or inward-arrows race, a late grab (the race it was late for) or a wrong grab
+    (the wrong grabs since the same reveal). None when that event is not a grab.
+
+    What a judge rules on under JS-4.2 and JS-5.1, as data, for any command that shows
+    it (``explain``, ``disputes``, a ruling sheet): the event that opened the race and
+    the reveals that left it open (JS-4.7), and every contender in recorded order with
+    its label (winner, lost, late, wrong grab), gap to the first received, reaction time
+    and its marks (close call, suspect, sent before the opening). Raises ReplayError for
+    a version the match does not have.
+    """
+    stepper = Stepper(records)
+    return explain_rules.js_race(_context(stepper, _events(stepper), version, human_limit_ms))
+
+
+def races(records: list[Record], human_limit_ms: float = HUMAN_LIMIT_MS) -> list[RaceEvidence]:
+    """Every grab race of a match, in the order they were decided: each won race (with
+    its late grabs) and each group of wrong grabs made since one reveal, read as
+    :func:`race_evidence` reads one. Empty for a game without grab races."""
+    stepper = Stepper(records)
+    if type(stepper.state).GAME != "jungle_speed":
+        return []
+    events = _events(stepper)
+    found: list[RaceEvidence] = []
+    covered: set[int] = set()
+    for version, name, _ in events:
+        if name not in ("DuelWon", "ArrowsWon", "WrongGrab") or version in covered:
+            continue
+        race = explain_rules.js_race(_context(stepper, events, version, human_limit_ms))
+        if race is not None:
+            found.append(race)
+            covered.update(c.version for c in race.contenders)
+    return found
+
+
+def _events(stepper: Stepper) -> list[tuple[int, str, dict[str, Any]]]:
+    return [(e.originator_version, event_name(e), payload(e)) for e in stepper.events]
+
+
+def _context(
+    stepper: Stepper,
+    events: list[tuple[int, str, dict[str, Any]]],
+    version: int,
+    human_limit_ms: float,
+) -> Context:
+    """The event at ``version`` in its match, whose states the stepper moves to."""
+    if not 1 <= version <= stepper.last:
+        raise ReplayError(
+            f"there is no version {version}: this match has versions 1 to {stepper.last}"
+        )
+
+    def at(wanted: int) -> MatchAggregate:
+        stepper.goto(wanted)
+        return stepper.state
+
+    return Context(version, events, at, human_limit_ms)
+
+
+def contender_line(contender: Contender, first: bool = False) -> Text:
+    """One contender of a race: its label, receive order, how it was stamped, who, when,
+    the gap to the first received, what it had seen, its reaction and its marks."""
     who = f"seat {contender.seat}" + (f" ({contender.player})" if contender.player else "")
     received = datetime.fromtimestamp(contender.wall_ns / 1e9, UTC)
     received_by = f"#{contender.sequence}" + (
         f"@{contender.instance}" if contender.instance else ""
     )
     via = "stream" if contender.on_stream else "call"
-    line = Text(f"  {contender.outcome:<5}  recv {received_by:<7} {via:<6} {who:<22}")
+    line = Text(f"  {contender.label:<10}  recv {received_by:<7} {via:<6} {who:<22}")
     line.append(f" at {fmt.when(received)} UTC  ")
-    line.append(f"+{contender.gap_ms:.3f} ms  " if contender.gap_ms else "winner  ")
+    line.append("first  " if first else f"{contender.gap_ms:+.3f} ms  ")
     seen = f"v{contender.seen_version}" if contender.seen_version else "not given"
     line.append(f"had seen {seen}  ")
     if contender.reaction_ms is None:
         line.append("reaction unknown")
     else:
         line.append(f"reaction {contender.reaction_ms:.3f} ms")
+    if contender.close_call:
+        line.append("  CLOSE CALL", style="bold yellow")
     if contender.suspect:
         line.append("  SUSPECT", style="bold red")
+    if contender.before_opening:
+        line.append("  SENT BEFORE THE OPENING", style="bold red")
     line.append(f"  (v{contender.version})")
     return line
 
@@ -73,31 +133,40 @@ def print_explanation(explanation: Explanation) -> None:
     out.print(Text(f"Rules: {', '.join(explanation.rules)}"))
     for fact in explanation.facts:
         out.print(Text(f"  - {fact}"))
-    if explanation.contenders:
-        limit = explanation.human_limit_ms
-        out.print(
-            Text(
-                f"Contenders in the order the match recorded them: server receive order, "
-                f"or commit order between server instances (stamped as its message was read "
-                f"on an open stream, or when its call was admitted; gap to the first "
-                f"received; reaction: from the event the grab saw reaching its stream; "
-                f"suspect under {limit:g} ms):"
-            )
+    if explanation.race is not None:
+        print_contenders(out, explanation.race)
+
+
+def print_contenders(out: Console, race: RaceEvidence) -> None:
+    """A race's contenders, one line each, under a line saying how to read them."""
+    out.print(
+        Text(
+            f"Contenders in the order the match recorded them: server receive order, or "
+            f"commit order between server instances (stamped as its message was read on an "
+            f"open stream, or when its call was admitted; gap to the first received, a "
+            f"CLOSE CALL within the stamp precision; reaction: from the event the grab saw "
+            f"reaching its stream, SUSPECT under {race.human_limit_ms:g} ms):"
         )
-        for contender in explanation.contenders:
-            out.print(contender_line(contender))
+    )
+    for i, contender in enumerate(race.contenders):
+        out.print(contender_line(contender, first=i == 0))
 
 
-@click.command(short_help="Why an event came out as it did: a grab race or a rule.")
-@click.argument("match_text", metavar="MATCH")
-@click.argument("version", type=click.IntRange(min=1))
-@click.option(
+#: ``--human-limit-ms``: where a reaction stops being a human's, for every command that
+#: flags one.
+human_limit_option = click.option(
     "--human-limit-ms",
     type=click.FloatRange(min=0),
     default=HUMAN_LIMIT_MS,
     show_default=True,
     help="Flag a grab whose reaction time is under this as suspect.",
 )
+
+
+@click.command(short_help="Why an event came out as it did: a grab race or a rule.")
+@click.argument("match_text", metavar="MATCH")
+@click.argument("version", type=click.IntRange(min=1))
+@human_limit_option
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
 @referee_option
 @click.pass_obj
@@ -111,16 +180,18 @@ def explain(
 ) -> None:
     """Why the event at VERSION came out as it did.
 
-    A Jungle Speed grab (a duel or inward-arrows race won, a late or a wrong grab): every
-    grab recorded for the same race, in server receive order (JS-4.2), with its receive
-    sequence and time, its gap to the first in milliseconds, the version its client said
-    it had seen (JS-5.1), and its reaction time: from the server writing that version to
-    the grabber's stream to receiving the grab (unknown when the server did not see
-    both). A reaction under --human-limit-ms is flagged SUSPECT. A rule outcome (a Tribes
-    round won or drawn, a revealed line; a Village feast, census, wipe-out or the end):
-    the rule ids that decided it and the facts they used. Any other event: one line
-    saying there is nothing to explain, exit status 0. The facts are the referee's: a
-    match still in play is explained only with --referee.
+    A Jungle Speed grab (a duel or inward-arrows race won, a late or a wrong grab): the
+    event that opened the race (the one after which it stayed open, JS-4.7) and every
+    grab recorded for it, in server receive order (JS-4.2), labelled winner, lost, late
+    or wrong grab, with its receive sequence and time, its gap to the first in
+    milliseconds (CLOSE CALL within the stamp precision of docs/api.md), the version its
+    client said it had seen (JS-5.1), and its reaction time: from the server writing
+    that version to the grabber's stream to receiving the grab (unknown when the server
+    did not see both). A reaction under --human-limit-ms is flagged SUSPECT. A rule
+    outcome (a Tribes round won or drawn, a revealed line; a Village feast, census,
+    wipe-out or the end): the rule ids that decided it and the facts they used. Any
+    other event: one line saying there is nothing to explain, exit status 0. The facts
+    are the referee's: a match still in play is explained only with --referee.
     """
     loaded = load(settings.db, match_text)
     require_referee(loaded.live, referee, "an explanation")
@@ -131,8 +202,8 @@ def explain(
             click.echo(json.dumps({"version": version, "event": name, "explained": False}))
         else:
             click.echo(f"nothing to explain at version {version}: {name}")
-        return
-    if as_json:
+    elif as_json:
         click.echo(json.dumps({**explanation.to_dict(), "explained": True}, ensure_ascii=False))
-        return
-    print_explanation(explanation)
+    else:
+        print_explanation(explanation)
+    warn_if_broken(settings.db, loaded)

@@ -9,9 +9,11 @@ never decide anything again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any, NamedTuple
 
 from domain.kernel.match import MatchAggregate
 from replay import format as fmt
@@ -27,8 +29,9 @@ class Context:
     version: int
     #: ``(version, event name, the event's own fields)`` of the whole match, in order.
     events: Sequence[tuple[int, str, dict[str, Any]]]
-    before: MatchAggregate | None
-    after: MatchAggregate
+    #: The state right after any version, to be read at once: the next call may move it
+    #: (what a race's opening is found with). ``before`` and ``after`` are kept copies.
+    at: Callable[[int], MatchAggregate]
     human_limit_ms: float = HUMAN_LIMIT_MS
 
     @property
@@ -39,6 +42,29 @@ class Context:
     def fields(self) -> dict[str, Any]:
         return self.events[self.version - 1][2]
 
+    @cached_property
+    def before(self) -> MatchAggregate | None:
+        """The state right before the event (None before the first)."""
+        return copy.deepcopy(self.at(self.version - 1)) if self.version > 1 else None
+
+    @cached_property
+    def after(self) -> MatchAggregate:
+        """The state right after the event."""
+        return copy.deepcopy(self.at(self.version))
+
+
+#: What a contender's grab was to its race (JS-4.2, JS-5.2, JS-5.3, JS-6.1).
+WINNER = "winner"
+LOST = "lost"
+LATE = "late"
+WRONG = "wrong grab"
+
+#: The documented stamp precision (docs/api.md, "Stamp precision"): two grabs of a race
+#: whose stamps are this close do not show which reached the server first. Both read on
+#: open Play streams; otherwise (an Act call, which waits for gRPC to admit it).
+STREAM_PRECISION_MS = 0.2
+CALL_PRECISION_MS = 2.0
+
 
 @dataclass(frozen=True)
 class Contender:
@@ -46,6 +72,7 @@ class Contender:
 
     seat: int
     player: str
+    #: What the event recorded: "won", "late" or "wrong".
     outcome: str
     version: int
     sequence: int
@@ -57,15 +84,63 @@ class Contender:
     #: Stamped as its message was read on an open Play stream, not when its call was
     #: admitted (an Act call's stamp waits for that).
     on_stream: bool
-    #: Milliseconds after the winner's grab was received (0 for the winner).
+    #: Milliseconds after the first grab of the race was received (0 for the first).
     gap_ms: float
     #: Milliseconds from the event it reacted to reaching its stream to its receipt;
     #: None when the server did not see both ends.
     reaction_ms: float | None
     suspect: bool
+    #: What the grab was to the race: :data:`WINNER`, :data:`LOST` (beaten by the winner:
+    #: a duel's loser, or any other player of an inward-arrows race), :data:`LATE` (a late
+    #: grab by a player the decision did not go against) or :data:`WRONG`.
+    label: str = ""
+    #: Within the stamp precision of the first grab received: the stamps do not show
+    #: which of the two reached the server first.
+    close_call: bool = False
+    #: The version it said it had seen is older than the event that opened the race: it
+    #: was sent before its player could have seen the race.
+    before_opening: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))
+
+
+@dataclass(frozen=True)
+class RaceEvidence:
+    """One grab race as the match recorded it: what a judge applying JS-4.2 and JS-5.1
+    rules on. Every contender in recorded order (receive order; commit order between
+    server instances), with its label, gap, reaction and marks."""
+
+    #: "duel", "arrows" or "wrong" (the wrong grabs made since one reveal, JS-5.2).
+    kind: str
+    #: The version of the event that decided it (wrong grabs: the first of them).
+    decided: int
+    #: The version and name of the event that opened the race: the one after which it
+    #: stayed open until decided (JS-4.7). For wrong grabs: the last reveal before them.
+    opened: int
+    opened_by: str
+    #: Reveals between the opening and the decision that left the race open (JS-4.7).
+    left_open_by: list[int]
+    contenders: list[Contender]
+    human_limit_ms: float
+    #: The seat that won, None for wrong grabs.
+    winner: int | None = None
+
+    @property
+    def gap_ms(self) -> float | None:
+        """From the first grab received to the second; None with a single grab."""
+        return self.contenders[1].gap_ms if len(self.contenders) > 1 else None
+
+    @property
+    def close_call(self) -> bool:
+        return any(c.close_call for c in self.contenders)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dict(vars(self))
+        data["contenders"] = [c.to_dict() for c in self.contenders]
+        data["gap_ms"] = self.gap_ms
+        data["close_call"] = self.close_call
+        return data
 
 
 @dataclass(frozen=True)
@@ -75,37 +150,212 @@ class Explanation:
     title: str
     rules: list[str]
     facts: list[str]
-    contenders: list[Contender] = field(default_factory=list)
-    human_limit_ms: float | None = None
+    #: The grab race the event belongs to (Jungle Speed), else None.
+    race: RaceEvidence | None = None
+
+    @property
+    def contenders(self) -> list[Contender]:
+        return self.race.contenders if self.race is not None else []
+
+    @property
+    def human_limit_ms(self) -> float | None:
+        return self.race.human_limit_ms if self.race is not None else None
 
     def to_dict(self) -> dict[str, Any]:
-        data = dict(vars(self))
-        data["contenders"] = [c.to_dict() for c in self.contenders]
+        data: dict[str, Any] = {
+            "version": self.version,
+            "event": self.event,
+            "title": self.title,
+            "rules": self.rules,
+            "facts": self.facts,
+            "contenders": [c.to_dict() for c in self.contenders],
+            "human_limit_ms": self.human_limit_ms,
+        }
+        if self.race is not None:
+            data["race"] = {k: v for k, v in self.race.to_dict().items() if k != "contenders"}
         return data
 
 
 # ---- Jungle Speed: grab races (JS-4.2, JS-5.1, JS-5.2, JS-5.3, JS-6.1) -------------
 
-#: Events that end every race open before them: a card turned face up or piles turned over.
+#: Events that turn cards face up or over: wrong grabs are grouped between them.
 _JS_RESETS = ("Revealed", "OutwardReveal", "PilesRecycled", "Dealt")
+#: Events after which no grab can be late for a race decided before them: they clear
+#: the match's decided races (a card turned face up, JS-5.3).
+_JS_FRESH = ("Revealed", "OutwardReveal")
 _JS_WINS = {"DuelWon": "won the duel", "ArrowsWon": "won the arrows race"}
+_JS_OUTCOMES = {"DuelWon": "won", "ArrowsWon": "won", "LateGrab": "late", "WrongGrab": "wrong"}
 
 
 def jungle_speed(ctx: Context) -> Explanation | None:
     """A grab race: the grab that decided it (or a wrong grab) and every grab recorded
     for the same race, in receive order, with gaps and reaction times."""
-    name, fields = ctx.name, ctx.fields
-    if name == "LateGrab":
-        return _js_race(ctx, int(fields["decided_at_version"]))
-    if name in _JS_WINS:
-        return _js_race(ctx, ctx.version)
+    name = ctx.name
+    if name in _JS_WINS or name == "LateGrab":
+        race = js_race(ctx)
+        assert race is not None
+        return _js_won(ctx, race)
     if name == "WrongGrab":
-        return _js_wrong(ctx)
+        race = js_race(ctx)
+        assert race is not None
+        return _js_wrong(ctx, race)
     if name == "PlayerFinished":
         return _js_finished(ctx)
     if name == "MatchEnded":
         return _js_ended(ctx)
     return None
+
+
+def js_race(ctx: Context) -> RaceEvidence | None:
+    """The race the grab event at ``ctx.version`` belongs to (None: not a grab).
+
+    A won duel or arrows race, or a late grab (the race it was late for): the deciding
+    grab and every late grab naming it. A wrong grab: the wrong grabs since the same
+    reveal. The one reading of a race that ``explain`` and ``disputes`` share.
+    """
+    name, fields = ctx.name, ctx.fields
+    if name == "LateGrab":
+        decided = int(fields["decided_at_version"])
+    elif name in _JS_WINS:
+        decided = ctx.version
+    elif name == "WrongGrab":
+        return _js_wrong_grabs(ctx)
+    else:
+        return None
+    _, won_name, won = ctx.events[decided - 1]
+    grabs = [(decided, won_name, won)]
+    for version, later, later_fields in ctx.events[decided:]:
+        if later in _JS_FRESH:
+            break
+        if later == "LateGrab" and later_fields["decided_at_version"] == decided:
+            grabs.append((version, later, later_fields))
+    winner = int(won["winner"])
+    opened, left_open = _opening(ctx, decided, won_name, won)
+    if won_name == "DuelWon":
+        kind, beaten = "duel", set(won["losers"])
+    else:
+        kind, beaten = "arrows", {s for s in range(len(_players(ctx.after))) if s != winner}
+
+    def label(name: str, seat: int) -> str:
+        if name != "LateGrab":
+            return WINNER
+        return LOST if seat in beaten else LATE
+
+    contenders = _contenders(ctx, grabs, opened, label)
+    return RaceEvidence(
+        kind,
+        decided,
+        opened,
+        ctx.events[opened - 1][1],
+        left_open,
+        contenders,
+        ctx.human_limit_ms,
+        winner,
+    )
+
+
+def _js_wrong_grabs(ctx: Context) -> RaceEvidence:
+    """The wrong grabs made since the reveal before the one at ``ctx.version``."""
+    start = ctx.version
+    while start > 1 and ctx.events[start - 2][1] not in _JS_RESETS:
+        start -= 1
+    grabs = []
+    for version, name, fields in ctx.events[start - 1 :]:
+        if name in _JS_RESETS:
+            break
+        if name == "WrongGrab":
+            grabs.append((version, name, fields))
+    opened = max(start - 1, 1)
+    contenders = _contenders(ctx, grabs, opened, lambda name, seat: WRONG)
+    return RaceEvidence(
+        "wrong",
+        grabs[0][0],
+        opened,
+        ctx.events[opened - 1][1],
+        [],
+        contenders,
+        ctx.human_limit_ms,
+    )
+
+
+#: Events after which no race is open but one they may leave behind (RU: the grab that
+#: ends colour mode can leave a duel by shape, JS-6.3): a grab takes the totem and annuls
+#: every other race (JS-4.7), a wrong grab or a recycling empties the face-up piles.
+_JS_TAKEN = ("DuelWon", "ArrowsWon", "WrongGrab", "PilesRecycled", "Dealt")
+
+
+class _Table(NamedTuple):
+    """What decides whether a race is open: the visible cards and the open races."""
+
+    tops: dict[int, int]
+    duels: list[list[int]]
+    arrows: set[int]
+    annulled: list[list[int]]
+
+
+def _table(match: Any) -> _Table:
+    return _Table(
+        dict(match.visible()),
+        match.open_duels(),
+        set(match.open_arrows()),
+        [list(pair) for pair in match.annulled],
+    )
+
+
+def _opening(
+    ctx: Context, decided: int, name: str, fields: dict[str, Any]
+) -> tuple[int, list[int]]:
+    """The version after which the race decided at ``decided`` was open without a break,
+    and the reveals after it that left it open (JS-4.7).
+
+    A duel stays open while reveals go on, as long as neither of its cards is covered
+    (JS-4.7), so the reveal right before the grab need not be the one that opened it. A
+    duel is the winner's visible card with a loser's (the same cards, their pair not
+    annulled, in one open duel: JS-4.1, JS-4.6); an arrows race, one of the inward-arrows
+    cards open before the grab (JS-6.1). Read from the states the events built, never
+    decided again: forwards from the last event that left no race open, then, should the
+    race have been open even then, backwards.
+    """
+    if decided <= 2:
+        return 1, []
+    start = max((v for v, n, _ in ctx.events[: decided - 1] if n in _JS_TAKEN), default=1)
+    tables = [_table(ctx.at(v)) for v in range(start, decided)]
+    key = _race_key(tables[-1], name, fields)
+    opened = decided - 1
+    while opened > start and _still_open(tables[opened - 1 - start], key):
+        opened -= 1
+    if opened == start:
+        while opened > 1 and _still_open(_table(ctx.at(opened - 1)), key):
+            opened -= 1
+    left_open = [
+        version for version, event, _ in ctx.events[opened : decided - 1] if event in _JS_RESETS
+    ]
+    return opened, left_open
+
+
+def _race_key(table: _Table, name: str, fields: dict[str, Any]) -> tuple[Any, ...]:
+    """The race decided by the event ``name`` with ``fields``, on the table before it."""
+    if name == "DuelWon":
+        winner = int(fields["winner"])
+        pairs = [(loser, table.tops[loser]) for loser in fields["losers"] if loser in table.tops]
+        return ("duel", winner, table.tops.get(winner), pairs)
+    return ("arrows", table.arrows)
+
+
+def _still_open(table: _Table, key: tuple[Any, ...]) -> bool:
+    """Whether the race ``key`` names was open on ``table``."""
+    if key[0] == "arrows":
+        return bool(key[1] & table.arrows)
+    _, winner, card, pairs = key
+    if table.tops.get(winner) != card:
+        return False
+    duel: list[int] = next((d for d in table.duels if winner in d), [])
+    return any(
+        seat in duel
+        and table.tops.get(seat) == theirs
+        and sorted((card, theirs)) not in table.annulled
+        for seat, theirs in pairs
+    )
 
 
 def _js_finished(ctx: Context) -> Explanation:
@@ -136,28 +386,11 @@ def _js_ended(ctx: Context) -> Explanation:
     return Explanation(ctx.version, ctx.name, f"match {reason}", [rule], facts)
 
 
-def _js_grabs(ctx: Context, start: int) -> list[tuple[int, str, dict[str, Any]]]:
-    """The grab events from version ``start`` up to the next reveal (or the end)."""
-    grabs = []
-    for version, name, fields in ctx.events[start - 1 :]:
-        if name in _JS_RESETS:
-            break
-        if "stamp" in fields and name in ("DuelWon", "ArrowsWon", "WrongGrab", "LateGrab"):
-            grabs.append((version, name, fields))
-    return grabs
-
-
-def _js_race(ctx: Context, decided: int) -> Explanation:
-    _, won_name, won = ctx.events[decided - 1]
-    grabs = [(decided, won_name, won)] + [
-        g
-        for g in _js_grabs(ctx, decided + 1)
-        if g[1] == "LateGrab" and g[2]["decided_at_version"] == decided
-    ]
+def _js_won(ctx: Context, race: RaceEvidence) -> Explanation:
+    decided = race.decided
+    won = ctx.events[decided - 1][2]
     winner = won["winner"]
-    contenders = _contenders(ctx, grabs)
-    opened = _opened_by(ctx, decided)
-    if won_name == "DuelWon":
+    if race.kind == "duel":
         title = f"duel won by {fmt.seat(ctx.after, winner)} at version {decided}"
         rules = ["JS-4.1", "JS-4.2", "JS-5.1", "JS-5.3"]
         facts = [f"duel of {fmt.seats(ctx.after, sorted([winner, *won['losers']]))}"]
@@ -175,92 +408,112 @@ def _js_race(ctx: Context, decided: int) -> Explanation:
         if won.get("annulled"):
             rules.append("JS-4.7")
             facts.append(f"duels annulled: {fmt.seats(ctx.after, won['annulled'])}")
-    facts.insert(0, f"race opened by {opened}")
+    facts[:0] = _opening_facts(race)
+    if race.left_open_by and "JS-4.7" not in rules:
+        rules.append("JS-4.7")
     facts.append(
         "the first grab in server receive order wins; later grabs of the race are late "
         "and change nothing"
     )
-    return Explanation(ctx.version, ctx.name, title, rules, facts, contenders, ctx.human_limit_ms)
+    return Explanation(ctx.version, ctx.name, title, rules, facts, race)
 
 
-def _opened_by(ctx: Context, version: int) -> str:
-    """The reveal (or deal, or recycling) before ``version``: what the race was about."""
-    for at, name, _ in reversed(ctx.events[: version - 1]):
-        if name in _JS_RESETS:
-            return f"the {name} event at version {at}"
-    return "no earlier reveal"
+def _opening_facts(race: RaceEvidence) -> list[str]:
+    facts = [f"race opened by the {race.opened_by} event at version {race.opened}"]
+    if race.left_open_by:
+        versions = ", ".join(map(str, race.left_open_by))
+        which = "the reveals at versions" if len(race.left_open_by) > 1 else "the reveal at version"
+        facts.append(f"still open after {which} {versions}: no card of it was covered (JS-4.7)")
+    return facts
 
 
-def _js_wrong(ctx: Context) -> Explanation:
+def _js_wrong(ctx: Context, race: RaceEvidence) -> Explanation:
     """A wrong grab, with the wrong grabs made since the same reveal."""
-    start = ctx.version
-    while start > 1 and ctx.events[start - 2][1] not in _JS_RESETS:
-        start -= 1
-    grabs = [g for g in _js_grabs(ctx, start) if g[1] == "WrongGrab"]
     seat = ctx.fields["seat"]
     title = f"wrong grab by {fmt.seat(ctx.after, seat)} at version {ctx.version}"
     facts = [
+        f"last reveal before it: the {race.opened_by} event at version {race.opened}",
         "no open duel involved the grabber and no inward-arrows race was open",
         "the grabber takes every face-up pile and the pot and starts the next turn",
     ]
-    return Explanation(
-        ctx.version,
-        ctx.name,
-        title,
-        ["JS-5.2", "JS-5.1"],
-        facts,
-        _contenders(ctx, grabs),
-        ctx.human_limit_ms,
-    )
+    return Explanation(ctx.version, ctx.name, title, ["JS-5.2", "JS-5.1"], facts, race)
 
 
-def _contenders(ctx: Context, grabs: list[tuple[int, str, dict[str, Any]]]) -> list[Contender]:
+def _contenders(
+    ctx: Context,
+    grabs: list[tuple[int, str, dict[str, Any]]],
+    opened: int,
+    label: Callable[[str, int], str],
+) -> list[Contender]:
     # The order the match recorded them in: receive order within one server instance,
     # commit order between instances (whose sequences and clocks are their own).
-    ordered = sorted(grabs, key=lambda g: g[0])
-    first = ordered[0][2]["stamp"]
     found = []
-    for version, name, fields in ordered:
+    for version, name, fields in sorted(grabs, key=lambda g: g[0]):
         stamp = fields["stamp"]
         seat = int(fields.get("winner", fields.get("seat", -1)))
         sent = int(stamp.get("seen_sent_monotonic_ns", 0))
         reaction = (stamp["monotonic_ns"] - sent) / 1e6 if sent else None
-        outcome = {
-            "DuelWon": "won",
-            "ArrowsWon": "won",
-            "LateGrab": "late",
-            "WrongGrab": "wrong",
-        }[name]
+        seen = int(stamp.get("seen_version", 0))
         found.append(
             Contender(
                 seat=seat,
                 player=_player(ctx.after, seat),
-                outcome=outcome,
+                outcome=_JS_OUTCOMES[name],
                 version=version,
                 sequence=int(stamp["sequence"]),
                 wall_ns=int(stamp["wall_ns"]),
                 monotonic_ns=int(stamp["monotonic_ns"]),
-                seen_version=int(stamp.get("seen_version", 0)),
+                seen_version=seen,
                 instance=str(stamp.get("instance", "")),
                 on_stream=bool(stamp.get("on_stream", False)),
-                gap_ms=_gap_ms(first, stamp),
+                gap_ms=0.0,
                 reaction_ms=reaction,
                 suspect=reaction is not None and reaction < ctx.human_limit_ms,
+                label=label(name, seat),
+                before_opening=0 < seen < opened,
             )
         )
-    return found
+    return ranked(found)
 
 
-def _gap_ms(first: dict[str, Any], stamp: dict[str, Any]) -> float:
-    """How long after the first grab this one was received: on the monotonic clock of
+def ranked(contenders: Sequence[Contender]) -> list[Contender]:
+    """The contenders of one race, in the order given (the order the race was recorded
+    in), each with its gap to the first and whether that gap is within the stamp
+    precision (a close call).
+
+    Any contender of the race goes through here, whatever recorded it, so that a grab
+    kept as evidence elsewhere (a refused grab, say) is timed against the same first.
+    """
+    if not contenders:
+        return []
+    first = contenders[0]
+    timed = [replace(first, gap_ms=0.0, close_call=False)]
+    for contender in contenders[1:]:
+        gap = gap_ms(first, contender)
+        close = abs(gap) <= precision_ms(first, contender)
+        timed.append(replace(contender, gap_ms=gap, close_call=close))
+    return timed
+
+
+def precision_ms(first: Contender, other: Contender) -> float:
+    """The stamp precision for a pair of grabs (docs/api.md, "Stamp precision")."""
+    return STREAM_PRECISION_MS if first.on_stream and other.on_stream else CALL_PRECISION_MS
+
+
+def gap_ms(first: Contender, other: Contender) -> float:
+    """How long after the first grab ``other`` was received: on the monotonic clock of
     one instance, or on the wall clocks of two (less exact: they are two machines')."""
-    if stamp.get("instance", "") == first.get("instance", ""):
-        return float(stamp["monotonic_ns"] - first["monotonic_ns"]) / 1e6
-    return float(stamp["wall_ns"] - first["wall_ns"]) / 1e6
+    if other.instance == first.instance:
+        return float(other.monotonic_ns - first.monotonic_ns) / 1e6
+    return float(other.wall_ns - first.wall_ns) / 1e6
+
+
+def _players(match: MatchAggregate) -> list[str]:
+    return list(getattr(match, "players", []))
 
 
 def _player(match: MatchAggregate, seat: int) -> str:
-    players = getattr(match, "players", [])
+    players = _players(match)
     return str(players[seat]) if 0 <= seat < len(players) else ""
 
 

@@ -16,8 +16,8 @@ import grpc
 
 from replay.store import ReplayError
 from server.auth import METADATA_KEY
+from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import match_service_pb2 as ms
-from totem.v1 import match_service_pb2_grpc
 from totem_client import options
 from totem_client.client import ClientTls
 
@@ -32,8 +32,9 @@ def call_fork(
     version: int,
     timeout: float,
     tls: ClientTls | None = None,
-) -> tuple[ms.ForkMatchResponse, list[str]]:
-    """The fork's answer and its seats' names, as its referee sees them."""
+) -> tuple[ms.ForkMatchResponse, list[str], str]:
+    """The fork's answer, its seats' names as its referee sees them, and its game as the
+    ``totem`` commands name it (``jungle-speed``, ``tribes``, ``village``)."""
     metadata = ((METADATA_KEY, f"Bearer {token}"),)
     channel = (
         grpc.insecure_channel(server)
@@ -56,7 +57,8 @@ def call_fork(
         except grpc.RpcError as error:
             raise ReplayError(_refusal(server, error)) from error
     names = [player.name for player in view.summary.players]
-    return forked, names
+    game = common_pb2.Game.Name(view.summary.game).removeprefix("GAME_").lower()
+    return forked, names, game.replace("_", "-")
 
 
 def _refusal(server: str, error: grpc.RpcError) -> str:
@@ -126,9 +128,11 @@ def fork(
 
     MATCH is the full match id. The server reads the state from its own store; the fork
     has the same seats, a new token for each seat and for its referee, and a new seed.
-    Prints the fork's id and every token: hand each seat's to its player.
+    Prints the fork's id and every token: hand each seat's to its player, who takes the
+    seat with `totem play GAME --join FORK --token TOKEN`, or to bots with
+    `totem bots GAME --join FORK --token TOKEN ...`.
     """
-    forked, names = call_fork(server, token, match_id, version, timeout, tls)
+    forked, names, game = call_fork(server, token, match_id, version, timeout, tls)
     record = fork_record(match_id, version, forked, names)
     if as_json:
         click.echo(json.dumps(record, ensure_ascii=False))
@@ -138,3 +142,6 @@ def fork(
     click.echo(f"Referee token:   {forked.referee_token}")
     for seat in record["seats"]:
         click.echo(f"Seat {seat['seat']} ({seat['name']}): {seat['token']}")
+    # Not "Seat ..." lines: those are the seats' own, one each, for scripts to read.
+    click.echo(f"Play a seat:     totem play {game} --join {forked.match_id} --token TOKEN")
+    click.echo(f"With bots:       totem bots {game} --join {forked.match_id} --token TOKEN ...")

@@ -41,11 +41,13 @@ def seats(match: MatchAggregate, numbers: list[int]) -> str:
 
 
 def stamp(data: object) -> str:
-    """What a receive stamp says in a summary: the receive order, and the server
-    instance whose order it is when several served the store."""
+    """What a receive stamp says in a summary: the receive order, the server instance
+    whose order it is when several served the store, and the command's receive number
+    in its match when it has one (refused commands have one too: docs/replay.md)."""
     if isinstance(data, dict) and "sequence" in data:
         instance = data.get("instance") or ""
-        return f"[recv #{data['sequence']}{'@' + instance if instance else ''}]"
+        number = f", in match #{data['receive']}" if data.get("receive") else ""
+        return f"[recv #{data['sequence']}{'@' + instance if instance else ''}{number}]"
     return ""
 
 

@@ -2,27 +2,34 @@
 
 Every version's referee state view, event summary and state lines are computed here, by
 the same functions as ``at`` and ``events``, and embedded as JSON; the page only draws
-them. The file loads nothing from anywhere (no URL, no request): CSS and script are inline,
-so it can be mailed, archived and opened offline. The referee view shows every hidden card:
-give the page only to those who may see it.
+them. Beside them the page holds what a judge rules on: each race's evidence as
+``explain`` reads it, the verification as ``verify`` reports it when the page is made,
+and each event's canonical encoding with the server's signature, which the page checks
+again in the browser (:mod:`replay.html_check`). The file loads nothing from anywhere
+(no URL, no request): CSS and script are inline, so it can be mailed, archived and
+opened offline. The referee view shows every hidden card: give the page only to those
+who may see it.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from domain.kernel.match import MatchAggregate
 from domain.kernel.views import Viewer
 from replay import format as fmt
-from replay import games
-from replay.store import ReplayError
+from replay import games, html_check, html_parts
+from replay.evidence import race_evidence, signature_of
+from replay.store import Record, ReplayError
 
 
 def frame(event: Any, match: MatchAggregate) -> dict[str, Any]:
-    """What the page shows at one version: the event that led there and the state."""
+    """What the page shows at one version: the event that led there and the state, and
+    the event as it was hashed (:func:`replay.html_check.chain_entry`)."""
     name, view = games.event_view(match, event, Viewer.referee())
     state = games.state_view(match, Viewer.referee())
     return {
@@ -32,34 +39,63 @@ def frame(event: Any, match: MatchAggregate) -> dict[str, Any]:
         "summary": games.summary(match, name, view),
         "state": state,
         "lines": games.state_lines(match, state),
+        **html_check.chain_entry(event),
     }
 
 
-def page(steps: Iterable[tuple[Any, MatchAggregate]]) -> str:
-    """The whole HTML file for a match's steps (each event with the state it leads to).
-    Each step is read as it comes: the aggregate is changed in place by the next event."""
+def page(
+    steps: Iterable[tuple[Any, MatchAggregate]],
+    records: list[Record],
+    verification: dict[str, Any],
+) -> str:
+    """The whole HTML file for a match's steps (each event with the state it leads to),
+    its ``records`` (for ``explain``'s reading of each race) and ``verify``'s report of
+    them (:func:`replay.evidence.verification`). Each step is read as it comes: the
+    aggregate is changed in place by the next event."""
     shown: list[dict[str, Any]] = []
+    races: list[str] = []
     match: MatchAggregate | None = None
-    for event, match in steps:
-        shown.append(frame(event, match))
+    last: Any = None
+    for last, match in steps:
+        shown.append(frame(last, match))
+        race = race_evidence(records, last.originator_version, shown[-1]["name"])
+        if race is not None:
+            races.append(html_parts.race_html(race))
     if match is None:
         raise ReplayError("the match has no events to show")
+    signature = signature_of(last)
+    ended = type(last).__name__ == "MatchEnded"
     data = {
         "match_id": str(match.id),
         "game": type(match).GAME,
         "digest": match.digest,
+        "signature": signature,
         "frames": shown,
     }
     title = f"Totem Arena replay: {type(match).GAME} match {match.id}"
-    return (
-        TEMPLATE.replace("@TITLE@", html.escape(title))
-        .replace("@CSS@", CSS)
-        .replace("@JS@", SCRIPT)
-        .replace("@DATA@", _script_json(data))
+    return fill(
+        TEMPLATE,
+        TITLE=html.escape(title),
+        CSS=PAGE_CSS + BOARD_CSS + html_parts.CSS,
+        VERIFICATION=html_parts.verification_html(verification, WHEN),
+        SIGNATURE=html_parts.signature_html(str(match.id), match.digest, signature, ended),
+        RACES="".join(races),
+        JS=BOARD_SCRIPT + html_check.SCRIPT + STEP_SCRIPT,
+        DATA=script_json(data),
     )
 
 
-def _script_json(data: object) -> str:
+def fill(template: str, **parts: str) -> str:
+    """The template with each ``@NAME@`` replaced by its part, in one pass: a part (which
+    may hold stored text, such as a player's name) is never searched for another."""
+    return re.sub(r"@([A-Z_]+)@", lambda found: parts[found.group(1)], template)
+
+
+#: When the page's verification was computed, as its heading says it.
+WHEN = "when this page was made"
+
+
+def script_json(data: object) -> str:
     """JSON that cannot end its script element early: ``<`` is written as ``\\u003c``."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
@@ -77,6 +113,15 @@ TEMPLATE = """<!DOCTYPE html>
 <header>
   <h1 id="title"></h1>
   <p id="digest"></p>
+  <section id="check" data-status="checking" aria-live="polite">
+    <strong id="check-result">Checking the chain and the signature in this browser&#x2026;</strong>
+    <pre id="check-detail"></pre>
+  </section>
+  <details id="evidence">
+    <summary>Verification when this page was made, the match digest and the signature</summary>
+    @VERIFICATION@
+    @SIGNATURE@
+  </details>
 </header>
 <nav id="controls">
   <button id="first" type="button" title="First version (Home)">&#x00AB; first</button>
@@ -88,17 +133,25 @@ TEMPLATE = """<!DOCTYPE html>
   <span id="current"></span>
 </nav>
 <p id="event"></p>
+<p id="frame-warning" hidden></p>
 <main>
   <section id="board" aria-label="board"></section>
   <pre id="lines"></pre>
 </main>
+<section id="races">@RACES@</section>
+<details id="hashed">
+  <summary>This event as hashed (its canonical encoding, docs/audit.md)</summary>
+  <p id="hashed-digest"></p>
+  <pre id="canonical"></pre>
+</details>
 <script type="application/json" id="match-data">@DATA@</script>
 <script>@JS@</script>
 </body>
 </html>
 """
 
-CSS = """
+#: The stepping page's own layout: header, controls, the check's verdict.
+PAGE_CSS = """
 body { font-family: system-ui, sans-serif; margin: 1em; background: #f6f4ee; color: #222; }
 h1 { font-size: 1.2em; margin: 0; } #digest { font-family: monospace; font-size: .8em; }
 nav { display: flex; gap: .5em; align-items: center; flex-wrap: wrap; position: sticky; top: 0;
@@ -108,6 +161,21 @@ nav { display: flex; gap: .5em; align-items: center; flex-wrap: wrap; position: 
 main { display: flex; gap: 1em; flex-wrap: wrap; align-items: flex-start; }
 #board { flex: 1; min-width: 20em; } #lines { flex: 1; min-width: 20em; font-size: .8em;
   white-space: pre-wrap; background: #fff; padding: .5em; border: 1px solid #ccc; }
+#check { border: 2px solid #888; border-radius: 6px; padding: .3em .5em; margin: .4em 0;
+  background: #fff; }
+#check[data-status="verified"] { border-color: #1e7a1e; color: #1e7a1e; }
+#check[data-status="tampered"], #check[data-status="signature-fails"] { border-color: #b01010;
+  color: #b01010; background: #fdecec; }
+#check[data-status="unsigned"], #check[data-status="unavailable"] { border-color: #b07000; }
+#check-detail { font-size: .8em; white-space: pre-wrap; overflow-wrap: anywhere; margin: .2em 0 0;
+  color: #222; }
+#frame-warning { color: #b01010; font-weight: bold; }
+#canonical { font-size: .75em; white-space: pre-wrap; overflow-wrap: anywhere; background: #fff;
+  padding: .5em; border: 1px solid #ccc; }
+"""
+
+#: The boards, shared with the ruling sheet (:mod:`replay.ruling`).
+BOARD_CSS = """
 .row { display: flex; gap: .6em; flex-wrap: wrap; align-items: flex-start; }
 .panel { background: #fff; border: 1px solid #bbb; border-radius: 6px; padding: .5em; }
 .turn { outline: 3px solid #d08000; } .finished { opacity: .5; }
@@ -136,12 +204,17 @@ main { display: flex; gap: 1em; flex-wrap: wrap; align-items: flex-start; }
 .pole { display: inline-flex; gap: 2px; vertical-align: middle; }
 .pole i { width: .8em; height: 1.2em; background: #ddd; border: 1px solid #999; }
 .pole i.on { background: #8a5a2a; }
+.space { position: relative; padding-top: 1.1em; }
+.space .num { position: absolute; top: 1px; left: 3px; font-size: .9em; color: #6a5a3a; }
+.legend { font-size: .8em; display: flex; flex-wrap: wrap; gap: .2em 1em; margin: .5em 0;
+  padding: .3em .5em; border: 1px dashed #a08a60; }
+.legend div { display: flex; gap: .3em; align-items: center; }
+.legend dt { font-weight: bold; } .legend dd { margin: 0; }
 """
 
-SCRIPT = r"""
+#: Draws one frame's state: ``drawFrame(game, frame, board)``, for every page.
+BOARD_SCRIPT = r"""
 "use strict";
-const DATA = JSON.parse(document.getElementById("match-data").textContent);
-const FRAMES = DATA.frames;
 const $ = (id) => document.getElementById(id);
 function el(tag, cls, text, attrs) {
   const node = document.createElement(tag);
@@ -216,6 +289,7 @@ function tribes(state, board) {
     const check = "space " + sp.space + ": " + (stack.map(totemText).join("/") || "empty");
     const cell = el("div", "space" + (sp.salvation ? " salvation" : ""), null,
       {"data-check": check, title: "space " + sp.space + (sp.salvation ? ", Salvation" : "")});
+    cell.append(el("span", "num", sp.space));
     for (const t of stack) cell.append(chip(t));
     grid.append(cell);
   }
@@ -234,7 +308,22 @@ function tribes(state, board) {
   if (state.beside && state.beside.length) {
     info.push("beside the board: " + state.beside.map(totemText).join(", "));
   }
-  board.append(grid, seats, el("p", "", info.join(" \u00B7 ")));
+  board.append(grid, seats, el("p", "", info.join(" \u00B7 ")), legend([
+    ["0, 1, 2\u2026", "the space's number, as the events name it (row by row from the top left)"],
+    ["seat:size", "a tribe totem: its seat (colour) and its size"],
+    ["DOOM", "the Doom totem"], ["MINI", "the Mini-Totem of Chaos"],
+    ["green space", "a Salvation Space"],
+    ["stack", "the referee sees each stack whole: its bottom totem lowest, its top highest"],
+  ]));
+}
+function legend(entries) {
+  const box = el("dl", "legend", null, {"data-legend": ""});
+  for (const [term, meaning] of entries) {
+    const item = el("div");
+    item.append(el("dt", "", term), el("dd", "", meaning));
+    box.append(item);
+  }
+  return box;
 }
 
 const KINDS = ["girl", "boy", "young_woman", "young_man", "mature_woman", "mature_man", "elder"];
@@ -270,15 +359,43 @@ function village(state, board) {
   }
   const phase = "round " + state.round + ", phase " + state.phase +
     (state.phase_name ? " (" + state.phase_name + ")" : "");
-  board.append(el("p", "", phase), row);
+  board.append(el("p", "", phase), row, legend([
+    ["g", "girls"], ["b", "boys"], ["yw", "young women"], ["ym", "young men"],
+    ["mw", "mature women"], ["mm", "mature men"], ["E", "elders"],
+    ["g2 yw1", "how many of each live in a cottage: two girls, one young woman"],
+    ["pole", "the family's totem pole: the filled pieces are built, of 6"],
+    ["pen", "the family's birds"],
+    ["spell?", "a spell placed face down (the referee sees which)"],
+    ["spell!", "a spell its owner revealed"],
+    ["?", "a face-down spell this view does not show"],
+    ["faded", "a family wiped out"],
+    ["unhoused", "members not yet placed in a cottage"],
+  ]));
 }
 
 function generic(frame, board) {
   board.append(el("pre", "panel", frame.lines.join("\n"), {"data-check": "lines"}));
 }
 const RENDERERS = {jungle_speed: jungleSpeed, tribes: tribes, village: village};
+function drawFrame(game, frame, board) {
+  board.replaceChildren();
+  const draw = RENDERERS[game];
+  try {
+    if (draw) draw(frame.state, board); else generic(frame, board);
+  } catch (err) {
+    board.replaceChildren();
+    generic(frame, board);
+  }
+}
+"""
 
+#: The stepping page: controls, the race evidence and the event as hashed of each
+#: version, and the check of the whole chain once loaded.
+STEP_SCRIPT = r"""
+const DATA = JSON.parse(document.getElementById("match-data").textContent);
+const FRAMES = DATA.frames;
 let index = 0;
+let firstBad = null;
 function show(i) {
   index = Math.max(0, Math.min(FRAMES.length - 1, i));
   const f = FRAMES[index];
@@ -287,15 +404,16 @@ function show(i) {
   $("current").textContent = "version " + f.version + " of " + FRAMES.length;
   $("event").textContent = f.name + " \u00B7 " + f.time + " UTC \u00B7 " + f.summary;
   $("lines").textContent = f.lines.join("\n");
-  const board = $("board");
-  board.replaceChildren();
-  const draw = RENDERERS[DATA.game];
-  try {
-    if (draw) draw(f.state, board); else generic(f, board);
-  } catch (err) {
-    board.replaceChildren();
-    generic(f, board);
+  drawFrame(DATA.game, f, $("board"));
+  for (const race of document.querySelectorAll("#races .race")) {
+    race.hidden = race.getAttribute("data-version") !== String(f.version);
   }
+  $("hashed-digest").textContent = "digest " + f.digest;
+  $("canonical").textContent = f.canonical;
+  const warn = $("frame-warning");
+  warn.hidden = firstBad === null || f.version < firstBad;
+  warn.textContent = warn.hidden ? "" : "Version " + f.version + " is at or after the first " +
+    "bad version, " + firstBad + ": the chain does not prove what it shows.";
 }
 function goTo(version) {
   const v = parseInt(version, 10);
@@ -303,7 +421,7 @@ function goTo(version) {
     FRAMES.findIndex((f) => f.version >= v) : FRAMES.length - 1);
 }
 $("title").textContent = "Totem Arena \u2014 " + DATA.game + " match " + DATA.match_id;
-$("digest").textContent = "match digest " + DATA.digest + " (run totem-replay verify to check it)";
+$("digest").textContent = "match digest " + DATA.digest;
 $("slider").max = String(FRAMES[FRAMES.length - 1].version);
 $("version").max = String(FRAMES[FRAMES.length - 1].version);
 $("first").addEventListener("click", () => show(0));
@@ -319,4 +437,5 @@ document.addEventListener("keydown", (e) => {
 });
 const start = /v=(\d+)/.exec(location.hash);
 if (start) goTo(start[1]); else show(0);
+runCheck(DATA, (bad) => { firstBad = bad; show(index); });
 """

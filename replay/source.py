@@ -11,9 +11,11 @@ from pathlib import Path
 from uuid import UUID
 
 from replay.bundle import open_bundle
+from replay.claims import Claims, bundle_claims, store_claims
 from replay.store import (
     Record,
     ReplayError,
+    is_end,
     last_event,
     open_arena,
     read_records,
@@ -36,6 +38,9 @@ class Loaded:
     #: hidden facts (its seed, face-down cards, secret spells) that only its referee and
     #: the organisers may see.
     ended: bool
+    #: What the bundle's header or the store records of the match beside its events,
+    #: read before them (:mod:`replay.claims`).
+    claims: Claims | None = None
 
     @property
     def live(self) -> bool:
@@ -58,17 +63,14 @@ def load(db: str, match_text: str, upto: int | None = None) -> Loaded:
         bundle = open_bundle(path)
         last = bundle.records[-1].version if bundle.records else 0
         ended = bool(bundle.records) and is_end(bundle.records[-1].topic)
-        return Loaded(bundle.match_id, bundle.records, f"bundle {path}", last, ended)
+        claims = bundle_claims(bundle.header, bundle.match_id)
+        return Loaded(bundle.match_id, bundle.records, f"bundle {path}", last, ended, claims)
     with open_arena(db) as arena:
         match_id = resolve_match(arena, match_text)
+        claims = store_claims(arena, match_id)
         records = read_records(arena, match_id, upto)
         if upto is None:
             last, topic = records[-1].version, records[-1].topic
         else:
             last, topic = last_event(arena, match_id)
-        return Loaded(match_id, records, "store", last, is_end(topic))
-
-
-def is_end(topic: str) -> bool:
-    """Whether the event of ``topic`` ends a match (it is always its last)."""
-    return topic.rsplit(".", 1)[-1] == "MatchEnded"
+        return Loaded(match_id, records, "store", last, is_end(topic), claims)

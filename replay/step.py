@@ -28,6 +28,7 @@ from domain.kernel.match import MatchAggregate, event_name
 from domain.kernel.views import Viewer
 from replay import format as fmt
 from replay import games
+from replay.integrity import warn_if_broken
 from replay.source import load
 from replay.store import Record, ReplayError, apply, walk
 
@@ -497,12 +498,11 @@ def step(
         if to_version is not None:
             out.step()
         run_script(stepper, commands, out)
-        return
-    if to_version is not None or not sys.stdin.isatty():
-        if to_version is None:
-            # Not a terminal and nothing asked: the script is on stdin (maybe empty).
-            run_script(stepper, [Command("show"), *parse_script(sys.stdin.read())], out)
-            return
+    elif to_version is not None:
         out.step()
-        return
-    interactive(stepper, out, lambda: click.getchar())
+    elif not sys.stdin.isatty():
+        # Not a terminal and nothing asked: the script is on stdin (maybe empty).
+        run_script(stepper, [Command("show"), *parse_script(sys.stdin.read())], out)
+    else:
+        interactive(stepper, out, lambda: click.getchar())
+    warn_if_broken(settings.db, loaded)

@@ -14,7 +14,7 @@ from typing import Any
 from uuid import UUID
 
 from domain.kernel.match import MatchAggregate
-from server.application import Arena, MatchLogged, store_env
+from server.application import MATCH_LOG_ID, Arena, MatchLogged, store_env
 
 HEX_DIGITS = frozenset("0123456789abcdef")
 
@@ -66,6 +66,29 @@ def logged_matches(arena: Arena) -> list[MatchLogged]:
         return list(arena.logged_matches())
     except Exception as exc:
         raise ReplayError(f"cannot read the list of matches: {_reason(exc)}") from exc
+
+
+#: Events read at a time when every match id of the store is listed.
+ID_PAGE = 1000
+
+
+def stored_match_ids(arena: Arena) -> dict[UUID, int]:
+    """Every match that has events in the store, whatever its log says, with its number
+    of stored events: read from the store's notification log, in pages."""
+    found: dict[UUID, int] = {}
+    start = 1
+    try:
+        while True:
+            page = arena.recorder.select_notifications(start, ID_PAGE)
+            for item in page:
+                if item.originator_id != MATCH_LOG_ID:
+                    match_id = UUID(str(item.originator_id))
+                    found[match_id] = found.get(match_id, 0) + 1
+            if len(page) < ID_PAGE:
+                return found
+            start = page[-1].id + 1
+    except Exception as exc:
+        raise ReplayError(f"cannot read the store's events: {_reason(exc)}") from exc
 
 
 def resolve_match(arena: Arena, text: str) -> UUID:
@@ -121,6 +144,11 @@ def read_records(arena: Arena, match_id: UUID, upto: int | None = None) -> list[
         else:
             records.append(Record(item.originator_version, item.topic, bytes(item.state), event))
     return records
+
+
+def is_end(topic: str) -> bool:
+    """Whether the event of ``topic`` ends a match (it is always its last)."""
+    return topic.rsplit(".", 1)[-1] == "MatchEnded"
 
 
 def last_event(arena: Arena, match_id: UUID) -> tuple[int, str]:

@@ -19,9 +19,21 @@ from rich.text import Text
 
 from replay import format as fmt
 from replay.audit import FAILED, OK, Report, checks_of, fork_origin, verify_records
+from replay.checkpoints import check_store, read_checkpoint
+from replay.checkpoints import print_report as print_checkpoint
+from replay.claims import Claims, all_summaries, check_claims
+from replay.receipts import check_receipt, read_receipt
 from replay.source import load
-from replay.store import Record, ReplayError, logged_matches, open_arena, read_records
+from replay.store import (
+    Record,
+    ReplayError,
+    logged_matches,
+    open_arena,
+    read_records,
+    stored_match_ids,
+)
 from server.keys import KeyFileError, public_key_from_text
+from server.summaries import Summary
 
 STYLES = {OK: "bold green", FAILED: "bold red"}
 LABELS = {OK: "OK", FAILED: "FAILED"}
@@ -113,6 +125,22 @@ def print_report(out: Console, match_id: UUID, report: Report) -> None:
     help="The server's public key, obtained outside the store (`totem server-key`): 64 hex "
     "digits, PEM, or a file holding either. An ended match must then be signed by it.",
 )
+@click.option(
+    "--receipt",
+    "receipt_file",
+    metavar="FILE",
+    help='A receipt the server signed for this match (docs/audit.md, "Receipts"): the '
+    "store or bundle must hold at least its version, with the history it signed.",
+)
+@click.option(
+    "--checkpoint",
+    "checkpoint_file",
+    metavar="FILE",
+    help="With --all: a checkpoint of the transparency log kept outside the store "
+    "(`totem checkpoint`). The store must reproduce its root, and every match it logged "
+    "must still give its logged creation and end: catches a deleted, truncated or "
+    "replaced match.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.pass_context
 def verify(
@@ -122,24 +150,39 @@ def verify(
     commitment: str | None,
     digest: str | None,
     key: str | None,
+    receipt_file: str | None,
+    checkpoint_file: str | None,
     as_json: bool,
 ) -> None:
     """Check a match: its hash chain, the server's signature, the seed commitment, the
     random draws and (Village) the spell reveals, each reported on its own. A fork's
     draws after its Forked event are re-derived from the fork's own seed.
 
+    With --receipt FILE, a receipt a player's client kept: the store or bundle must hold
+    at least its version, with the history the server signed (truncation is caught).
+
     Exit status 0 when every check holds or does not apply; 1 when one fails, naming the
-    first bad version. --all checks every match in the store (MATCH is then omitted),
-    with a progress bar on stderr and a summary.
+    first bad version. The events must also agree with what is recorded beside them:
+    a bundle's header (match id, event count), or the store's log of matches and its
+    summary of the match (an ended match cut short fails). --all checks every match in
+    the store (MATCH is then omitted), those with events but no entry in the log and the
+    entries with no events included, with a progress bar on stderr and a summary; with
+    --checkpoint, it also holds the store to a checkpoint of its transparency log kept
+    outside it.
     """
     if every == (match_text is not None):
         raise click.UsageError("give a MATCH, or --all for every match, not both")
-    if every and (commitment or digest):
-        raise click.UsageError("--commitment and --digest are values of one match: not with --all")
+    if every and (commitment or digest or receipt_file):
+        raise click.UsageError(
+            "--commitment, --digest and --receipt are values of one match: not with --all"
+        )
+    if checkpoint_file is not None and not every:
+        raise click.UsageError("--checkpoint holds the whole store to a checkpoint: use --all")
     public_key = expected_key(key)
+    receipt = None if receipt_file is None else read_receipt(receipt_file)
     db = ctx.obj.db
     if every:
-        ok = _verify_all(db, public_key, as_json)
+        ok = _verify_all(db, public_key, as_json, checkpoint_file)
     else:
         assert match_text is not None
         loaded = load(db, match_text)
@@ -155,6 +198,11 @@ def verify(
             expected_key=public_key,
             origin=origin,
         )
+        if loaded.claims is not None:
+            check_claims(loaded.claims, records, report)
+        if receipt is not None:
+            where = "store" if loaded.source == "store" else "bundle"
+            check_receipt(match_id, records, receipt, public_key, report, where)
         if as_json:
             click.echo(json.dumps(report_object(match_id, report), indent=2))
         else:
@@ -164,19 +212,50 @@ def verify(
         ctx.exit(1)
 
 
-def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
-    """Verify every logged match; print each failure and a summary. True if all hold."""
+def _verify_all(
+    db: str, public_key: bytes | None, as_json: bool, checkpoint_file: str | None = None
+) -> bool:
+    """Verify every match of the store; print each failure and a summary. True if all
+    hold. The matches are those of the log, then any other match that has events (its
+    log entry was deleted), then any summary row of a match with neither. With a
+    checkpoint, also hold the store to it (:mod:`replay.checkpoints`)."""
     out = _console()
     results: list[dict[str, Any]] = []
+    held = None
     with open_arena(db) as arena:
+        if checkpoint_file is not None:
+            held = check_store(arena, read_checkpoint(checkpoint_file, public_key))
+        # Events first, then summaries, then the log: each is written with or before the
+        # next, so a match created meanwhile by a running server is never half seen.
+        stored = stored_match_ids(arena)
+        summaries = all_summaries(arena)
         entries = logged_matches(arena)
-        for entry in fmt.progress(entries, len(entries), "verifying"):
-            results.append(_verify_one(arena, entry.match_id, public_key))
+        logged = {entry.match_id for entry in entries}
+        unlogged = [m for m in stored if m not in logged]
+        todo: list[tuple[UUID, int | None]] = [(e.match_id, e.originator_version) for e in entries]
+        todo += [(match_id, None) for match_id in unlogged]
+        for match_id, position in fmt.progress(todo, len(todo), "verifying"):
+            claims = Claims(
+                "the store",
+                match_id=match_id,
+                summary=(summaries or {}).get(match_id),
+                summarised=None if summaries is None else match_id in summaries,
+                logged=position is not None,
+                position=position,
+            )
+            results.append(_verify_one(arena, match_id, public_key, claims, match_id in stored))
+        for match_id, row in (summaries or {}).items():
+            if match_id not in logged and match_id not in stored:
+                results.append(_lost(match_id, row))
     failed = [r for r in results if not r["ok"]]
     summary = {"matches": len(results), "ok": len(results) - len(failed), "failed": len(failed)}
+    ok = not failed and (held is None or held.ok)
     if as_json:
-        click.echo(json.dumps({"ok": not failed, "summary": summary, "matches": results}, indent=2))
-        return not failed
+        shown = {"ok": ok, "summary": summary, "matches": results}
+        if held is not None:
+            shown["checkpoint"] = held.as_json()
+        click.echo(json.dumps(shown, indent=2))
+        return ok
     for result in failed:
         line = Text.assemble(("FAILED", "bold red"))
         line.append(f" match {result['match_id']}: {_first_failure(result)}")
@@ -188,16 +267,42 @@ def _verify_all(db: str, public_key: bytes | None, as_json: bool) -> bool:
         f" {summary['matches']} matches verified: {summary['ok']} OK, {summary['failed']} failed"
     )
     out.print(line)
-    return not failed
+    if held is not None and checkpoint_file is not None:
+        print_checkpoint(out, held, checkpoint_file)
+    return ok
 
 
-def _verify_one(arena: Any, match_id: UUID, public_key: bytes | None) -> dict[str, Any]:
+def _lost(match_id: UUID, summary: Summary) -> dict[str, Any]:
+    """A summary row whose match has neither events nor a log entry."""
+    return {
+        "match_id": str(match_id),
+        "ok": False,
+        "error": f"the store's summary of matches lists this match ({summary.game}, "
+        f"{summary.version} events, status {summary.status}), but the store holds no event "
+        "of it and its log has no entry for it: the match was deleted",
+    }
+
+
+def _verify_one(
+    arena: Any, match_id: UUID, public_key: bytes | None, claims: Claims, seen: bool
+) -> dict[str, Any]:
+    """One match's report; ``seen``: whether its events were found when the store's
+    events were listed (a match created since then is read all the same)."""
     try:
         records = read_records(arena, match_id)
     except ReplayError as exc:
-        return {"match_id": str(match_id), "ok": False, "error": str(exc)}
+        error = str(exc)
+        if not seen:
+            where = f" at position {claims.position}" if claims.position is not None else ""
+            error = (
+                f"the store's log of matches lists this match{where}, but the store holds "
+                "no event of it: its events were deleted"
+            )
+        return {"match_id": str(match_id), "ok": False, "error": error}
     origin = origin_records(arena, records)
-    return report_object(match_id, verify_records(records, expected_key=public_key, origin=origin))
+    report = verify_records(records, expected_key=public_key, origin=origin)
+    check_claims(claims, records, report)
+    return report_object(match_id, report)
 
 
 def origin_records(arena: Any, records: list[Record]) -> list[Record] | None:

@@ -24,12 +24,14 @@ import grpc
 from eventsourcing.persistence import IntegrityError
 
 from domain.kernel.match import MatchAggregate, MatchStatus
+from domain.kernel.refusals import DEFAULT_QUOTA
 from domain.kernel.signing import Signer
 from server.application import Arena, MatchNotFound
 from server.commits import Committer
 from server.errors import ServiceError, shutting_down
 from server.hub import EventHub, Frame
 from server.presence import Presence
+from server.refusals import Intake, RefusalKeeper
 from server.stamps import Stamper
 from server.threads import StoreThreads
 
@@ -37,6 +39,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Work = Callable[[MatchAggregate], T]
+#: A piece of work waiting for its actor: the work, its caller's future, its command.
+Queued = tuple[Work[Any], "asyncio.Future[Outcome[Any]]", Intake | None]
 
 #: Commands waiting for one match beyond this are refused with RESOURCE_EXHAUSTED.
 MAX_QUEUED = 1024
@@ -68,9 +72,9 @@ class MatchActor:
         self.actors = actors
         self.match_id = match_id
         self.match: MatchAggregate | None = None
-        self.queue: asyncio.Queue[tuple[Work[Any], asyncio.Future[Outcome[Any]]]] = asyncio.Queue(
-            MAX_QUEUED
-        )
+        self.queue: asyncio.Queue[Queued] = asyncio.Queue(MAX_QUEUED)
+        #: The match's refusal log and receive numbers (None until the match is loaded).
+        self.refusals: RefusalKeeper | None = None
         self.timer: asyncio.TimerHandle | None = None
         #: The deadline (wall ms) :attr:`timer` was set for.
         self.timer_due_ms: int | None = None
@@ -86,14 +90,17 @@ class MatchActor:
         self.busy = False
         self.task = asyncio.get_running_loop().create_task(self._run(), name=f"match {match_id}")
 
-    def submit(self, work: Work[T], writes: bool = True) -> asyncio.Future[Outcome[T]]:
+    def submit(
+        self, work: Work[T], writes: bool = True, intake: Intake | None = None
+    ) -> asyncio.Future[Outcome[T]]:
         """Queue ``work``; synchronous, so callers keep their receive order. Work that
-        ``writes`` is refused once the server has begun to shut down."""
+        ``writes`` is refused once the server has begun to shut down. The work of a
+        command comes with its ``intake``: numbered when it runs, kept if refused."""
         if writes and self.actors.draining:
             raise shutting_down(NOT_APPLIED)
         future: asyncio.Future[Outcome[T]] = asyncio.get_running_loop().create_future()
         try:
-            self.queue.put_nowait((work, future))
+            self.queue.put_nowait((work, future, intake))
         except asyncio.QueueFull:
             raise ServiceError(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, "too many commands are waiting for this match"
@@ -105,13 +112,15 @@ class MatchActor:
             item = await self._next()
             if item is None:
                 return  # retired while idle
-            work, future = item
+            work, future, intake = item
             self.busy = True
             try:
-                outcome = await self._execute(work)
+                outcome = await self._execute(work, intake)
             except Exception as error:  # handed to the caller, who maps it to a status
                 if not future.done():
                     future.set_exception(error)
+                if intake is not None and self.refusals is not None:
+                    self._keep(intake, error)
             else:
                 if not future.done():
                     future.set_result(outcome)
@@ -128,14 +137,14 @@ class MatchActor:
         shutting down. Returns how many."""
         refused = 0
         while not self.queue.empty():
-            _, future = self.queue.get_nowait()
+            _, future, _ = self.queue.get_nowait()
             if not future.done():
                 future.set_exception(shutting_down(NOT_APPLIED))
             self.queue.task_done()
             refused += 1
         return refused
 
-    async def _next(self) -> tuple[Work[Any], asyncio.Future[Outcome[Any]]] | None:
+    async def _next(self) -> Queued | None:
         """The next piece of work, in the order submitted; or None once this actor has
         retired for being idle (:meth:`_idle_retired`)."""
         while True:
@@ -176,6 +185,7 @@ class MatchActor:
         if self.published is not None and self.actors.hub.watchers(self.match_id):
             # Streams here carry on from this version, whatever is saved meanwhile.
             self.actors.left_at[self.match_id] = self.published
+        self._save_refusals()
         self.actors.forget(self)
         return True
 
@@ -189,6 +199,7 @@ class MatchActor:
             return False
         if not self.queue.empty():
             return False
+        self._save_refusals()
         self.actors.forget(self)
         self.actors.presence.forget(self.match_id)
         self.actors.left_at.pop(self.match_id, None)
@@ -264,9 +275,40 @@ class MatchActor:
         """Another server instance saved this match up to ``version``."""
         self.heard_version = max(self.heard_version, version)
 
-    async def _execute(self, work: Work[T]) -> Outcome[T]:
+    def _keep(self, intake: Intake, error: Exception) -> None:
+        """Keep a refused command, after its answer; whatever goes wrong there must not
+        stop the actor."""
+        assert self.refusals is not None
+        try:
+            self.refusals.keep(intake, error)
+        except Exception:
+            log.exception("match %s: a refused command was not kept", self.match_id)
+
+    def _save_refusals(self) -> None:
+        """The actor leaves: what its refusal log holds unsaved (counts beyond the
+        quota included) is saved now."""
+        if self.refusals is not None:
+            self.refusals.save_soon()
+
+    async def _keeper(self) -> RefusalKeeper:
+        """The match's refusal keeper, its log read from the store the first time."""
+        if self.refusals is None:
+            app = self.actors.app
+            stored = await self.actors.threads.call(app.load_refusal_log, self.match_id)
+            self.refusals = RefusalKeeper(
+                self.match_id,
+                stored,
+                self.actors.committer,
+                self.actors.refusal_quota,
+                self.actors.saving_refusals,
+            )
+        return self.refusals
+
+    async def _execute(self, work: Work[T], intake: Intake | None = None) -> Outcome[T]:
         for attempt in range(SAVE_ATTEMPTS):
             match = await self._loaded()
+            if intake is not None:
+                (await self._keeper()).number(intake, match)
             try:
                 value = work(match)
             except BaseException:
@@ -278,21 +320,31 @@ class MatchActor:
             if not match.pending_events:
                 self._schedule_timer(match)
                 return Outcome(value, [], match)
+            # Refusals not saved yet go in the same transaction: a number is never
+            # stored while a smaller one is not.
+            refused = self.refusals.take() if self.refusals is not None else []
             try:
-                recordings = await self.actors.committer.save(match)
+                recordings = await self.actors.committer.save(match, *refused)
             except IntegrityError:
                 # Another server instance wrote to this match: reload and decide again.
+                self._unsaved(refused)
                 self.match = None
                 if attempt == SAVE_ATTEMPTS - 1:
                     raise
                 continue
             except BaseException:
+                self._unsaved(refused)
                 self.match = None
                 raise
             events = [r.domain_event for r in recordings]
+            events = [e for e in events if e.originator_id == match.id]
             self._schedule_timer(match)
             return Outcome(value, events, match)
         raise AssertionError("unreachable")
+
+    def _unsaved(self, refused: list[Any]) -> None:
+        if self.refusals is not None:
+            self.refusals.not_saved(refused)
 
     # ---- the match timer -------------------------------------------------------
 
@@ -461,8 +513,13 @@ class Actors:
         waiting_expiry_ms: int = WAITING_EXPIRY_MS,
         idle_seconds: float | None = None,
         group_commit: bool = True,
+        refusal_quota: int = DEFAULT_QUOTA,
     ) -> None:
         self.app = app
+        #: Refused commands kept per seat of a match (domain.kernel.refusals).
+        self.refusal_quota = refusal_quota
+        #: Saves of refusal logs under way, let finish before the store closes.
+        self._refusal_saves: set[asyncio.Task[None]] = set()
         #: An actor idle this long leaves (None: only when its match ends).
         self.idle_seconds = idle_seconds
         #: Told the id of each match whose actor leaves (per-match memory to let go).
@@ -490,6 +547,11 @@ class Actors:
         self.presence = Presence(on_change=self._presence_changed)
         #: A waiting match nobody joins for this long ends as abandoned.
         self.waiting_expiry_ms = waiting_expiry_ms
+
+    def saving_refusals(self, task: asyncio.Task[None]) -> None:
+        """A match's refusal log is being saved by ``task``."""
+        self._refusal_saves.add(task)
+        task.add_done_callback(self._refusal_saves.discard)
 
     def actor(self, match_id: UUID) -> MatchActor:
         actor = self._actors.get(match_id)
@@ -619,16 +681,21 @@ class Actors:
             raise shutting_down(NOT_APPLIED)
 
     def submit(
-        self, match_id: UUID, work: Work[T], writes: bool = True, current: bool = False
+        self,
+        match_id: UUID,
+        work: Work[T],
+        writes: bool = True,
+        current: bool = False,
+        intake: Intake | None = None,
     ) -> asyncio.Future[Outcome[T]]:
         """Queue work for a match, in receive order (call before any await); see
-        :meth:`run` for ``current``."""
+        :meth:`run` for ``current``, :meth:`MatchActor.submit` for ``intake``."""
         if writes:
             self.check_open()
         actor = self.actor(match_id)
         if current and self.shared:
             actor.look_again = True
-        return actor.submit(work, writes)
+        return actor.submit(work, writes, intake)
 
     async def run(
         self, match_id: UUID, work: Work[T], writes: bool = True, current: bool = False
@@ -714,6 +781,10 @@ class Actors:
         await self._finish_running()
         actors, self._actors = list(self._actors.values()), {}
         for actor in actors:
+            actor._save_refusals()
             await actor.stop()
+        for task in list(self._refusal_saves):
+            with contextlib.suppress(Exception):
+                await task
         await self.committer.close()
         await self.publisher.close()

@@ -29,7 +29,18 @@ from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import Environment, EnvType
 
+from domain.kernel import merkle
 from domain.kernel.match import MatchAggregate, is_final
+from domain.kernel.refusals import RefusalLog, refusal_log_id
+from domain.kernel.translog import (
+    CREATED,
+    ENDED,
+    Leaf,
+    LeafLogged,
+    created_leaf,
+    ended_leaf,
+    leaf_fields,
+)
 from server.summaries import Summary, SummaryRecorder, summary_of
 from server.threads import StoreThreads
 
@@ -61,6 +72,8 @@ SUMMARY_RECORDERS = {
 
 #: The log of every match created: stored beside the matches, never one of them.
 MATCH_LOG_ID = uuid5(NAMESPACE_URL, "/totem/matches")
+#: The transparency log (:mod:`domain.kernel.translog`): each match's creation and end.
+TRANSPARENCY_LOG_ID = uuid5(NAMESPACE_URL, "/totem/transparency")
 
 
 class MatchNotFound(LookupError):
@@ -171,6 +184,17 @@ class Arena(Application[UUID]):
         self._next_log_position: int | None = None
         #: The threads that read the projection (:meth:`list_summaries`).
         self.queries = StoreThreads(QUERY_WORKERS, name="query")
+        self.transparency_log: EventSourcedLog[LeafLogged] = EventSourcedLog(
+            self.events, TRANSPARENCY_LOG_ID, LeafLogged
+        )
+        #: One save at a time in this process appends leaves, so that its saves never
+        #: race for a position; another process's save may, and fails as a conflict
+        #: (IntegrityError), which its caller retries as any conflict.
+        self._leaf_lock = threading.Lock()
+        self._next_leaf_position: int | None = None
+        #: The tree of the leaves read so far, to sign checkpoints (:meth:`tree_head`).
+        self._frontier = merkle.Frontier()
+        self._frontier_lock = threading.Lock()
 
     def construct_env(self, name: str, env: EnvType | None = None) -> Environment:
         """The library's settings, with the recorder that keeps the match summaries
@@ -188,8 +212,53 @@ class Arena(Application[UUID]):
     def save(self, *objs: Any, **kwargs: Any) -> list[Any]:
         """Save as the library does, with the summary of every match saved written in
         the same transaction (:mod:`server.summaries`): once this returns, the
-        projection shows what was saved."""
-        return super().save(*objs, summaries=self._summaries_of(objs), **kwargs)
+        projection shows what was saved. A match created or ended by this save has its
+        leaf appended to the transparency log in the same transaction, so a match is
+        never saved without its leaf, nor the reverse. The recordings returned are those
+        of the objects given: the log's own are left out."""
+        leaves = self._leaves_of(objs)
+        if not leaves:
+            return super().save(*objs, summaries=self._summaries_of(objs), **kwargs)
+        recordings = self._save_with_leaves(leaves, objs, **kwargs)
+        return [r for r in recordings if r.domain_event.originator_id != TRANSPARENCY_LOG_ID]
+
+    def _save_with_leaves(
+        self, leaves: list[Leaf], objs: Iterable[Any], **kwargs: Any
+    ) -> list[Any]:
+        """Save ``objs`` and append ``leaves`` to the transparency log, in one
+        transaction, at the positions that follow the last this process wrote (or, after
+        a failure, the last the store holds)."""
+        objs = list(objs)
+        with self._leaf_lock:
+            position = self._next_leaf_position
+            logged = []
+            for leaf in leaves:
+                event = self.transparency_log.trigger_event(position, **leaf_fields(leaf))
+                logged.append(event)
+                position = event.originator_version + 1
+            try:
+                recordings = super().save(
+                    *objs, *logged, summaries=self._summaries_of(objs), **kwargs
+                )
+            except BaseException:
+                self._next_leaf_position = None  # read the log's end again
+                raise
+            self._next_leaf_position = position
+        return recordings
+
+    @staticmethod
+    def _leaves_of(objs: Iterable[Any]) -> list[Leaf]:
+        """The leaves of the matches among ``objs`` that this save creates or ends."""
+        leaves = []
+        for o in objs:
+            if not isinstance(o, MatchAggregate):
+                continue
+            for evt in o.pending_events:
+                if evt.originator_version == MatchAggregate.INITIAL_VERSION:
+                    leaves.append(created_leaf(evt, type(o).GAME))
+                elif is_final(evt):
+                    leaves.append(ended_leaf(evt))
+        return leaves
 
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
         """Snapshot each match this save ended, or whose version reached a multiple of
@@ -255,9 +324,9 @@ class Arena(Application[UUID]):
         return self.load_at(match_id, None)
 
     def load_at(self, match_id: UUID, version: int | None) -> MatchAggregate:
-        """The match as it was at ``version`` (``None``: now). The match log's id is no
-        match's, and is refused before its whole history is read."""
-        if match_id == MATCH_LOG_ID:
+        """The match as it was at ``version`` (``None``: now). The logs' ids are no
+        match's, and are refused before their whole history is read."""
+        if match_id in (MATCH_LOG_ID, TRANSPARENCY_LOG_ID):
             raise MatchNotFound(match_id)
         try:
             match: object = self.repository.get(match_id, version=version)
@@ -267,6 +336,15 @@ class Arena(Application[UUID]):
             raise MatchNotFound(match_id)
         return match
 
+    def load_refusal_log(self, match_id: UUID) -> RefusalLog | None:
+        """The refusal log of a match (:mod:`domain.kernel.refusals`), or None if the
+        match has refused no command that was kept."""
+        try:
+            found: object = self.repository.get(refusal_log_id(match_id))
+        except AggregateNotFoundError:
+            return None
+        return found if isinstance(found, RefusalLog) else None
+
     def events_after(self, match_id: UUID, after_version: int = 0) -> list[Any]:
         """Stored events of a match with a version greater than ``after_version``."""
         return list(self.events.get(match_id, gt=after_version or None))
@@ -274,6 +352,42 @@ class Arena(Application[UUID]):
     def logged_matches(self, after: int = 0, limit: int | None = None) -> Iterator[MatchLogged]:
         """Log entries after log position ``after`` (positions start at 1)."""
         return self.match_log.get(gt=after or None, limit=limit)
+
+    def logged_leaves(self, after: int = 0, limit: int | None = None) -> Iterator[LeafLogged]:
+        """Transparency log leaves after index ``after`` (the first leaf is index 0)."""
+        return self.transparency_log.get(gt=after or None, limit=limit)
+
+    def log_unlogged_matches(self) -> int:
+        """Append the leaves the transparency log lacks for the matches listed: those of
+        a store written before the log existed (their creation, and their end if they
+        ended), in the order they were created. Returns how many leaves were appended.
+        The log then vouches for those matches as they are now, from its next
+        checkpoint on: nothing vouched for them before."""
+        have = {(logged.kind, logged.match_id) for logged in self.logged_leaves()}
+        leaves: list[Leaf] = []
+        for entry in self.logged_matches():
+            first = list(self.events.get(entry.match_id, lte=1))
+            if first and (CREATED, entry.match_id) not in have:
+                leaves.append(created_leaf(first[0], entry.game))
+            last = list(self.events.get(entry.match_id, desc=True, limit=1))
+            if last and is_final(last[0]) and (ENDED, entry.match_id) not in have:
+                leaves.append(ended_leaf(last[0]))
+        for start in range(0, len(leaves), PROJECTION_BATCH):
+            self._save_with_leaves(leaves[start : start + PROJECTION_BATCH], ())
+        return len(leaves)
+
+    def tree_head(self) -> tuple[int, bytes]:
+        """The size and root hash of the transparency log now, from the leaves read
+        before and those appended since (read once each, in this process)."""
+        with self._frontier_lock:
+            for logged in self.logged_leaves(after=self._frontier.size):
+                if logged.originator_version != self._frontier.size + 1:
+                    raise RuntimeError(
+                        f"the transparency log has no leaf {self._frontier.size}: "
+                        "it was damaged in the store"
+                    )
+                self._frontier.append(logged.leaf().hash())
+            return self._frontier.size, self._frontier.root()
 
     # ---- the projection of match summaries ---------------------------------------
 

@@ -12,6 +12,7 @@ import click
 
 from server import access, keys
 from server.application import DEFAULT_DB, store_env
+from server.checkpoint_command import checkpoint
 from server.cluster import InstanceNameError
 from server.limits import ENV_NAMES, Limits
 from totem_client.cli import bots
@@ -47,8 +48,10 @@ def main() -> None:
     envvar="TOTEM_KEY_FILE",
     help="PEM file (PKCS8) of the server's Ed25519 key, which signs every match that "
     "ends (env TOTEM_KEY_FILE). Created with mode 0600 if missing; an existing file is "
-    "used as it is. Default: DB.key beside the SQLite file; with PostgreSQL, "
-    f"{keys.POSTGRES_KEY_FILE} in the working directory.",
+    "used as it is. Default: $XDG_CONFIG_HOME/totem-arena/server.key (else "
+    "~/.config/totem-arena/server.key), away from the store, whose backups must not carry "
+    "it; a key an older server left beside the store (DB.key) is still used, with a "
+    "warning to move it.",
 )
 @click.option(
     "--tls-cert",
@@ -209,6 +212,15 @@ def main() -> None:
     "(env TOTEM_IDLE_ACTOR_SECONDS).",
 )
 @click.option(
+    "--refusals-kept-per-seat",
+    type=click.IntRange(min=0),
+    envvar=ENV_NAMES["refusals_kept_per_seat"],
+    default=Limits.refusals_kept_per_seat,
+    show_default=True,
+    help="Refused commands kept as evidence per seat of a match (and for its referee); "
+    "beyond, they are only counted (env TOTEM_REFUSALS_KEPT_PER_SEAT).",
+)
+@click.option(
     "--instance",
     envvar="TOTEM_INSTANCE",
     default=None,
@@ -239,6 +251,7 @@ def serve(
     max_concurrent_calls: int,
     pending_calls: int,
     idle_actor_seconds: float,
+    refusals_kept_per_seat: int,
     instance: str | None,
     log_level: str,
 ) -> None:
@@ -251,7 +264,6 @@ def serve(
     """
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     env = store_env(db)
-    key_file = key_file or keys.default_key_file(env)
     try:
         organisers = access.load_or_create(organisers_file or access.default_file(env))
     except access.OrganisersFileError as exc:
@@ -277,6 +289,7 @@ def serve(
         max_concurrent_calls=max_concurrent_calls,
         pending_calls=pending_calls,
         idle_actor_s=idle_actor_seconds,
+        refusals_kept_per_seat=refusals_kept_per_seat,
     )
     from server.serve import ServerTls, serve_forever
 
@@ -346,18 +359,53 @@ def rebuild_summaries(db: str) -> None:
     """
     from server.application import Arena
 
+    arena = Arena(_existing_store(db))
+    try:
+        written = arena.rebuild_summaries()
+    finally:
+        arena.close()
+    click.echo(f"{written} match summaries written", err=True)
+
+
+@main.command("log-matches")
+@click.option(
+    "--db",
+    envvar="TOTEM_DB",
+    default=DEFAULT_DB,
+    show_default=True,
+    help="SQLite file of the event store (env TOTEM_DB). Ignored when PostgreSQL is "
+    "selected with PERSISTENCE_MODULE=eventsourcing.postgres or POSTGRES_DBNAME.",
+)
+def log_matches(db: str) -> None:
+    """Add to the transparency log the matches it lacks: those of a store written before
+    the log existed.
+
+    A server logs each match's creation and end as it saves them (docs/audit.md); a
+    store from an older server has matches the log never saw, which no checkpoint
+    covers. This appends their leaves (creation, and end if ended) in creation order, as
+    the matches stand now: checkpoints taken afterwards vouch for them from then on.
+    Run it with every server of the store stopped; running it again appends nothing.
+    """
+    from server.application import Arena
+
+    arena = Arena(_existing_store(db))
+    try:
+        appended = arena.log_unlogged_matches()
+    finally:
+        arena.close()
+    click.echo(f"{appended} leaves appended to the transparency log", err=True)
+
+
+def _existing_store(db: str) -> dict[str, str]:
+    """The settings of the store of ``--db``, which must exist: a command that repairs a
+    store never creates an empty one."""
     env = store_env(db)
     if (
         env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite"
         and not Path(env["SQLITE_DBNAME"]).exists()
     ):
         raise click.ClickException(f"no store at {env['SQLITE_DBNAME']}")
-    arena = Arena(env)
-    try:
-        written = arena.rebuild_summaries()
-    finally:
-        arena.close()
-    click.echo(f"{written} match summaries written", err=True)
+    return env
 
 
 def _loopback(address: str) -> bool:
@@ -373,4 +421,5 @@ def _loopback(address: str) -> bool:
 
 main.add_command(bots)
 main.add_command(server_key)
+main.add_command(checkpoint)
 main.add_command(play)

@@ -14,6 +14,10 @@ saves that arrive wait, and all of them go together in the next transaction. The
 timer: a batch is whatever arrived during the previous save, so it grows with the load
 and is a single match when the server is quiet.
 
+A match's save may carry events of other aggregates with it (its refusal log's,
+:mod:`server.refusals`), in the same transaction; a refusal log's events may also be
+saved alone, as a caller of their own.
+
 A batch that fails is saved again one match at a time, so that a match whose version
 another server instance wrote first (``IntegrityError``, which its actor answers by
 loading the match again and deciding again) costs the other matches nothing, and only
@@ -52,8 +56,19 @@ Result = list[Recording[UUID]] | Exception
 
 @dataclass
 class _Waiting:
-    match: MatchAggregate
+    #: The match whose pending events to save (None: only ``also``).
+    match: MatchAggregate | None
+    #: Events of other aggregates saved with it (a match's refusal log's).
+    also: tuple[Any, ...]
     future: asyncio.Future[list[Recording[UUID]]]
+
+    def objects(self) -> list[Any]:
+        return ([self.match] if self.match is not None else []) + list(self.also)
+
+
+def _is_aggregate(obj: Any) -> bool:
+    """An aggregate, with pending events, rather than an event saved as it is."""
+    return hasattr(obj, "collect_events")
 
 
 class Committer:
@@ -86,17 +101,21 @@ class Committer:
         """How many saves wait for the next transaction (one is under way)."""
         return len(self._waiting)
 
-    def save(self, match: MatchAggregate) -> asyncio.Future[list[Recording[UUID]]]:
-        """Save ``match``'s pending events, begun now if nothing else is being saved;
-        the future has their recordings once committed, or what saving this match alone
-        raised (``IntegrityError`` on a conflict). A caller must not save the same match
-        again before it is done."""
+    def save(
+        self, match: MatchAggregate | None, *also: Any
+    ) -> asyncio.Future[list[Recording[UUID]]]:
+        """Save ``match``'s pending events, and the events ``also`` (of other aggregates,
+        in the same transaction), begun now if nothing else is being saved; the future
+        has their recordings once committed, or what saving them alone raised
+        (``IntegrityError`` on a conflict). A caller must not save the same match again
+        before it is done."""
         if not self.together:
             self.transactions += 1
             self.saved += 1
-            return self.threads.submit(self.app.save, match)
+            objects = ([match] if match is not None else []) + list(also)
+            return self.threads.submit(self.app.save, *objects)
         future: asyncio.Future[list[Recording[UUID]]] = asyncio.get_running_loop().create_future()
-        self._waiting.append(_Waiting(match, future))
+        self._waiting.append(_Waiting(match, also, future))
         if self._saving is None:
             self._begin()
         return future
@@ -112,7 +131,7 @@ class Committer:
         self.transactions += 1
         self.saved += len(batch)
         try:
-            saving = self.threads.submit(self._save_together, [w.match for w in batch])
+            saving = self.threads.submit(self._save_together, [w.objects() for w in batch])
         except Exception as error:  # no store thread takes it (they were closed)
             self._answer(batch, [error] * len(batch))
             self._begin()
@@ -143,31 +162,37 @@ class Committer:
             else:
                 waiting.future.set_result(result)
 
-    def _save_together(self, matches: list[MatchAggregate]) -> list[Result]:
-        """In a store thread: save ``matches`` in one transaction and split the
-        recordings per match; if that fails, save each alone."""
-        if len(matches) == 1:
-            return [self._save_alone(matches[0])]
+    def _save_together(self, batch: list[list[Any]]) -> list[Result]:
+        """In a store thread: save the objects of every caller in ``batch`` (each a match
+        and events saved with it) in one transaction and split the recordings per caller;
+        if that fails, save each caller's alone."""
+        if len(batch) == 1:
+            return [self._save_alone(batch[0])]
+        matches = [o for objects in batch for o in objects if _is_aggregate(o)]
         # The library collects (removes) the pending events before it writes them: keep
         # them, to give them back to their matches should the transaction fail.
         pending = [list(m.pending_events) for m in matches]
         try:
-            recordings = self.app.save(*matches)
+            recordings = self.app.save(*(o for objects in batch for o in objects))
         except Exception as error:
-            log.debug("a save of %d matches failed (%r): each saved alone", len(matches), error)
+            log.debug("a save of %d callers failed (%r): each saved alone", len(batch), error)
             for match, events in zip(matches, pending, strict=True):
                 match.pending_events[:] = events
-            self.transactions += len(matches)
-            return [self._save_alone(m) for m in matches]
-        own: dict[Any, list[Recording[UUID]]] = {m.id: [] for m in matches}
+            self.transactions += len(batch)
+            return [self._save_alone(objects) for objects in batch]
+        caller: dict[Any, int] = {}
+        for index, objects in enumerate(batch):
+            for o in objects:
+                caller[o.id if _is_aggregate(o) else o.originator_id] = index
+        own: list[list[Recording[UUID]]] = [[] for _ in batch]
         for recording in recordings:
-            own[recording.domain_event.originator_id].append(recording)
-        return [own[m.id] for m in matches]
+            own[caller[recording.domain_event.originator_id]].append(recording)
+        return list(own)
 
-    def _save_alone(self, match: MatchAggregate) -> Result:
+    def _save_alone(self, objects: list[Any]) -> Result:
         try:
-            return self.app.save(match)
-        except Exception as error:  # this match's own error, handed to its actor
+            return self.app.save(*objects)
+        except Exception as error:  # this caller's own error, handed to it
             return error
 
     async def close(self) -> None:

@@ -1,7 +1,10 @@
 """The server's Ed25519 key pair: it signs every match that ends.
 
 The private key lives in a PEM file (PKCS8, unencrypted), created on first start with
-mode 0600 when it does not exist; a file the operator gives is used as it is. Without
+mode 0600 when it does not exist; a file the operator gives is used as it is. By default
+it lives in the operator's own configuration folder, away from the store
+(:func:`default_key_file`): whoever holds a copy of the store and the key can rewrite a
+match and sign it again so that it passes ``totem-replay verify --key``. Without
 the key a server could not sign, so a file that cannot be read as an Ed25519 private
 key stops the start with one clear error. The public key is published (``GetServerKey``,
 ``totem server-key``) and recorded in every signed ``MatchEnded``.
@@ -25,9 +28,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from domain.kernel.signing import Signer
 
 ALGORITHM = "Ed25519"
-#: Where the key of a PostgreSQL store is kept when no --key-file is given: the
-#: working directory of the server, like the default SQLite file.
+#: Where older servers kept the key of a PostgreSQL store when no --key-file was given:
+#: the working directory of the server, like the default SQLite file.
 POSTGRES_KEY_FILE = "totem-server.key"
+#: The default key file, under the user's configuration folder (``$XDG_CONFIG_HOME``,
+#: else ``~/.config``).
+USER_KEY_FILE = Path("totem-arena") / "server.key"
 
 
 class KeyFileError(ValueError):
@@ -65,16 +71,50 @@ def fingerprint(raw_public_key: bytes) -> str:
 
 
 def sqlite_key_file(env: Mapping[str, str]) -> str | None:
-    """``<db>.key`` beside a SQLite file; None for any other store."""
+    """``<db>.key`` beside a SQLite file, where older servers kept the key; None for any
+    other store."""
     db = env.get("SQLITE_DBNAME")
     if env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite" and db and ":memory:" not in db:
         return f"{db}.key"
     return None
 
 
-def default_key_file(env: Mapping[str, str]) -> str:
-    """Beside the SQLite file (``<db>.key``); for PostgreSQL, :data:`POSTGRES_KEY_FILE`."""
-    return sqlite_key_file(env) or POSTGRES_KEY_FILE
+def user_key_file(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/totem-arena/server.key``, else ``~/.config/totem-arena/server.key``
+    (the XDG base directory rule: a relative ``XDG_CONFIG_HOME`` is ignored)."""
+    environ = os.environ if environ is None else environ
+    config = environ.get("XDG_CONFIG_HOME", "")
+    if not config or not os.path.isabs(config):
+        home = environ.get("HOME") or str(Path.home())
+        config = os.path.join(home, ".config")
+    return Path(config) / USER_KEY_FILE
+
+
+@dataclass(frozen=True)
+class DefaultKey:
+    path: Path
+    #: Why the operator should move the key, when it was found beside the store.
+    warning: str | None = None
+
+
+def default_key_file(
+    env: Mapping[str, str], environ: Mapping[str, str] | None = None
+) -> DefaultKey:
+    """The key file when none is given: :func:`user_key_file`, away from the store. A key
+    an older server left beside the store (``<db>.key``, or :data:`POSTGRES_KEY_FILE` in
+    the working directory with PostgreSQL) is still used, so that the matches it signed
+    keep verifying against the same key, with a warning to move it."""
+    user = user_key_file(environ)
+    postgres = env.get("PERSISTENCE_MODULE") == "eventsourcing.postgres"
+    beside = sqlite_key_file(env) or (POSTGRES_KEY_FILE if postgres else None)
+    if beside is not None and Path(beside).is_file():
+        return DefaultKey(
+            Path(beside),
+            f"the server key {beside} sits beside the store: a copy of the store that "
+            "carries it can forge matches that pass `totem-replay verify --key`. Move it "
+            f"away from the store (to {user}, the default, or give --key-file)",
+        )
+    return DefaultKey(user)
 
 
 def ephemeral() -> ServerKey:
@@ -116,6 +156,15 @@ def _create(path: Path) -> ServerKey:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         return load_or_create(path)
+    except FileNotFoundError:
+        # The folder is missing (the default's, on a first start): made private.
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise KeyFileError(
+                f"cannot create the folder of the server key file {path}: {exc.strerror}"
+            ) from exc
+        return _create(path)
     except OSError as exc:
         raise KeyFileError(f"cannot create the server key file {path}: {exc.strerror}") from exc
     with os.fdopen(fd, "wb") as file:

@@ -25,6 +25,7 @@ from uuid import UUID
 
 import grpc
 
+from domain.kernel.refusals import DEFAULT_QUOTA
 from server.errors import ServiceError, status_text, trailing_metadata
 
 
@@ -52,6 +53,9 @@ class Limits:
     #: A match actor with no work waiting or running and no timer leaves after this many
     #: idle seconds; the next call for its match loads the match again from the store.
     idle_actor_s: float = 60.0
+    #: Refused commands kept as evidence per seat of a match, and for its referee
+    #: (:mod:`domain.kernel.refusals`); beyond, they are only counted.
+    refusals_kept_per_seat: int = DEFAULT_QUOTA
 
     def __post_init__(self) -> None:
         for name in (
@@ -70,6 +74,8 @@ class Limits:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
+        if self.refusals_kept_per_seat < 0:
+            raise ValueError("refusals_kept_per_seat cannot be negative")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Limits:
@@ -104,6 +110,7 @@ ENV_NAMES = {
     "max_concurrent_calls": "TOTEM_MAX_CONCURRENT_CALLS",
     "pending_calls": "TOTEM_PENDING_CALLS",
     "idle_actor_s": "TOTEM_IDLE_ACTOR_SECONDS",
+    "refusals_kept_per_seat": "TOTEM_REFUSALS_KEPT_PER_SEAT",
 }
 
 

@@ -207,7 +207,7 @@ async def start(
     (:meth:`Limits.from_env`).
 
     Matches are signed with the key in ``key_file`` (created if missing); without one,
-    beside a SQLite file (``<db>.key``), else with a key made for this run only (tests).
+    with the default key file, away from the store (:func:`server.keys.default_key_file`).
     Without ``access``, the only organiser is the one whose token ``env`` holds in
     ``TOTEM_ORGANISER_TOKEN`` (if any), and nobody else may create matches.
     """
@@ -236,6 +236,7 @@ async def start(
         signer=signer,
         waiting_expiry_ms=waiting_expiry_ms,
         idle_seconds=limits.idle_actor_s,
+        refusal_quota=limits.refusals_kept_per_seat,
     )
     if cluster is not None:
         await cluster.start(actors)  # before recovery: no write of another is missed
@@ -270,12 +271,13 @@ async def start(
 
 def _signer(env: Mapping[str, str], key_file: str | None) -> Signer:
     """The server's key, its fingerprint logged so that operators can compare it."""
-    path = key_file or keys.sqlite_key_file(env)
-    if path is None:
-        key = keys.ephemeral()
-        log.warning("no key file: matches are signed with a key made for this run only")
+    if key_file is None:
+        default = keys.default_key_file(env)
+        if default.warning is not None:
+            log.warning("%s", default.warning)
+        key = keys.load_or_create(default.path)
     else:
-        key = keys.load_or_create(path)
+        key = keys.load_or_create(key_file)
     log.info(
         "server key %s: %s (%s)",
         "created" if key.created else "loaded",

@@ -30,6 +30,7 @@ from server import auth, codec, keys, summaries
 from server.access import Access
 from server.actors import Actors, Outcome
 from server.application import Arena
+from server.checkpoints import signed_checkpoint
 from server.errors import (
     ServiceError,
     rich_status,
@@ -41,6 +42,7 @@ from server.errors import (
 from server.fork import fork_match
 from server.hub import EventHub, Subscription
 from server.limits import CommandRates, Limits, StreamSlots, WriteDeadlines
+from server.refusals import intake_of
 from server.stamps import Stamper
 from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 
@@ -245,6 +247,17 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             raise ServiceError(grpc.StatusCode.UNAVAILABLE, "this server signs no matches")
         return match_service_pb2.GetServerKeyResponse(
             algorithm=keys.ALGORITHM, public_key=signer.public_key
+        )
+
+    @refusals
+    async def GetCheckpoint(
+        self, request: match_service_pb2.GetCheckpointRequest, context: grpc.aio.ServicerContext
+    ) -> match_service_pb2.GetCheckpointResponse:
+        signer = self.actors.signer
+        if signer is None:
+            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "this server signs no checkpoints")
+        return await self.app.queries.call(
+            signed_checkpoint, self.app, signer, request.consistent_with
         )
 
     @refusals
@@ -548,13 +561,16 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             codec.common_command(request) if common else codec.codec_for(kind).command(request)
         )
         claimed = request.seat if request.HasField("seat") else None
+        intake = intake_of(request, kind, stamp)
 
         def act(match: MatchAggregate) -> bytes:
+            stamp = intake.stamp  # numbered by the match's actor
             if not common and kind != type(match).GAME:
                 raise InvalidArgument(
                     match.PLAYERS_RULE, f"this match is {type(match).GAME}, not {kind}"
                 )
             viewer = viewer_of(match, token, self.access)
+            intake.seat, intake.kept = viewer.seat, True  # a refusal from here is kept
             if command.referee:
                 if not viewer.sees_everything:
                     raise ServiceError(
@@ -591,7 +607,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             # Answered from inside the actor: the version and state are this command's own.
             return codec.act_answer(match, viewer)
 
-        return match_id, self.actors.submit(match_id, act)
+        return match_id, self.actors.submit(match_id, act, intake=intake)
 
     async def Watch(  # type: ignore[override]  # it writes encoded MatchEvents
         self, request: match_service_pb2.WatchRequest, context: grpc.aio.ServicerContext

@@ -164,6 +164,11 @@ class SummaryRecorder(ABC):
         one status."""
 
     @abstractmethod
+    def select_summary(self, match_id: UUID) -> Summary | None:
+        """The row of one match, if the table holds one (the replay tool's check of a
+        match's events against what the store recorded of it)."""
+
+    @abstractmethod
     def max_summary_position(self) -> int:
         """The highest log position the table holds (0 when empty)."""
 
@@ -275,6 +280,12 @@ class SQLiteSummaryRecorder(SQLiteApplicationRecorder, SummaryRecorder):
         with self.datastore.transaction(commit=False) as c:
             c.execute(statement, params)
             return [row_summary(row, UUID(row["match_id"])) for row in c.fetchall()]
+
+    def select_summary(self, match_id: UUID) -> Summary | None:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT * FROM {TABLE} WHERE match_id = ?", (match_id.hex,))
+            row = c.fetchone()
+            return None if row is None else row_summary(row, match_id)
 
     def max_summary_position(self) -> int:
         with self.datastore.transaction(commit=False) as c:

@@ -93,6 +93,9 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
         self.select_statement: Composed = SQL(
             "SELECT * FROM {schema}.{table} WHERE position > %s"
         ).format(schema=schema, table=table)
+        self.select_one_statement: Composed = SQL(
+            "SELECT * FROM {schema}.{table} WHERE match_id = %s"
+        ).format(schema=schema, table=table)
         self.max_position_statement: Composed = SQL(
             "SELECT MAX(position) AS max FROM {schema}.{table}"
         ).format(schema=schema, table=table)
@@ -138,6 +141,12 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
         with self.datastore.transaction(commit=False) as curs:
             curs.execute(statement, params)
             return [row_summary(row, row["match_id"]) for row in curs.fetchall()]
+
+    def select_summary(self, match_id: UUID) -> Summary | None:
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self.select_one_statement, (match_id,))
+            row = curs.fetchone()
+            return None if row is None else row_summary(row, match_id)
 
     def max_summary_position(self) -> int:
         with self.datastore.transaction(commit=False) as curs:

@@ -47,6 +47,17 @@ def organiser_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def private_config_home(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The server's default key file lives in the user's configuration folder: every
+    test has its own, never the real home's."""
+    config = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    return config
+
+
+@pytest.fixture(autouse=True)
 def machine_speed_commands(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests play whole matches as fast as the server answers, far beyond any player's
     pace: every server they start (in this process or as ``totem serve``) allows it. The

@@ -17,16 +17,24 @@
 //
 // Run a table from the command line: node bot.js --players 4 --address 127.0.0.1:50051
 // (`--game tribes` for a table of Tribes bots, tribes-bot.js; `--game village` for Village,
-// village-bot.js).
+// village-bot.js); `--join MATCH --token TOKEN ...` seats the bots in the seats those
+// tokens hold in an existing match (a fork's) instead.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { connect, gameInfo } from './lib/client.js';
-import { MAX_TRANSIENT_FAILURES, TableBot, newestSummary, seeded, standingsOf } from './lib/table.js';
-import { playTribesTable } from './tribes-bot.js';
-import { playVillageTable } from './village-bot.js';
+import {
+  MAX_TRANSIENT_FAILURES,
+  TableBot,
+  newestSummary,
+  playSeats,
+  seeded,
+  standingsOf,
+} from './lib/table.js';
+import { TribesBot, playTribesTable } from './tribes-bot.js';
+import { VillageBot, playVillageTable } from './village-bot.js';
 
 export { MAX_TRANSIENT_FAILURES, seeded };
 
@@ -301,6 +309,8 @@ async function main() {
       'board-size': { type: 'string' },
       'turn-timeout-ms': { type: 'string' },
       seed: { type: 'string' },
+      join: { type: 'string' },
+      token: { type: 'string', multiple: true },
       help: { type: 'boolean', default: false },
     },
   });
@@ -311,9 +321,17 @@ async function main() {
         '  --organiser-token (env TOTEM_ORGANISER_TOKEN): needed to create the match unless\n' +
         '  the server lets anyone create matches\n' +
         '  Jungle Speed: [--variant ES|RU]; Tribes: [--extended] [--board-size N]\n' +
-        '  [--turn-timeout-ms MS] [--seed N]',
+        '  [--turn-timeout-ms MS] [--seed N]\n' +
+        '  or, in an existing match (a fork): --game GAME --join MATCH --token TOKEN ...\n' +
+        '  one bot in each seat whose token is given (totem-replay fork prints one per\n' +
+        '  seat; the server says which seat a token holds)',
     );
     return;
+  }
+  const tokens = values.token ?? [];
+  if (tokens.length > 0 && !values.join) throw new Error('--token goes with --join MATCH');
+  if (values.join && tokens.length === 0) {
+    throw new Error('--join MATCH takes the seats of the tokens given: add --token TOKEN for each');
   }
   const client = connect(values.address, { organiserToken: values['organiser-token'] });
   try {
@@ -338,7 +356,17 @@ async function main() {
               timeout,
             ]),
           );
-    const result = village
+    const seed = optionalNumber(values.seed);
+    /** @type {(session: import('./lib/client.js').Session, i: number) => TableBot} */
+    const seatBot = (session, i) => {
+      const random = seed === undefined ? undefined : seeded(seed + i);
+      if (village) return new VillageBot(session, { random });
+      if (tribes) return new TribesBot(session, { random });
+      return new JungleSpeedBot(session, { random });
+    };
+    const result = values.join
+      ? await playSeats(client, values.join, tokens, { game, bot: seatBot, onSeated: common.onSeated })
+      : village
       ? await playVillageTable(client, players, {
           matchOptions: deadlines,
           onSeated: common.onSeated,
@@ -354,10 +382,11 @@ async function main() {
     const title = village
       ? 'Village'
       : tribes
-      ? `Tribes${values.extended ? ' (extended)' : ''}`
-      : `Jungle Speed ${variant}`;
+      ? `Tribes${result.summary.variant === 'extended' ? ' (extended)' : ''}`
+      : `Jungle Speed ${result.summary.variant}`;
     console.log(
-      `${title}, ${players} bots: match ended (${reason}) after ${result.summary.version} events`,
+      `${title}, ${result.bots.length} bots: match ended (${reason}) after ` +
+        `${result.summary.version} events`,
     );
     for (const { place, name, seat } of result.standings) {
       console.log(`  ${String(place).padStart(2)}. ${name} (seat ${seat})`);

@@ -22,7 +22,9 @@ export {
 export { TotemError, decodeErrorInfo } from './lib/errors.js';
 export { instanceFor, instancesFor } from './lib/routing.js';
 export { OBJECT_OPTIONS, PROTOS_DIR, loadContract } from './lib/proto.js';
+export { RECEIPT_FORMAT, Receipts, receiptObject, writeReceipt } from './lib/receipts.js';
 export { BotStats, JungleSpeedBot, playTable, seeded } from './bot.js';
+export { playSeats } from './lib/table.js';
 export {
   TribesBot,
   TribesBotStats,

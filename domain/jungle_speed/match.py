@@ -26,6 +26,7 @@ from domain.kernel.errors import InvalidArgument, RuleViolation
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
 from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
+from domain.kernel.topics import register_game
 
 #: Values of a grab's ``target`` (JS-6.1, ES only).
 TARGET_DEFAULT = "default"
@@ -714,3 +715,6 @@ class JungleSpeed(MatchAggregate):
     def _tick(self, stamp: dict[str, Any]) -> None:
         self.clock_ms = stamp["wall_ns"] // 1_000_000
         self.outward_due = False
+
+
+register_game(JungleSpeed)

@@ -44,11 +44,17 @@ def canonical_bytes(value: object) -> bytes:
     ).encode()
 
 
-def event_digest(name: str, fields: Mapping[str, Any]) -> str:
-    """The digest of an event called ``name`` with these fields (metadata included)."""
+def canonical_event(name: str, fields: Mapping[str, Any]) -> bytes:
+    """The canonical encoding of an event called ``name`` with these fields (metadata
+    included): the exact bytes its digest is the SHA-256 of."""
     body = {k: v for k, v in fields.items() if k not in NOT_HASHED}
     body["event"] = name
-    return hashlib.sha256(canonical_bytes(body)).hexdigest()
+    return canonical_bytes(body)
+
+
+def event_digest(name: str, fields: Mapping[str, Any]) -> str:
+    """The digest of an event called ``name`` with these fields (metadata included)."""
+    return hashlib.sha256(canonical_event(name, fields)).hexdigest()
 
 
 def stored_event_digest(event: object) -> str:

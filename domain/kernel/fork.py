@@ -21,12 +21,13 @@ import copy
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-from eventsourcing.utils import get_topic, resolve_topic
+from eventsourcing.utils import get_topic
 
 from domain.kernel.errors import RuleViolation
 from domain.kernel.match import MatchAggregate, MatchStatus, event_name
 from domain.kernel.randomness import commitment
 from domain.kernel.stamps import ReceiveStamp
+from domain.kernel.topics import check_fields, event_class, register_event
 from domain.kernel.views import Viewer
 
 M = TypeVar("M", bound=MatchAggregate)
@@ -57,7 +58,10 @@ class Forked(MatchAggregate.Created):
         assert aggregate is None
         match: Any = None
         for version, entry in enumerate(self.history, start=1):
-            replayed = resolve_topic(entry["topic"])(
+            # The history is data: its topics are looked up among the games' classes,
+            # never imported (a Forked event may come from a bundle).
+            check_fields(entry["fields"])
+            replayed = event_class(entry["topic"])(
                 originator_id=self.originator_id,
                 originator_version=version,
                 timestamp=self.timestamp,
@@ -81,6 +85,9 @@ class Forked(MatchAggregate.Created):
         match.renew_secret(bytes.fromhex(self.secret))
         match.restart_clock(ReceiveStamp.from_dict(self.stamp).wall_ms)
         return match
+
+
+register_event(Forked)
 
 
 def fork_refusal(origin: MatchAggregate) -> RuleViolation | None:

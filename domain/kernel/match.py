@@ -84,6 +84,9 @@ class MatchAggregate(Aggregate):
             agg = super().mutate(aggregate)
             assert agg is not None
             agg.digest = self.digest
+            stamp = getattr(self, "stamp", None)
+            if isinstance(stamp, dict) and stamp.get("receive"):
+                agg.last_receive = stamp["receive"]
             return agg
 
     class Created(Event, Aggregate.Created):
@@ -116,6 +119,9 @@ class MatchAggregate(Aggregate):
             return thawed.mutate(None)
 
     digest: str
+    #: The receive number in the stamp of the latest event that has one
+    #: (:attr:`~domain.kernel.stamps.ReceiveStamp.receive`): the last applied command's.
+    last_receive: int = 0
     #: Signs the match when it ends; given by the server (never stored, shared by copies).
     #: None (tests, tools): the match ends unsigned.
     signer: Signer | None = None

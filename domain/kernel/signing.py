@@ -9,10 +9,18 @@ signature covers the digest, so it cannot also be part of it.
 The domain does no cryptography: the server hands the match a :class:`Signer`, and the
 verifier (``totem-replay verify``) checks the signature on :func:`signed_message` with
 any Ed25519 implementation.
+
+Beside it, the server signs a *receipt* with every answer to a command: the match id, the
+version, a commitment to the chain head and the time, under its own prefix
+(:func:`receipt_message`), so that neither signature can be passed off as the other.
+The commitment (:func:`head_commitment`) is keyed by the match's secret seed: a player
+holding receipts learns nothing from it, and a judge holding the store recomputes it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,12 +31,44 @@ SIGNATURE_FIELDS = frozenset({"signature", "public_key"})
 
 #: Signatures of another purpose can never be mistaken for a match's.
 PREFIX = b"totem-arena match signature v1\n"
+#: The receipt's prefix: a receipt is never a match signature, nor the reverse.
+RECEIPT_PREFIX = b"totem-arena receipt v1\n"
+#: The prefix of the commitment's HMAC message: the seed's other uses (the draws, its
+#: SHA-256 commitment) never hash these bytes.
+HEAD_PREFIX = b"totem-arena receipt head v1\n"
 
 
 def signed_message(match_id: UUID | str, version: int, digest: str) -> bytes:
     """The exact bytes the server signs: a fixed prefix, then the match id (canonical
     text), the version of ``MatchEnded`` and its digest (hex), one per line."""
     return PREFIX + f"{UUID(str(match_id))}\n{version}\n{digest.lower()}".encode()
+
+
+def head_commitment(seed: bytes, match_id: UUID | str, version: int, digest: str) -> bytes:
+    """The commitment a receipt carries to the chain head: HMAC-SHA256 keyed by the
+    match's secret seed (the 32 bytes committed at creation, or a fork's own) of
+    :data:`HEAD_PREFIX`, the match id, the version and the digest of the event at that
+    version (hex, lower case), one per line.
+
+    Not the digest itself: a digest is computed over hidden facts, and a player who knew
+    the digests of two versions could test guesses of a few hidden bits (a face-down card,
+    a spell) against the second. Keyed by 256 secret bits, the commitment tells the
+    player nothing while the match is in play; once the seed is revealed at the end, it
+    tells no more than the digest, which nobody can recompute from a guess: every digest
+    depends on token hashes no view shows (and in Village on the match's other secret).
+    docs/audit.md, "Receipts", has the whole argument."""
+    message = HEAD_PREFIX + f"{UUID(str(match_id))}\n{version}\n{digest.lower()}".encode()
+    return hmac.new(seed, message, hashlib.sha256).digest()
+
+
+def receipt_message(
+    match_id: UUID | str, version: int, commitment: bytes, issued_at_ms: int
+) -> bytes:
+    """The exact bytes a receipt's signature covers: :data:`RECEIPT_PREFIX`, then the
+    match id (canonical text), the version, the head commitment (hex, lower case) and
+    the time of signing (milliseconds since the Unix epoch), one per line, UTF-8."""
+    lines = f"{UUID(str(match_id))}\n{version}\n{commitment.hex()}\n{issued_at_ms}"
+    return RECEIPT_PREFIX + lines.encode()
 
 
 @dataclass(frozen=True)

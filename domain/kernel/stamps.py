@@ -31,6 +31,11 @@ class ReceiveStamp:
     #: second waits for gRPC to admit the call, the first does not: a judge comparing
     #: two close grabs weighs that.
     on_stream: bool = False
+    #: The command's receive number in its match: 1, 2, 3... in the order the match's
+    #: actor took its commands, refused ones included (kept in the match's refusal
+    #: log, :mod:`domain.kernel.refusals`); 0 for what is no command of a player or the
+    #: referee (a timer firing, a join) and in stamps stored before the numbers existed.
+    receive: int = 0
 
     @property
     def wall_ms(self) -> int:
@@ -39,7 +44,8 @@ class ReceiveStamp:
     def to_dict(self) -> dict[str, Any]:
         """The form stored in events (JSON-compatible). A lone server's stamps leave
         ``instance`` out, and a call's leave ``on_stream`` out: they are stored as they
-        were before instances and streams."""
+        were before instances and streams, and an unnumbered stamp leaves ``receive``
+        out."""
         data: dict[str, Any] = {
             "sequence": self.sequence,
             "monotonic_ns": self.monotonic_ns,
@@ -51,6 +57,8 @@ class ReceiveStamp:
             data["instance"] = self.instance
         if self.on_stream:
             data["on_stream"] = True
+        if self.receive:
+            data["receive"] = self.receive
         return data
 
     @classmethod

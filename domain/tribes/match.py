@@ -25,6 +25,7 @@ from domain.kernel.errors import DomainError, InvalidArgument, RuleViolation
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
 from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
+from domain.kernel.topics import register_game
 from domain.tribes.options import Options
 from domain.tribes.pieces import (
     BADGES,
@@ -844,3 +845,6 @@ class Tribes(MatchAggregate):
 
     def _tick(self, stamp: dict[str, Any]) -> None:
         self.clock_ms = stamp["wall_ns"] // 1_000_000
+
+
+register_game(Tribes)

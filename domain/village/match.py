@@ -31,6 +31,7 @@ from domain.kernel.errors import DomainError, InvalidArgument, RuleViolation
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
 from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
+from domain.kernel.topics import register_game
 from domain.village import commitments, model
 from domain.village.commands import (
     Arrange,
@@ -1694,3 +1695,6 @@ def command_dict(command: Command) -> dict[str, Any]:
     elif isinstance(command, SpareFromAge):
         data["spared"] = _person_dicts(command.spared)
     return data
+
+
+register_game(Village)

@@ -18,6 +18,7 @@ from domain.games import GAMES, Game
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer, ViewerRole
+from server import receipts
 from totem.v1 import common_pb2, match_service_pb2
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -133,6 +134,7 @@ def stamp_message(data: dict[str, Any]) -> common_pb2.ReceiveStamp:
         seen_sent_monotonic_ns=data.get("seen_sent_monotonic_ns", 0),
         instance=data.get("instance", ""),
         on_stream=data.get("on_stream", False),
+        receive=data.get("receive", 0),
     )
 
 
@@ -309,11 +311,14 @@ def match_event(match: MatchAggregate, evt: Any, viewer: Viewer) -> match_servic
 
 def act_answer(match: MatchAggregate, viewer: Viewer) -> bytes:
     """The wire bytes of the ``ActResponse`` to ``viewer``'s command that has just
-    triggered the match's pending events: the version, those events and the state."""
+    triggered the match's pending events: the version, those events, the server's
+    receipt (:mod:`server.receipts`, when the match has a signer) and the state."""
     head = match_service_pb2.ActResponse(
         version=match.version,
         events=[match_event(match, e, viewer) for e in match.pending_events],
     )
+    if match.signer is not None:
+        head.receipt.CopyFrom(receipts.receipt(match, match.signer))
     return head.SerializeToString() + embedded(ACT_STATE, state_bytes(match, viewer))
 
 

@@ -1,7 +1,9 @@
-"""`totem bots jungle-speed` against a server running in another process."""
+"""`totem bots` against a server running in another process."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 import shutil
 import socket
@@ -14,6 +16,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+from tests.service import tribes_helpers as tribes
+from tests.service.helpers import stub
 from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 
 #: Bounds on waits, so that a broken test fails instead of hanging (not timing checks).
@@ -241,3 +245,102 @@ def test_village_bots_play_a_match_with_variations_on_a_running_server(served: s
     assert sorted(name for _, name, _ in standings) == ["bot-1", "bot-2", "bot-3"]
     assert "0 by a deadline, 0 refused commands" in out
     assert re.search(r"^match id: ([0-9a-f-]{36})$", out, re.MULTILINE)
+
+
+def totem_replay_command() -> str:
+    """The `totem-replay` script installed next to this interpreter, or the one on PATH."""
+    beside = Path(sys.executable).with_name("totem-replay")
+    found = str(beside) if beside.exists() else shutil.which("totem-replay")
+    if found is None:
+        pytest.skip("the `totem-replay` command is not installed")
+    return found
+
+
+async def _tribes_origin(port: int) -> tuple[str, int, str]:
+    """A Tribes match of two after its second move (a seat's turn, nothing pending): its
+    id, that version, and its referee token."""
+    channel, client = stub(port)
+    async with channel:
+        origin, referee, tokens = await tribes.create_tribes(client, 2, turn_timeout_ms=60_000)
+        for _ in range(2):
+            moved = await tribes.play_first_legal(client, origin, tokens)
+    return origin, moved.version, referee
+
+
+def test_bots_play_the_seats_of_a_fork_with_the_tokens_it_printed(served: str) -> None:
+    origin, version, referee = asyncio.run(_tribes_origin(int(served.rsplit(":", 1)[1])))
+    forked = subprocess.run(
+        [
+            totem_replay_command(),
+            *("fork", origin, str(version)),
+            *("--server", served, "--token", referee, "--json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=RUN_BOUND,
+    )
+    assert forked.returncode == 0, forked.stderr
+    record = json.loads(forked.stdout)
+    fork_id = record["match_id"]
+    tokens = [seat["token"] for seat in record["seats"]]
+
+    run = subprocess.run(
+        [
+            totem_command(),
+            *("bots", "tribes", "--address", served, "--join", fork_id),
+            *("--token", tokens[1], "--token", tokens[0], "--think-ms", "0", "2", "--stats"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=RUN_BOUND,
+    )
+    assert run.returncode == 0, run.stderr
+    assert f"match {fork_id}: 2 bots seated, playing" in run.stderr
+    out = run.stdout
+    assert "Tribes base, 2 bots: match ended (completed)" in out
+    # The seats keep the origin's names: the bots play them, they do not join.
+    standings = re.findall(r"^\s+(\d+)\. (player \d) \(seat (\d)\)$", out, re.MULTILINE)
+    assert sorted((name, seat) for _, name, seat in standings) == [
+        ("player 0", "0"),
+        ("player 1", "1"),
+    ]
+    assert f"match id: {fork_id}" in out
+    with grpc.insecure_channel(served) as channel:
+        view = match_service_pb2_grpc.MatchServiceStub(channel).GetMatch(
+            match_service_pb2.GetMatchRequest(match_id=fork_id), timeout=30
+        )
+    assert view.summary.status == common_pb2.MATCH_STATUS_ENDED
+
+    wrong = subprocess.run(
+        [
+            totem_command(),
+            *("bots", "tribes", "--address", served, "--join", fork_id),
+            *("--token", "not-a-token"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=RUN_BOUND,
+    )
+    assert wrong.returncode == 1
+    assert f"UNAUTHENTICATED: this token holds no seat in match {fork_id}" in wrong.stderr
+    assert "Traceback" not in wrong.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "complaint"),
+    [
+        (["--token", "t0"], "--token goes with --join MATCH"),
+        (["--join", "m1"], "add --token TOKEN for each"),
+        (["--join", "m1", "--token", "t0", "--players", "3"], "--players is for a new match"),
+        (["--join", "m1", "--token", "t0", "--seed-entropy", "x"], "--seed-entropy is for a new"),
+    ],
+)
+def test_bots_refuse_seat_options_that_do_not_go_together(args: list[str], complaint: str) -> None:
+    run = subprocess.run(
+        [totem_command(), "bots", "tribes", *args],
+        capture_output=True,
+        text=True,
+        timeout=RUN_BOUND,
+    )
+    assert run.returncode == 2
+    assert complaint in " ".join(run.stderr.split())

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from server.cli import main
 from tests.play.support import SIZE, player_at, until
+from totem_client.play import cli as play_cli
 from totem_client.play.jungle_speed_bots import NewMatch
+from totem_client.play.openings import Opening, TakeSeat
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -34,6 +37,7 @@ def test_the_help_names_every_option_and_key() -> None:
         "--name",
         "--join MATCH",
         "--seat",
+        "--token TOKEN",
         "--spectate MATCH",
         "--players",
         "--variant [es|ru]",
@@ -93,6 +97,10 @@ def test_tribes_options_that_cannot_go_together_are_refused(
     [
         (["--join", "m1", "--spectate", "m2"], "give --join or --spectate, not both"),
         (["--seat", "1"], "--seat goes with --join"),
+        (["--token", "t0"], "--token goes with --join MATCH"),
+        (["--join", "m1", "--token", "t0", "--seat", "1"], "give --seat or --token, not both"),
+        (["--join", "m1", "--token", "t0", "--name", "eve"], "--name is for a free seat"),
+        (["--join", "m1", "--token", "t0", "--players", "3"], "--players is for a new match"),
         (["--join", "m1", "--players", "3"], "--players is for a new match"),
         (["--spectate", "m1", "--variant", "RU"], "--variant is for a new match"),
         (["--join", "m1", "--turn-timeout-ms", "0"], "--turn-timeout-ms is for a new match"),
@@ -105,6 +113,34 @@ def test_options_that_cannot_go_together_are_refused(args: list[str], complaint:
     code, output = run("play", "jungle-speed", *args)
     assert code == 2
     assert complaint in " ".join(output.split())
+
+
+@pytest.mark.parametrize("game", ["jungle-speed", "tribes", "village"])
+def test_join_with_a_token_takes_the_seat_it_holds(
+    game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[Opening] = []
+    monkeypatch.setattr(
+        play_cli, "run_player", lambda entry, opening, *args: opened.append(opening)
+    )
+    code, output = run("play", game, "--join", "m1", "--token", "t0")
+    assert code == 0, output
+    assert opened == [TakeSeat("m1", "t0")]
+    assert opened[0].description == "taking your seat in match m1"
+    assert "t0" not in repr(opened[0])  # a token is not printed where a repr may go
+
+
+def test_connection_options_go_with_join(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """How to reach the server is not an option of a new match: TLS goes with --join."""
+    ca = tmp_path / "ca.pem"
+    ca.write_text("not read before the player opens\n")
+    opened: list[Opening] = []
+    monkeypatch.setattr(
+        play_cli, "run_player", lambda entry, opening, *args: opened.append(opening)
+    )
+    code, output = run("play", "tribes", "--join", "m1", "--token", "t0", "--tls-ca", str(ca))
+    assert code == 0, output
+    assert opened == [TakeSeat("m1", "t0")]
 
 
 def test_totem_starts_without_textual() -> None:

@@ -17,7 +17,7 @@ from click.testing import Result
 from domain.jungle_speed import JungleSpeed, Options
 from domain.kernel import MatchStatus, ReceiveStamp
 from domain.kernel.chain import stored_event_digest
-from server.application import Arena, store_env
+from server.application import MATCH_LOG_ID, Arena, store_env
 
 SEED = bytes(range(32))
 
@@ -143,6 +143,38 @@ def delete_row(db: Path, match_id: UUID, version: int) -> None:
         deleted = conn.execute(
             "DELETE FROM stored_events WHERE originator_id = ? AND originator_version = ?",
             (match_id.hex, version),
+        ).rowcount
+    assert deleted == 1
+
+
+def truncate(db: Path, match_id: UUID, keep: int, *, summary_too: bool = False) -> None:
+    """Delete every event after version ``keep``; with ``summary_too``, rewrite the
+    match's summary row to match, as a tamperer who knows the projection would."""
+    with _connect(db) as conn:
+        conn.execute(
+            "DELETE FROM stored_events WHERE originator_id = ? AND originator_version > ?",
+            (match_id.hex, keep),
+        )
+        if summary_too:
+            changed = conn.execute(
+                "UPDATE match_summaries SET version = ?, status = 'playing', result = '[]', "
+                "end_reason = NULL WHERE match_id = ?",
+                (keep, match_id.hex),
+            ).rowcount
+            assert changed == 1
+
+
+def delete_logged(db: Path, match_id: UUID) -> None:
+    """Delete the ``MatchLogged`` event that lists the match in the store's log."""
+    arena = open_store(db)
+    try:
+        entry = next(e for e in arena.logged_matches() if e.match_id == match_id)
+    finally:
+        arena.close()
+    with _connect(db) as conn:
+        deleted = conn.execute(
+            "DELETE FROM stored_events WHERE originator_id = ? AND originator_version = ?",
+            (MATCH_LOG_ID.hex, entry.originator_version),
         ).rowcount
     assert deleted == 1
 

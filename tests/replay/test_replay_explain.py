@@ -108,6 +108,7 @@ def test_js_6_1_js_4_2_inward_arrows_race_names_winner_order_gaps_and_a_fast_bot
     assert [c["seat"] for c in contenders] == [2, 1, 0]
     assert [c["sequence"] for c in contenders] == [11, 12, 13]
     assert [c["outcome"] for c in contenders] == ["won", "late", "late"]
+    assert [c["label"] for c in contenders] == ["winner", "lost", "lost"]
     assert [c["gap_ms"] for c in contenders] == [0, 12, 55.5]
     assert [c["seen_version"] for c in contenders] == [revealed, revealed, 0]
     assert [c["reaction_ms"] for c in contenders] == [3, 252, None]
@@ -124,7 +125,7 @@ def test_js_6_1_js_4_2_inward_arrows_race_names_winner_order_gaps_and_a_fast_bot
     assert lines[0].startswith(f"Version {won}: ArrowsWon: inward-arrows race won by seat 2")
     assert f"the Revealed event at version {revealed}" in text
     rows = [line for line in lines if "recv #" in line]
-    assert [row.split()[0] for row in rows] == ["won", "late", "late"]
+    assert [row.split()[0] for row in rows] == ["winner", "lost", "lost"]
     assert "SUSPECT" in rows[0] and "reaction 3.000 ms" in rows[0]
     assert "SUSPECT" not in rows[1] and "+12.000 ms" in rows[1]
     assert "reaction unknown" in rows[2] and "+55.500 ms" in rows[2]
@@ -211,6 +212,11 @@ def test_js_4_2_js_5_3_duel_then_js_5_2_wrong_grab_of_an_outsider(tmp_path: Path
     assert outsider["event"] == "WrongGrab" and outsider["rules"][0] == "JS-5.2"
     assert [(c["seat"], c["outcome"]) for c in outsider["contenders"]] == [(2, "wrong")]
     assert outsider["contenders"][0]["reaction_ms"] == 20
+    assert outsider["contenders"][0]["label"] == "wrong grab"
+    (row,) = [
+        line for line in run(db, "explain", match.id, wrong).output.splitlines() if "recv #" in line
+    ]
+    assert row.split()[:2] == ["wrong", "grab"] and "winner" not in row
 
 
 def test_an_event_that_decided_nothing_is_one_line_exit_0(tmp_path: Path) -> None:

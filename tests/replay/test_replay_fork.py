@@ -69,6 +69,9 @@ async def test_fork_prints_the_new_match_and_a_token_per_seat(served: RunningSer
     tokens = {line.split()[1]: line.split()[-1] for line in lines if line.startswith("Seat ")}
     assert set(tokens) == {"0", "1"}
     assert any(line.startswith("Referee token: ") for line in lines)
+    # How a seat's token is used, with the fork's own id and game.
+    assert f"totem play jungle-speed --join {fork_id} --token TOKEN" in printed.stdout
+    assert f"totem bots jungle-speed --join {fork_id} --token TOKEN ..." in printed.stdout
     record = json.loads(as_json.stdout)
     assert record["origin"] == {"match_id": origin, "version": 6}
     assert [(s["seat"], s["name"]) for s in record["seats"]] == [(0, "ana"), (1, "bo")]

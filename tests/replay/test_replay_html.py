@@ -21,7 +21,15 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from replay_support import Run, Store, open_store
+from replay_support import (
+    Run,
+    Store,
+    change_byte,
+    digit_offset,
+    json_lines,
+    open_store,
+    stored_state,
+)
 from test_replay_tribes import store_tribes
 from test_replay_village import store_village
 
@@ -54,6 +62,24 @@ HARNESS = """
       lines: $("lines").textContent,
       checks: Array.from(document.querySelectorAll("#board [data-check]"),
         (node) => node.getAttribute("data-check")),
+      numbers: Array.from(document.querySelectorAll("#board .space .num"),
+        (node) => node.textContent),
+      legend: Array.from(document.querySelectorAll("#board [data-legend] dt"),
+        (node) => node.textContent),
+      cottages: Array.from(document.querySelectorAll("#board .cottage"),
+        (node) => node.firstChild.textContent),
+      races: Array.from(document.querySelectorAll("#races .race"), (race) => ({
+        version: race.getAttribute("data-version"),
+        hidden: race.hidden,
+        title: race.querySelector("h3").textContent,
+        rows: Array.from(race.querySelectorAll("tbody tr"), (row) => ({
+          seat: row.getAttribute("data-seat"),
+          sequence: row.getAttribute("data-sequence"),
+          cells: Array.from(row.cells, (cell) => cell.textContent),
+        })),
+      })).filter((race) => !race.hidden),
+      canonical: $("canonical").textContent,
+      digest: $("hashed-digest").textContent,
     });
   }
   const out = document.createElement("pre");
@@ -73,13 +99,9 @@ def browser() -> str:
     pytest.fail(f"no headless browser on PATH (looked for {', '.join(BROWSERS)}): run .ci/run")
 
 
-def drive(page: Path, actions: list[Action], tmp_path: Path) -> list[dict[str, Any]]:
-    """Open a copy of the page with the harness in Chromium; what it showed after each
-    action."""
-    text = page.read_text(encoding="utf-8")
-    harness = tmp_path / "harness.html"
-    script = HARNESS.replace("@ACTIONS@", json.dumps(actions))
-    harness.write_text(text.replace("</body>", script + "</body>"), encoding="utf-8")
+def dump_dom(url: str, tmp_path: Path) -> str:
+    """The document Chromium holds once the page has loaded and its scripts have run
+    (their promises included, within the virtual time budget)."""
     done = subprocess.run(
         [
             browser(),
@@ -95,15 +117,27 @@ def drive(page: Path, actions: list[Action], tmp_path: Path) -> list[dict[str, A
             f"--user-data-dir={tmp_path / 'profile'}",
             "--virtual-time-budget=10000",
             "--dump-dom",
-            harness.as_uri(),
+            url,
         ],
         capture_output=True,
         text=True,
         timeout=300,  # a guard against a hung browser, not a measure of speed
         check=False,
     )
-    found = re.search(r'<pre id="harness-results">(.*?)</pre>', done.stdout, re.S)
-    assert found, f"the page did not run (exit {done.returncode}): {done.stderr[-2000:]}"
+    assert "</html>" in done.stdout, f"no document (exit {done.returncode}): {done.stderr[-2000:]}"
+    return done.stdout
+
+
+def drive(page: Path, actions: list[Action], tmp_path: Path) -> list[dict[str, Any]]:
+    """Open a copy of the page with the harness in Chromium; what it showed after each
+    action."""
+    text = page.read_text(encoding="utf-8")
+    harness = tmp_path / "harness.html"
+    script = HARNESS.replace("@ACTIONS@", json.dumps(actions))
+    harness.write_text(text.replace("</body>", script + "</body>"), encoding="utf-8")
+    dom = dump_dom(harness.as_uri(), tmp_path)
+    found = re.search(r'<pre id="harness-results">(.*?)</pre>', dom, re.S)
+    assert found, "the page did not run"
     results: list[dict[str, Any]] = json.loads(html.unescape(found.group(1)))
     return results
 
@@ -187,7 +221,9 @@ def check_page(
     events: int,
     checks: Callable[[dict[str, Any]], list[str]],
     tmp_path: Path,
-) -> None:
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Step through the page with its controls, checking each version against ``at``;
+    each version's state (``at --json``) with what the page showed there."""
     page = tmp_path / "match.html"
     exported = run("export", match_id, "--html", "-o", page, db=db)
     assert exported.exit_code == 0, exported.output
@@ -195,6 +231,7 @@ def check_page(
     shown = drive(page, actions, tmp_path)
     versions = expected_versions(actions, events)
     assert len(shown) == len(actions)
+    seen_states = []
     for action, version, seen in zip(actions, versions, shown, strict=True):
         at = run("at", match_id, version, db=db)
         state = json.loads(run("at", match_id, version, "--json", db=db).stdout)
@@ -210,6 +247,8 @@ def check_page(
         assert seen["event"] == f"{name} \u00b7 {time} UTC \u00b7 {summary}", where
         assert seen["lines"].splitlines() == lines, where
         assert seen["checks"] == checks(state), where
+        seen_states.append((state, seen))
+    return seen_states
 
 
 def test_jungle_speed_page_steps_like_at(run: Run, store: Store, tmp_path: Path) -> None:
@@ -223,7 +262,10 @@ def test_tribes_page_steps_like_at(run: Run, tmp_path: Path) -> None:
         match = store_tribes(arena, players=3, max_events=120, board_size=3)
     finally:
         arena.close()
-    check_page(run, db, match.id, match.version, tribes_checks, tmp_path)
+    for state, seen in check_page(run, db, match.id, match.version, tribes_checks, tmp_path):
+        # Each space shows its number, the one events and `at` name it by.
+        assert seen["numbers"] == [str(s["space"]) for s in state["spaces"]]
+        assert {"seat:size", "DOOM", "MINI", "green space"} <= set(seen["legend"])
 
 
 def test_village_page_steps_like_at(run: Run, tmp_path: Path) -> None:
@@ -233,7 +275,21 @@ def test_village_page_steps_like_at(run: Run, tmp_path: Path) -> None:
         match = store_village(arena, max_events=160)
     finally:
         arena.close()
-    check_page(run, db, match.id, match.version, village_checks, tmp_path)
+    shown = [
+        seen for _, seen in check_page(run, db, match.id, match.version, village_checks, tmp_path)
+    ]
+    # Every symbol the cottages use is in the legend (VI-1.2's kinds of people).
+    symbols = {
+        re.sub(r"\d+$", "", word)
+        for seen in shown
+        for text in seen["cottages"]
+        for word in text.split(": ", 1)[1].split()
+        if word != "empty"
+    }
+    assert len(symbols) >= 3, symbols
+    for seen in shown:
+        assert symbols <= set(seen["legend"]), symbols - set(seen["legend"])
+        assert {"pole", "pen", "spell?", "spell!", "faded"} <= set(seen["legend"])
 
 
 def test_a_game_without_a_renderer_shows_its_state_lines(
@@ -268,3 +324,73 @@ def test_export_html_to_standard_output(run: Run, store: Store) -> None:
     result = run("export", store.waiting.id, "--html")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("<!DOCTYPE html>") and result.stdout.endswith("</html>\n")
+
+
+#: The events ``explain`` reads as a grab race (JS-4.2, JS-5.1, JS-5.2).
+RACES = ("DuelWon", "ArrowsWon", "WrongGrab", "LateGrab")
+
+
+def test_js_4_2_js_5_1_each_race_shows_explains_reading(
+    run: Run, store: Store, tmp_path: Path
+) -> None:
+    """At a version that decided a race, or is a wrong grab, the page shows that race as
+    `explain --json` reads it: its title and every contender in the recorded order; at
+    any other version, none."""
+    match = store.ended
+    page = tmp_path / "match.html"
+    assert run("export", match.id, "--html", "-o", page).exit_code == 0
+    events = json_lines(run("events", match.id, "--json").stdout)
+    races = [e["version"] for e in events if e["name"] in RACES]
+    assert races
+    sections = re.findall(r'<section class="race" data-version="(\d+)"', page.read_text())
+    assert sections == [str(v) for v in races]
+    firsts = {e["name"]: e["version"] for e in reversed(events) if e["name"] in RACES}
+    chosen = sorted(firsts.values())
+    assert len(chosen) >= 2, firsts  # a won race and a wrong grab at least
+    quiet = next(e["version"] for e in events if e["name"] == "Revealed")
+    shown = drive(page, [("box", v) for v in [*chosen, quiet]], tmp_path)
+    for version, seen in zip(chosen, shown, strict=False):
+        explained = json.loads(run("explain", match.id, version, "--json").stdout)
+        [race] = seen["races"]
+        assert race["version"] == str(version)
+        assert race["title"].endswith(explained["title"])
+        rows = race["rows"]
+        contenders = explained["contenders"]
+        assert [(r["seat"], r["sequence"]) for r in rows] == [
+            (str(c["seat"]), str(c["sequence"])) for c in contenders
+        ]
+        assert [r["cells"][0] for r in rows] == [c["outcome"] for c in contenders]
+    assert shown[-1]["races"] == []
+
+
+def verification_rows(text: str) -> dict[str, str]:
+    return dict(re.findall(r'<tr data-check="([^"]+)" data-status="([^"]+)">', text))
+
+
+def test_the_page_holds_what_verify_reports(run: Run, store: Store, tmp_path: Path) -> None:
+    """The verification computed at export is `verify`'s: its verdict line and the status
+    of each check; on a damaged store, FAILED at the version `verify` names."""
+    match = store.ended
+    for damaged in (False, True):
+        if damaged:
+            version = [
+                e["version"]
+                for e in json_lines(run("events", match.id, "--json").stdout)
+                if e["name"] == "Revealed"
+            ][4]
+            state = stored_state(store.db, match.id, version)
+            at = digit_offset(state, "wall_ns") + 7
+            change_byte(store.db, match.id, version, at, ord("0") + (state[at] - ord("0") + 1) % 10)
+        page = tmp_path / f"match-{damaged}.html"
+        assert run("export", match.id, "--html", "-o", page).exit_code == 0
+        text = page.read_text(encoding="utf-8")
+        verified = run("verify", match.id)
+        report = json.loads(run("verify", match.id, "--json").stdout)
+        verdict = re.search(r'<p class="verdict (\w+)">(.*?)</p>', text)
+        assert verdict is not None
+        assert verdict.group(1) == ("failed" if damaged else "ok")
+        assert html.unescape(verdict.group(2)) == verified.stdout.splitlines()[0]
+        assert verification_rows(text) == {
+            name: check["status"] for name, check in report["checks"].items()
+        }
+        assert f'data-ok="{str(not damaged).lower()}"' in text

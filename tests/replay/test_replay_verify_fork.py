@@ -4,6 +4,7 @@ the fork (JS-9.1, JS-3.4; TR-2.1, TR-5.1; VI-2.4, VI-2.2), and a forged one is f
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -355,3 +356,27 @@ def test_tr_5_1_a_fork_of_a_fork_counts_on_from_both_histories(tmp_path: Path) -
     forged_fails(
         twice, roll.originator_version, "is not the roll re-derived from the seed", face=other
     )
+
+
+@pytest.mark.parametrize("game", ["jungle_speed", "tribes", "village"])
+def test_a_fork_and_its_origin_as_bundles_verify_with_only_registered_classes(
+    tmp_path: Path, game: str
+) -> None:
+    """A bundle's topics, and those of the history Forked carries, are looked up among
+    the classes each game registers (domain.kernel.topics): every event kind of each
+    game, and a fork, travel in a bundle and verify from it alone."""
+    origin, play_on = {
+        "jungle_speed": (jungle_speed_origin, jungle_speed_on),
+        "tribes": (tribes_origin, tribes_on),
+        "village": (village_origin, village_on),
+    }[game]
+    match = forked(tmp_path / "totem.db", origin, play_on)
+    for which in (match.origin, match.fork):
+        bundle = tmp_path / f"{which.id}.jsonl"
+        exported = run(match.db, "export", which.id, "-o", bundle, "--referee")
+        assert exported.exit_code == 0, exported.output
+        names = {json.loads(line).get("name") for line in bundle.read_text().splitlines()[1:]}
+        result = run(match.db, "verify", bundle)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.startswith(f"OK match {which.id}: {which.version} events")
+    assert "Forked" in names

@@ -22,6 +22,7 @@ FLAGS = {
     "max_concurrent_calls": "--max-concurrent-calls",
     "pending_calls": "--pending-calls",
     "idle_actor_s": "--idle-actor-seconds",
+    "refusals_kept_per_seat": "--refusals-kept-per-seat",
 }
 
 

@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from domain.kernel.signing import signed_message
-from server.keys import KeyFileError
+from server.keys import KeyFileError, load_or_create, user_key_file
 from server.serve import start
 from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import MatchEvent, connect
@@ -78,11 +78,11 @@ async def test_an_ended_match_is_signed_by_the_published_key(
     )
 
 
-async def test_the_key_file_is_reused_on_restart(tmp_path: Path) -> None:
+async def test_the_key_file_is_reused_on_restart(tmp_path: Path, private_config_home: Path) -> None:
     env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "t.db")}
     keys_seen = []
     for _ in range(2):
-        running = await start("127.0.0.1:0", env)  # the default: beside the SQLite file
+        running = await start("127.0.0.1:0", env)  # the default: the user's config folder
         try:
             async with connect(
                 f"127.0.0.1:{running.port}", organiser_token=ORGANISER_TOKEN
@@ -90,9 +90,43 @@ async def test_the_key_file_is_reused_on_restart(tmp_path: Path) -> None:
                 keys_seen.append((await client.server_key())[1])
         finally:
             await running.stop(grace=None)
-    assert (tmp_path / "t.db.key").is_file()
-    assert keys_seen[0] == keys_seen[1]
-    assert len(keys_seen[0]) == 32
+    key_file = private_config_home / "totem-arena" / "server.key"
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(key_file.parent.stat().st_mode) == 0o700
+    assert not (tmp_path / "t.db.key").exists(), "no key beside the store"
+    public = load_or_create(key_file).public_bytes
+    assert keys_seen[0] == keys_seen[1] == public
+
+
+async def test_a_key_left_beside_the_store_is_used_with_a_warning(
+    tmp_path: Path, private_config_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A store whose key an older server kept beside it (DB.key) keeps its key, so that
+    its matches still verify against it; the operator is told to move it."""
+    beside = load_or_create(tmp_path / "t.db.key")
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "t.db")}
+    running = await start("127.0.0.1:0", env)
+    try:
+        async with connect(f"127.0.0.1:{running.port}", organiser_token=ORGANISER_TOKEN) as client:
+            _, public_key = await client.server_key()
+    finally:
+        await running.stop(grace=None)
+    assert public_key == beside.public_bytes
+    assert not (private_config_home / "totem-arena").exists()
+    assert (
+        f"the server key {tmp_path / 't.db.key'} sits beside the store: a copy of the store "
+        "that carries it can forge matches that pass `totem-replay verify --key`. Move it"
+    ) in caplog.text
+
+
+def test_the_default_key_file_follows_the_xdg_rule() -> None:
+    assert user_key_file({"XDG_CONFIG_HOME": "/etc/x", "HOME": "/home/a"}) == Path(
+        "/etc/x/totem-arena/server.key"
+    )
+    for config in ("", "relative/dir"):
+        assert user_key_file({"XDG_CONFIG_HOME": config, "HOME": "/home/a"}) == Path(
+            "/home/a/.config/totem-arena/server.key"
+        )
 
 
 async def test_an_operator_given_key_is_used_as_it_is(tmp_path: Path) -> None:

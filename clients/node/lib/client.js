@@ -9,6 +9,7 @@ import grpc from '@grpc/grpc-js';
 
 import { TotemError } from './errors.js';
 import { loadContract } from './proto.js';
+import { Receipts } from './receipts.js';
 
 /** Jungle Speed variants by their short names (JS-2.1). */
 export const VARIANTS = Object.freeze({
@@ -298,7 +299,7 @@ const VILLAGE_OPTIONS = Object.freeze([
  * @typedef {Message} MatchState `totem.v1.MatchState`: `summary`, and `game` names which
  *   of `jungle_speed`, `tribes` is set
  * @typedef {Message} MatchView `totem.v1.GetMatchResponse`
- * @typedef {Message} ActResponse `totem.v1.ActResponse`: `version`, `events`, `state`
+ * @typedef {Message} ActResponse `totem.v1.ActResponse`: `version`, `events`, `state`, `receipt`
  * @typedef {Message} JungleSpeedCommand `{start: {}}`, `{reveal: {}}` or `{grab: {target}}`
  * @typedef {Message} Command a command for Act: `{jungle_speed: JungleSpeedCommand}`,
  *   `{tribes: TribesCommand}`, or a bare command of the match's game
@@ -349,6 +350,8 @@ const VILLAGE_OPTIONS = Object.freeze([
  * @property {grpc.ChannelOptions} [channelOptions]
  * @property {string} [protosDir]
  * @property {string | null} [organiserToken] sent with CreateMatch only
+ * @property {string | null} [receiptsDir] where the newest receipt of each match is
+ *   written as it comes (`client.receipts`; kept in memory without it)
  */
 
 /**
@@ -389,6 +392,11 @@ export class Client {
     this.callTimeoutMs =
       options.callTimeoutMs === undefined ? DEFAULT_CALL_TIMEOUT_MS : options.callTimeoutMs;
     this.closed = false;
+    /**
+     * The newest signed receipt of each match a command was answered for (Act or Play),
+     * written to `receiptsDir` as it comes when given (lib/receipts.js).
+     */
+    this.receipts = new Receipts(options.receiptsDir ?? null);
     /** The game of each match this client created, by match id. @type {Map<string, string>} */
     this.games = new Map();
     /** The generated stub, for anything this class does not wrap. */
@@ -521,6 +529,44 @@ export class Client {
   }
 
   /**
+   * Take the seat that `token` holds in `matchId`: the same Session a join gives, for a
+   * seat already taken in its player's name, such as a fork's (`totem-replay fork`
+   * prints one token per seat) or one whose token the referee reissued. The server says
+   * which seat it is (GetMatch with the token answers with the holder's role and seat);
+   * the seat keeps its name. A token not valid in that match rejects with
+   * TotemError(UNAUTHENTICATED); the referee's or an organiser's, which holds no seat,
+   * with TotemError(PERMISSION_DENIED).
+   * @param {string} matchId
+   * @param {string} token
+   * @returns {Promise<Session>}
+   */
+  async takeSeat(matchId, token) {
+    const session = new Session(this, matchId, { token });
+    let view;
+    try {
+      view = await session.get();
+    } catch (error) {
+      if (!(error instanceof TotemError) || error.code !== 'UNAUTHENTICATED') throw error;
+      throw new TotemError(
+        error.code,
+        `this token holds no seat in match ${matchId} (${error.message}): give the token ` +
+          'printed for your seat, of this very match',
+        { rule: error.rule, cause: error },
+      );
+    }
+    if (session.seat === null) {
+      const role = String(view.role).replace('VIEWER_ROLE_', '').toLowerCase();
+      throw new TotemError(
+        'PERMISSION_DENIED',
+        `this token is the ${role}'s of match ${matchId}, which holds no seat: give a seat's token`,
+      );
+    }
+    const player = view.summary.players.find((/** @type {any} */ p) => p.seat === session.seat);
+    session.name = player?.name ?? '';
+    return session;
+  }
+
+  /**
    * The match as the holder of `token` may see it (no token: a spectator).
    * @param {string} matchId
    * @param {{token?: string | null}} [options]
@@ -565,8 +611,19 @@ export class Client {
    *   options
    * @returns {Promise<ActResponse>}
    */
-  act(matchId, command, { token, seenVersion = 0, seat = null, game = null }) {
-    return this.unary('Act', actRequest(matchId, command, { seenVersion, seat, game }), token);
+  async act(matchId, command, { token, seenVersion = 0, seat = null, game = null }) {
+    const request = actRequest(matchId, command, { seenVersion, seat, game });
+    return this.kept(await this.unary('Act', request, token));
+  }
+
+  /**
+   * `response`, an ActResponse, its receipt kept if it is its match's newest.
+   * @param {ActResponse} response
+   * @returns {ActResponse}
+   */
+  kept(response) {
+    this.receipts.keep(response?.receipt);
+    return response;
   }
 
   /**
@@ -1064,7 +1121,7 @@ export class PlayStream {
       this.end(new TotemError('INTERNAL', 'the server answered no request'));
       this.call.cancel();
     } else if (response.outcome === 'applied') {
-      next.resolve(response.applied);
+      next.resolve(this.client.kept(response.applied));
     } else if (response.outcome === 'refused') {
       next.reject(TotemError.fromStatus(response.refused));
     } else if (response.outcome === 'ready') {

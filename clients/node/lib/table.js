@@ -1,6 +1,6 @@
 // What the bots of every game share: a bot's life on its streams, reproducible
 // randomness and a table's result.
-import { RESUMABLE_CODES } from './client.js';
+import { RESUMABLE_CODES, gameInfo } from './client.js';
 import { TotemError } from './errors.js';
 
 /** Transient failures of commands in a row (server unavailable) before a bot gives up. */
@@ -223,4 +223,43 @@ export function standingsOf(summary) {
   }));
   standings.sort((a, b) => a.place - b.place || a.seat - b.seat);
   return standings;
+}
+
+/**
+ * Seat a bot in each seat of an existing match of `game` whose token is given, and play
+ * it to the end: the way to play a fork's seats (`totem-replay fork` prints one token per
+ * seat), all of them or only some, the others left to their players. Each token's seat
+ * is the one the server says it holds (`Client.takeSeat`); `bot` makes the bot of a
+ * session, its second argument the bot's index among the tokens. Rejects with a
+ * RangeError for no token or two tokens of one seat, a TypeError for a match of another
+ * game, and the server's TotemError for a token that holds no seat there.
+ * @template {TableBot} B
+ * @param {import('./client.js').Client} client
+ * @param {string} matchId
+ * @param {string[]} tokens
+ * @param {{game: string, bot: (session: Session, index: number) => B,
+ *   onSeated?: (matchId: string) => void}} options
+ * @returns {Promise<{matchId: string, bots: B[], states: MatchState[],
+ *   summary: Record<string, any>, standings: Standing[]}>}
+ */
+export async function playSeats(client, matchId, tokens, { game, bot, onSeated }) {
+  if (tokens.length === 0) throw new RangeError("give at least one seat's token");
+  const wanted = gameInfo(game).name;
+  /** @type {Session[]} */
+  const sessions = [];
+  for (const token of tokens) {
+    const session = await client.takeSeat(matchId, token);
+    if (session.game !== wanted) {
+      throw new TypeError(`match ${matchId} is a game of ${session.game}, not of ${wanted}`);
+    }
+    if (sessions.some((s) => s.seat === session.seat)) {
+      throw new RangeError(`two of the tokens hold seat ${session.seat}`);
+    }
+    sessions.push(session);
+  }
+  const bots = sessions.map((session, i) => bot(session, i));
+  onSeated?.(matchId);
+  const states = await Promise.all(bots.map((b) => b.run()));
+  const summary = newestSummary(states);
+  return { matchId, bots, states, summary, standings: standingsOf(summary) };
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -17,13 +18,13 @@ from totem_client.bots.jungle_speed import (
     TableResult,
     play_table,
 )
-from totem_client.bots.table import OnSeated
+from totem_client.bots.table import OnSeated, play_seats
 from totem_client.bots.tribes import DEFAULT_THINK_MS, TribesBot
 from totem_client.bots.tribes import play_table as play_tribes_table
 from totem_client.bots.village import DEFAULT_THINK_MS as VILLAGE_THINK_MS
 from totem_client.bots.village import VillageBot
 from totem_client.bots.village import play_table as play_village_table
-from totem_client.client import VILLAGE_VARIATIONS, Client, ClientTls, connect
+from totem_client.client import VILLAGE_VARIATIONS, Client, ClientTls, Session, connect
 from totem_client.errors import TotemError
 
 MAX_ENTROPY_BYTES = 64
@@ -34,7 +35,31 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 @click.group()
 def bots() -> None:
-    """Run bots against a running server (start one with `totem serve`)."""
+    """Run bots against a running server (start one with `totem serve`).
+
+    Each game's command creates a match and seats a bot in every seat, or with
+    --join MATCH --token TOKEN ... seats bots in the seats those tokens hold in an
+    existing match (a fork's, from `totem-replay fork`).
+    """
+
+
+#: Options of a table of bots that still apply with --join (beside the connection's).
+SEAT_OPTIONS = frozenset({"stats", "join", "tokens", "reaction_ms", "reveal_delay_ms", "think_ms"})
+
+
+def seats_to_take(ctx: click.Context, join: str | None, tokens: tuple[str, ...]) -> bool:
+    """True when --join and --token ask for the seats of an existing match; refuse them
+    apart, and with an option that describes a new match (it would be ignored)."""
+    if not join and not tokens:
+        return False
+    if not join:
+        raise click.UsageError("--token goes with --join MATCH")
+    if not tokens:
+        raise click.UsageError(
+            "--join MATCH takes the seats of the tokens given: add --token TOKEN for each"
+        )
+    options.refuse_new_match_options(ctx, SEAT_OPTIONS, "--join")
+    return True
 
 
 def _entropy(ctx: click.Context, param: click.Parameter, value: str) -> bytes:
@@ -42,6 +67,25 @@ def _entropy(ctx: click.Context, param: click.Parameter, value: str) -> bytes:
     if len(data) > MAX_ENTROPY_BYTES:
         raise click.BadParameter(f"at most {MAX_ENTROPY_BYTES} bytes of UTF-8")
     return data
+
+
+#: ``--join MATCH --token TOKEN ...``: bots in the seats of an existing match.
+seat_options = [
+    click.option(
+        "--join",
+        metavar="MATCH",
+        help="Seat the bots in this existing match (a fork, say) instead of creating one: "
+        "one bot in each seat whose --token is given.",
+    ),
+    click.option(
+        "--token",
+        "tokens",
+        multiple=True,
+        metavar="TOKEN",
+        help="With --join: the token of a seat for a bot to take (repeat for each; "
+        "`totem-replay fork` prints one per seat). The server says which seat it holds.",
+    ),
+]
 
 
 def table_options(command: F) -> F:
@@ -58,7 +102,9 @@ def table_options(command: F) -> F:
             "(UTF-8, at most 64 bytes).",
         ),
         options.connect_timeout,
+        options.receipts,
         click.option("--stats", is_flag=True, help="Also print what each bot did."),
+        *seat_options,
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
@@ -107,7 +153,9 @@ def table_options(command: F) -> F:
     help="Random delay before a bot reveals on its turn.",
 )
 @table_options
+@click.pass_context
 def jungle_speed(
+    ctx: click.Context,
     players: int,
     address: str,
     organiser_token: str | None,
@@ -118,15 +166,24 @@ def jungle_speed(
     reaction_ms: tuple[float, float],
     reveal_delay_ms: tuple[float, float],
     connect_timeout: float,
+    receipts: Path | None,
     stats: bool,
+    join: str | None,
+    tokens: tuple[str, ...],
 ) -> None:
-    """Create a Jungle Speed match, seat a bot in every seat, play it to the end.
+    """Create a Jungle Speed match, seat a bot in every seat, play it to the end; or with
+    --join MATCH --token TOKEN ..., play the seats those tokens hold in MATCH.
 
     Prints the result (placements with names) and the match id, for
     `totem-replay show MATCH`.
     """
 
+    def seat_bot(session: Session, _: int) -> JungleSpeedBot:
+        return JungleSpeedBot(session, reaction_ms=reaction_ms, reveal_delay_ms=reveal_delay_ms)
+
     def table(client: Client, seated: OnSeated) -> Awaitable[TableResult[JungleSpeedBot]]:
+        if join:
+            return play_seats(client, join, tokens, "jungle_speed", seat_bot, on_seated=seated)
         return play_table(
             client,
             players,
@@ -138,8 +195,10 @@ def jungle_speed(
             on_seated=seated,
         )
 
-    result = _play_table(address, organiser_token, tls, connect_timeout, players, table)
-    _print_result(result, variant.upper(), stats)
+    if seats_to_take(ctx, join, tokens):
+        players = len(tokens)
+    result = _play_table(address, organiser_token, tls, connect_timeout, players, table, receipts)
+    _print_result(result, stats)
 
 
 def _play_table(
@@ -149,20 +208,26 @@ def _play_table(
     connect_timeout: float,
     players: int,
     table: Callable[[Client, OnSeated], Awaitable[R]],
+    receipts: Path | None = None,
 ) -> R:
     """Connect and run a table of bots to the end of its match; the match id goes to
-    standard error once the bots are seated; a failure is one clear line."""
+    standard error once the bots are seated; a failure is one clear line. The bots'
+    receipts are kept in ``receipts`` if given."""
 
     def seated(match_id: str) -> None:
         click.echo(f"match {match_id}: {players} bots seated, playing", err=True)
 
     async def play() -> R:
-        async with connect(address, organiser_token=organiser_token, tls=tls) as client:
+        async with connect(
+            address, organiser_token=organiser_token, tls=tls, receipts_dir=receipts
+        ) as client:
             await client.wait_ready(connect_timeout)
             return await table(client, seated)
 
     try:
         return asyncio.run(play())
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
     except TotemError as error:
         if error.code == grpc.StatusCode.UNAVAILABLE:
             raise click.ClickException(
@@ -172,10 +237,10 @@ def _play_table(
         raise click.ClickException(str(error)) from None
 
 
-def _print_result(result: TableResult[JungleSpeedBot], variant: str, stats: bool) -> None:
+def _print_result(result: TableResult[JungleSpeedBot], stats: bool) -> None:
     summary = result.summary
     click.echo(
-        f"Jungle Speed {variant}, {len(summary.players)} bots: match ended "
+        f"Jungle Speed {summary.variant}, {len(result.bots)} bots: match ended "
         f"({result.end_reason}) after {summary.version} events"
     )
     for standing in result.standings:
@@ -229,7 +294,9 @@ def _print_result(result: TableResult[JungleSpeedBot], variant: str, stats: bool
     help="Random delay before each of a bot's commands.",
 )
 @table_options
+@click.pass_context
 def tribes(
+    ctx: click.Context,
     players: int,
     extended: bool,
     address: str,
@@ -240,15 +307,24 @@ def tribes(
     seed_entropy: bytes,
     think_ms: tuple[float, float],
     connect_timeout: float,
+    receipts: Path | None,
     stats: bool,
+    join: str | None,
+    tokens: tuple[str, ...],
 ) -> None:
-    """Create a Tribes match, seat a bot in every seat, play it to the Feathers.
+    """Create a Tribes match, seat a bot in every seat, play it to the Feathers; or with
+    --join MATCH --token TOKEN ..., play the seats those tokens hold in MATCH.
 
     Prints the result (placements with names) and the match id, for
     `totem-replay show MATCH`.
     """
 
+    def seat_bot(session: Session, _: int) -> TribesBot:
+        return TribesBot(session, think_ms=think_ms)
+
     def table(client: Client, seated: OnSeated) -> Awaitable[TableResult[TribesBot]]:
+        if join:
+            return play_seats(client, join, tokens, "tribes", seat_bot, on_seated=seated)
         return play_tribes_table(
             client,
             players,
@@ -260,11 +336,12 @@ def tribes(
             on_seated=seated,
         )
 
-    result = _play_table(address, organiser_token, tls, connect_timeout, players, table)
+    if seats_to_take(ctx, join, tokens):
+        players = len(tokens)
+    result = _play_table(address, organiser_token, tls, connect_timeout, players, table, receipts)
     summary = result.summary
-    game = "extended" if extended else "base"
     click.echo(
-        f"Tribes {game}, {len(summary.players)} bots: match ended ({result.end_reason}) "
+        f"Tribes {summary.variant}, {len(result.bots)} bots: match ended ({result.end_reason}) "
         f"after {summary.version} events"
     )
     for standing in result.standings:
@@ -323,8 +400,13 @@ def tribes(
     help="Random delay before each of a bot's decisions (at most half the time left).",
 )
 @options.connect_timeout
+@options.receipts
 @click.option("--stats", is_flag=True, help="Also print what each bot did.")
+@seat_options[0]
+@seat_options[1]
+@click.pass_context
 def village(
+    ctx: click.Context,
     players: int,
     variations: tuple[str, ...],
     address: str,
@@ -334,16 +416,25 @@ def village(
     seed_entropy: bytes,
     think_ms: tuple[float, float],
     connect_timeout: float,
+    receipts: Path | None,
     stats: bool,
+    join: str | None,
+    tokens: tuple[str, ...],
 ) -> None:
     """Create a Village match, seat a bot in every seat, play it until a totem pole is
-    complete.
+    complete; or with --join MATCH --token TOKEN ..., play the seats those tokens hold
+    in MATCH.
 
     Prints the result (placements with names) and the match id, for
     `totem-replay show MATCH`.
     """
 
+    def seat_bot(session: Session, _: int) -> VillageBot:
+        return VillageBot(session, think_ms=think_ms)
+
     def table(client: Client, seated: OnSeated) -> Awaitable[TableResult[VillageBot]]:
+        if join:
+            return play_seats(client, join, tokens, "village", seat_bot, on_seated=seated)
         return play_village_table(
             client,
             players,
@@ -354,10 +445,12 @@ def village(
             on_seated=seated,
         )
 
-    result = _play_table(address, organiser_token, tls, connect_timeout, players, table)
+    if seats_to_take(ctx, join, tokens):
+        players = len(tokens)
+    result = _play_table(address, organiser_token, tls, connect_timeout, players, table, receipts)
     summary = result.summary
     click.echo(
-        f"Village {summary.variant or 'base'}, {len(summary.players)} bots: match ended "
+        f"Village {summary.variant or 'base'}, {len(result.bots)} bots: match ended "
         f"({result.end_reason}) after {summary.version} events"
     )
     for standing in result.standings:

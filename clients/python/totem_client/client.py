@@ -12,6 +12,7 @@ import contextlib
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Self
 
@@ -27,6 +28,7 @@ from totem.v1 import (
     village_pb2,
 )
 from totem_client.errors import TotemError
+from totem_client.receipts import Receipts
 
 MatchEvent = match_service_pb2.MatchEvent
 MatchState = match_service_pb2.MatchState
@@ -299,6 +301,7 @@ def connect(
     options: Sequence[tuple[str, Any]] = (),
     tls: ClientTls | None = None,
     organiser_token: str | None = None,
+    receipts_dir: str | Path | None = None,
 ) -> Client:
     """A client of the server at ``address`` (``host:port``), over TLS when ``tls`` is
     given, else over a plaintext channel. ``organiser_token``, an organiser's credential
@@ -309,14 +312,19 @@ def connect(
     loop; leaving the block closes the channel. Connecting is lazy: the first call (or
     :meth:`Client.wait_ready`) finds out whether the server is there.
     ``call_timeout`` bounds every unary call, in seconds (None: no bound); it does not
-    apply to Watch streams.
+    apply to Watch streams. ``receipts_dir``: where the newest receipt of each match
+    is written as it comes (:attr:`Client.receipts`; kept in memory without it).
     """
     if tls is None:
         channel = grpc.aio.insecure_channel(address, options=list(options))
     else:
         channel = grpc.aio.secure_channel(address, tls.credentials(), options=list(options))
     return Client(
-        channel, address=address, call_timeout=call_timeout, organiser_token=organiser_token
+        channel,
+        address=address,
+        call_timeout=call_timeout,
+        organiser_token=organiser_token,
+        receipts_dir=receipts_dir,
     )
 
 
@@ -349,12 +357,16 @@ class Client:
         address: str = "",
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         organiser_token: str | None = None,
+        receipts_dir: str | Path | None = None,
     ) -> None:
         self.channel = channel
         self.address = address
         self.call_timeout = call_timeout
         self.organiser_token = organiser_token
         self.closed = False
+        #: The newest signed receipt of each match a command was answered for (Act or
+        #: Play), written to ``receipts_dir`` as it comes when given (:mod:`.receipts`).
+        self.receipts = Receipts(receipts_dir)
         self._stub = match_service_pb2_grpc.MatchServiceStub(channel)
 
     async def __aenter__(self) -> Self:
@@ -396,6 +408,15 @@ class Client:
             self._stub.GetServerKey, match_service_pb2.GetServerKeyRequest()
         )
         return str(response.algorithm), bytes(response.public_key)
+
+    async def checkpoint(self, consistent_with: int = 0) -> match_service_pb2.GetCheckpointResponse:
+        """A signed checkpoint of the server's transparency log of matches; with
+        ``consistent_with``, also the consistency proof from a log of that size."""
+        response: match_service_pb2.GetCheckpointResponse = await self._unary(
+            self._stub.GetCheckpoint,
+            match_service_pb2.GetCheckpointRequest(consistent_with=consistent_with),
+        )
+        return response
 
     # ---- matches ---------------------------------------------------------------------
 
@@ -522,6 +543,40 @@ class Client:
         """A session for a token obtained earlier (a player's, or the referee's)."""
         return Session(self, match_id, token=token, name=name, seat=seat)
 
+    async def take_seat(self, match_id: str, token: str) -> Session:
+        """Take the seat that ``token`` holds in ``match_id``: the same :class:`Session`
+        a join gives, for a seat that is already taken in its player's name, such as a
+        fork's (``totem-replay fork`` prints one token per seat) or one whose token the
+        referee reissued.
+
+        Only the token is needed: the server says whose it is (GetMatch with the token
+        answers with the holder's role and seat), and the seat's name is the match's.
+        A token not valid in that match raises :class:`TotemError` UNAUTHENTICATED; the
+        referee's or an organiser's token, which holds no seat, PERMISSION_DENIED.
+        """
+        session = self.session(match_id, token)
+        try:
+            view = await session.get()
+        except TotemError as error:
+            if error.code != grpc.StatusCode.UNAUTHENTICATED:
+                raise
+            raise TotemError(
+                error.code,
+                f"this token holds no seat in match {match_id} ({error.message}): give "
+                "the token printed for your seat, of this very match",
+                error.rule,
+            ) from error
+        if session.seat is None:
+            role = common_pb2.ViewerRole.Name(view.role).removeprefix("VIEWER_ROLE_").lower()
+            raise TotemError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"this token is the {role}'s of match {match_id}, which holds no seat: "
+                "give a seat's token",
+            )
+        names = {player.seat: player.name for player in view.summary.players}
+        session.name = names.get(session.seat, "")
+        return session
+
     def referee(self, created: CreatedMatch) -> Session:
         """The referee's session of a match this client created: it sees everything."""
         return Session(
@@ -585,6 +640,13 @@ class Client:
         """
         request = act_request(match_id, command, seen_version=seen_version, seat=seat)
         response: ActResponse = await self._unary(self._stub.Act, request, token)
+        self.kept(response)
+        return response
+
+    def kept(self, response: ActResponse) -> ActResponse:
+        """``response``, its receipt kept if it is its match's newest."""
+        if response.HasField("receipt"):
+            self.receipts.keep(response.receipt)
         return response
 
     def play(self, *, token: str) -> PlayStream:
@@ -983,7 +1045,7 @@ class PlayStream:
                     )
                     call.cancel()
                     return
-                self._answer(self._waiting.popleft(), response)
+                self._answer(self._waiting.popleft(), response, self.client)
             self._end(None)
         except grpc.aio.AioRpcError as error:
             self._end(self._stream_error(TotemError.from_rpc_error(error)))
@@ -1000,10 +1062,14 @@ class PlayStream:
                 raise
 
     @staticmethod
-    def _answer(answer: asyncio.Future[Any], response: match_service_pb2.PlayResponse) -> None:
+    def _answer(
+        answer: asyncio.Future[Any], response: match_service_pb2.PlayResponse, client: Client
+    ) -> None:
+        outcome = response.WhichOneof("outcome")
+        if outcome == "applied":
+            client.kept(response.applied)  # applied, even if its act was cancelled since
         if answer.done():
             return  # its act was cancelled after it was sent; the answer was its own
-        outcome = response.WhichOneof("outcome")
         if outcome == "applied":
             answer.set_result(response.applied)
         elif outcome == "ready":

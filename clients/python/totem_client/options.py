@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -42,6 +42,19 @@ organiser_token = click.option(
     help="An organiser's token from the server's operator, sent only to create a match "
     "(env TOTEM_ORGANISER_TOKEN). Needed unless the server lets anyone create matches "
     "(totem serve --open-creation).",
+)
+
+
+#: ``--receipts DIR``: where to keep the server's receipts (docs/client.md, "Receipts").
+receipts = click.option(
+    "--receipts",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="TOTEM_RECEIPTS",
+    default=None,
+    metavar="DIR",
+    help="Keep the newest receipt the server signed for each match in DIR, as "
+    "<match id>.receipt.json (env TOTEM_RECEIPTS): `totem-replay verify MATCH --receipt "
+    "FILE` checks a store against it.",
 )
 
 
@@ -120,3 +133,22 @@ def delays(
     if not 0 <= low <= high:
         raise click.BadParameter("give LOW HIGH with 0 <= LOW <= HIGH")
     return low, high
+
+
+#: The parameters of the options that say how to reach the server, not what to play.
+CONNECTION_PARAMS = frozenset(
+    {"address", "organiser_token", "tls", "tls_ca", "tls_cert", "tls_key", "connect_timeout"}
+)
+
+
+def refuse_new_match_options(ctx: click.Context, kept: Collection[str], beside: str) -> None:
+    """Refuse every option given on the command line that describes a new match, when the
+    command goes to an existing one instead (``beside``: "--join", "--join or
+    --spectate"): it would be ignored. ``kept`` names the command's parameters that still
+    apply there, beside those of :data:`CONNECTION_PARAMS`."""
+    for param in ctx.command.params:
+        name = param.name or ""
+        if name in CONNECTION_PARAMS or name in kept:
+            continue
+        if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT:
+            raise click.UsageError(f"{param.opts[0]} is for a new match; not with {beside}")

@@ -182,6 +182,7 @@ class ReceiveStamp(_message.Message):
     SEEN_SENT_MONOTONIC_NS_FIELD_NUMBER: _builtins.int
     INSTANCE_FIELD_NUMBER: _builtins.int
     ON_STREAM_FIELD_NUMBER: _builtins.int
+    RECEIVE_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Receive order on the server process that took the request: 1, 2, 3... from its start
     (a restarted server counts from 1 again). Among commands of one match it is the order
@@ -212,6 +213,12 @@ class ReceiveStamp(_message.Message):
     which it does one call at a time: of two grabs that arrived together, the one on a
     stream tends to be stamped first (docs/api.md, receive stamps).
     """
+    receive: _builtins.int
+    """The command's receive number in its match: 1, 2, 3... in the order the match took its
+    commands, refused ones included, which the server keeps beside the match (docs/api.md,
+    "Refused commands are kept as evidence"); every number is in the stamp of an event or
+    in a kept refusal. 0 for joins, timer firings and stamps stored before numbers existed.
+    """
     @_builtins.property
     def received_at(self) -> _timestamp_pb2.Timestamp:
         """Wall clock of the server at receipt (nanosecond precision)."""
@@ -226,10 +233,11 @@ class ReceiveStamp(_message.Message):
         seen_sent_monotonic_ns: _builtins.int = ...,
         instance: _builtins.str = ...,
         on_stream: _builtins.bool = ...,
+        receive: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["received_at", b"received_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["instance", b"instance", "monotonic_ns", b"monotonic_ns", "on_stream", b"on_stream", "received_at", b"received_at", "seen_sent_monotonic_ns", b"seen_sent_monotonic_ns", "seen_version", b"seen_version", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["instance", b"instance", "monotonic_ns", b"monotonic_ns", "on_stream", b"on_stream", "receive", b"receive", "received_at", b"received_at", "seen_sent_monotonic_ns", b"seen_sent_monotonic_ns", "seen_version", b"seen_version", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

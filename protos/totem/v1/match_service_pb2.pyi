@@ -449,6 +449,7 @@ class ActResponse(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The match version after this command."""
     @_builtins.property
@@ -461,20 +462,78 @@ class ActResponse(_message.Message):
     def state(self) -> Global___MatchState:
         """The caller's state of the match after this command (with the seat's legal actions)."""
 
+    @_builtins.property
+    def receipt(self) -> Global___Receipt:
+        """The server's signed receipt for the match at `version`: keep the newest per match,
+        it proves later that the store holds at least that version with that history
+        (`totem-replay verify --receipt`). Reveals nothing hidden (docs/audit.md, "Receipts").
+        """
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
         events: _abc.Iterable[Global___MatchEvent] | None = ...,
         state: Global___MatchState | None = ...,
+        receipt: Global___Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "state", b"state", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "receipt", b"receipt", "state", b"state", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ActResponse: _TypeAlias = ActResponse  # noqa: Y015
+
+@_typing.final
+class Receipt(_message.Message):
+    """A server-signed receipt for one version of a match and its chain head. Checked with
+    any Ed25519 implementation: docs/audit.md, "Receipts", gives the signed message.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    HEAD_COMMITMENT_FIELD_NUMBER: _builtins.int
+    ISSUED_AT_MS_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match (canonical UUID text)."""
+    version: _builtins.int
+    """The match's version the receipt is for."""
+    head_commitment: _builtins.bytes
+    """HMAC-SHA256, keyed by the match's secret seed, of the chain head (the digest of the
+    event at `version`): a commitment that a store holding the match can be checked
+    against, and that tells a player nothing, since the seed is secret while the match
+    is in play (32 bytes).
+    """
+    issued_at_ms: _builtins.int
+    """When the server signed, in milliseconds since the Unix epoch (UTC)."""
+    signature: _builtins.bytes
+    """The Ed25519 signature (64 bytes) of the receipt message by the server's key."""
+    public_key: _builtins.bytes
+    """The raw Ed25519 public key (32 bytes) that made `signature`: compare it with
+    GetServerKey's.
+    """
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        version: _builtins.int = ...,
+        head_commitment: _builtins.bytes = ...,
+        issued_at_ms: _builtins.int = ...,
+        signature: _builtins.bytes = ...,
+        public_key: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["head_commitment", b"head_commitment", "issued_at_ms", b"issued_at_ms", "match_id", b"match_id", "public_key", b"public_key", "signature", b"signature", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Receipt: _TypeAlias = Receipt  # noqa: Y015
 
 @_typing.final
 class PlayRequest(_message.Message):
@@ -905,3 +964,75 @@ class GetServerKeyResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetServerKeyResponse: _TypeAlias = GetServerKeyResponse  # noqa: Y015
+
+@_typing.final
+class GetCheckpointRequest(_message.Message):
+    """GetCheckpoint: optionally, the size of an earlier checkpoint to prove consistency with."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CONSISTENT_WITH_FIELD_NUMBER: _builtins.int
+    consistent_with: _builtins.int
+    """The tree size of a checkpoint kept earlier; 0: no consistency proof. OUT_OF_RANGE if
+    larger than the log.
+    """
+    def __init__(
+        self,
+        *,
+        consistent_with: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["consistent_with", b"consistent_with"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetCheckpointRequest: _TypeAlias = GetCheckpointRequest  # noqa: Y015
+
+@_typing.final
+class GetCheckpointResponse(_message.Message):
+    """GetCheckpoint's answer: a signed tree head. The signature covers the message of
+    docs/audit.md ("totem-arena checkpoint v1", tree size, root hash, time).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TREE_SIZE_FIELD_NUMBER: _builtins.int
+    ROOT_HASH_FIELD_NUMBER: _builtins.int
+    TIMESTAMP_MS_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    CONSISTENCY_PROOF_FIELD_NUMBER: _builtins.int
+    tree_size: _builtins.int
+    """Leaves in the log (each match's creation, and each end, in the order saved)."""
+    root_hash: _builtins.bytes
+    """The RFC 9162 tree hash of those leaves (32 bytes, SHA-256)."""
+    timestamp_ms: _builtins.int
+    """When the server signed it, in ms since the Unix epoch."""
+    public_key: _builtins.bytes
+    """The signing key: 32 bytes, Ed25519 (the key of GetServerKey)."""
+    signature: _builtins.bytes
+    """Ed25519 signature (64 bytes) of the checkpoint message."""
+    @_builtins.property
+    def consistency_proof(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
+        """With consistent_with: the RFC 9162 consistency proof from that size to tree_size
+        (empty when the sizes are equal or consistent_with is 0).
+        """
+
+    def __init__(
+        self,
+        *,
+        tree_size: _builtins.int = ...,
+        root_hash: _builtins.bytes = ...,
+        timestamp_ms: _builtins.int = ...,
+        public_key: _builtins.bytes = ...,
+        signature: _builtins.bytes = ...,
+        consistency_proof: _abc.Iterable[_builtins.bytes] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["consistency_proof", b"consistency_proof", "public_key", b"public_key", "root_hash", b"root_hash", "signature", b"signature", "timestamp_ms", b"timestamp_ms", "tree_size", b"tree_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetCheckpointResponse: _TypeAlias = GetCheckpointResponse  # noqa: Y015

@@ -96,6 +96,11 @@ class MatchServiceStub:
                 request_serializer=totem_dot_v1_dot_match__service__pb2.GetServerKeyRequest.SerializeToString,
                 response_deserializer=totem_dot_v1_dot_match__service__pb2.GetServerKeyResponse.FromString,
                 _registered_method=True)
+        self.GetCheckpoint = channel.unary_unary(
+                '/totem.v1.MatchService/GetCheckpoint',
+                request_serializer=totem_dot_v1_dot_match__service__pb2.GetCheckpointRequest.SerializeToString,
+                response_deserializer=totem_dot_v1_dot_match__service__pb2.GetCheckpointResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -218,6 +223,18 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetCheckpoint(self, request, context):
+        """A signed checkpoint of the transparency log of matches (docs/audit.md): its size, its
+        root hash (RFC 9162 Merkle tree of each match's creation and signed end) and the
+        time, signed by the server's key. Public: no token needed. Keep checkpoints outside
+        the store: a later store must still reproduce each one (`totem-replay verify --all
+        --checkpoint`). With consistent_with, also the proof that the log of that size is a
+        prefix of this one.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -270,6 +287,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.GetServerKey,
                     request_deserializer=totem_dot_v1_dot_match__service__pb2.GetServerKeyRequest.FromString,
                     response_serializer=totem_dot_v1_dot_match__service__pb2.GetServerKeyResponse.SerializeToString,
+            ),
+            'GetCheckpoint': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetCheckpoint,
+                    request_deserializer=totem_dot_v1_dot_match__service__pb2.GetCheckpointRequest.FromString,
+                    response_serializer=totem_dot_v1_dot_match__service__pb2.GetCheckpointResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -554,6 +576,33 @@ class MatchService:
             '/totem.v1.MatchService/GetServerKey',
             totem_dot_v1_dot_match__service__pb2.GetServerKeyRequest.SerializeToString,
             totem_dot_v1_dot_match__service__pb2.GetServerKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetCheckpoint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/totem.v1.MatchService/GetCheckpoint',
+            totem_dot_v1_dot_match__service__pb2.GetCheckpointRequest.SerializeToString,
+            totem_dot_v1_dot_match__service__pb2.GetCheckpointResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -108,6 +108,14 @@ class MatchServiceStub:
     signature). Public: no token needed. Compare it with the key given by the operator
     before trusting it.
     """
+    GetCheckpoint: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetCheckpointRequest, _match_service_pb2.GetCheckpointResponse]
+    """A signed checkpoint of the transparency log of matches (docs/audit.md): its size, its
+    root hash (RFC 9162 Merkle tree of each match's creation and signed end) and the
+    time, signed by the server's key. Public: no token needed. Keep checkpoints outside
+    the store: a later store must still reproduce each one (`totem-replay verify --all
+    --checkpoint`). With consistent_with, also the proof that the log of that size is a
+    prefix of this one.
+    """
 
 @_typing.type_check_only
 class MatchServiceAsyncStub(MatchServiceStub):
@@ -188,6 +196,14 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """The server's public key, with which it signs every match that ends (MatchEnded's
     signature). Public: no token needed. Compare it with the key given by the operator
     before trusting it.
+    """
+    GetCheckpoint: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetCheckpointRequest, _match_service_pb2.GetCheckpointResponse]  # type: ignore[assignment]
+    """A signed checkpoint of the transparency log of matches (docs/audit.md): its size, its
+    root hash (RFC 9162 Merkle tree of each match's creation and signed end) and the
+    time, signed by the server's key. Public: no token needed. Keep checkpoints outside
+    the store: a later store must still reproduce each one (`totem-replay verify --all
+    --checkpoint`). With consistent_with, also the proof that the log of that size is a
+    prefix of this one.
     """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -326,6 +342,20 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         """The server's public key, with which it signs every match that ends (MatchEnded's
         signature). Public: no token needed. Compare it with the key given by the operator
         before trusting it.
+        """
+
+    @_abc_1.abstractmethod
+    def GetCheckpoint(
+        self,
+        request: _match_service_pb2.GetCheckpointRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_match_service_pb2.GetCheckpointResponse, _abc.Awaitable[_match_service_pb2.GetCheckpointResponse]]:
+        """A signed checkpoint of the transparency log of matches (docs/audit.md): its size, its
+        root hash (RFC 9162 Merkle tree of each match's creation and signed end) and the
+        time, signed by the server's key. Public: no token needed. Keep checkpoints outside
+        the store: a later store must still reproduce each one (`totem-replay verify --all
+        --checkpoint`). With consistent_with, also the proof that the log of that size is a
+        prefix of this one.
         """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from totem.v1 import common_pb2
-from totem_client.client import MatchSummary
+from totem_client.client import Client, MatchSummary, Session
 
 
 class Bot(Protocol):
@@ -79,3 +79,38 @@ def bot_names(players: int, names: Sequence[str] | None) -> list[str]:
 
 #: Called with the match id once every bot is seated.
 OnSeated = Callable[[str], None]
+
+
+async def play_seats(
+    client: Client,
+    match_id: str,
+    tokens: Sequence[str],
+    game: str,
+    bot: Callable[[Session, int], B],
+    *,
+    on_seated: OnSeated | None = None,
+) -> TableResult[B]:
+    """Seat a bot in each seat of an existing match of ``game`` whose token is given,
+    and play it to the end: the way to play a fork's seats (``totem-replay fork`` prints
+    one token per seat), all of them or only some, the others left to their players.
+
+    Each token's seat is the one the server says it holds (:meth:`Client.take_seat`).
+    ``bot`` makes the bot of a session; its second argument is the bot's index among
+    the tokens (for a seeded random generator). Raises :class:`ValueError` for no token,
+    two tokens of one seat or a match of another game, and the server's
+    :class:`~totem_client.errors.TotemError` for a token that holds no seat there.
+    """
+    if not tokens:
+        raise ValueError("give at least one seat's token")
+    sessions: list[Session] = []
+    for token in tokens:
+        session = await client.take_seat(match_id, token)
+        if session.game != game:
+            raise ValueError(f"match {match_id} is a game of {session.game}, not of {game}")
+        if any(s.seat == session.seat for s in sessions):
+            raise ValueError(f"two of the tokens hold seat {session.seat}")
+        sessions.append(session)
+    bots = [bot(session, i) for i, session in enumerate(sessions)]
+    if on_seated is not None:
+        on_seated(match_id)
+    return await run_bots(match_id, bots)

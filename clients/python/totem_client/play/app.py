@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 import grpc
@@ -206,6 +207,7 @@ class PlayApp(App[None]):
         connect_timeout: float = 5.0,
         organiser_token: str | None = None,
         tls: ClientTls | None = None,
+        receipts: Path | None = None,
     ) -> None:
         super().__init__()
         self.entry = entry
@@ -214,6 +216,8 @@ class PlayApp(App[None]):
         self.connect_timeout = connect_timeout
         self.organiser_token = organiser_token
         self.tls = tls
+        #: Where the newest receipt of the match is kept (``--receipts``), if anywhere.
+        self.receipts = receipts
         self.session: Session | None = None
         self.match_id: str | None = None
         self.failure: str | None = None
@@ -236,6 +240,7 @@ class PlayApp(App[None]):
             options=CHANNEL_OPTIONS,
             organiser_token=self.organiser_token,
             tls=self.tls,
+            receipts_dir=self.receipts,
         ) as client:
             try:
                 await client.wait_ready(self.connect_timeout)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import getpass
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -17,7 +18,7 @@ from totem_client import options
 from totem_client.client import VILLAGE_DEADLINES, VILLAGE_VARIATIONS, ClientTls
 from totem_client.play import GAMES, GameEntry
 from totem_client.play.jungle_speed_bots import BOT_REACTION_MS, BOT_REVEAL_DELAY_MS, NewMatch
-from totem_client.play.openings import JoinMatch, Opening, SpectateMatch
+from totem_client.play.openings import JoinMatch, Opening, SpectateMatch, TakeSeat
 from totem_client.play.tribes_bots import BOT_THINK_MS as TRIBES_BOT_THINK_MS
 from totem_client.play.tribes_bots import NewTribesMatch
 from totem_client.play.village_bots import BOT_THINK_MS as VILLAGE_BOT_THINK_MS
@@ -65,11 +66,19 @@ def match_options(function: F) -> F:
                 help="With --join: the seat to take (default: the next free one).",
             ),
             click.option(
+                "--token",
+                metavar="TOKEN",
+                help="With --join: take the seat this token holds instead of a free one "
+                "(a fork's seat: `totem-replay fork` prints a token per seat). The seat "
+                "keeps its name.",
+            ),
+            click.option(
                 "--spectate",
                 metavar="MATCH",
                 help="Watch this match as a spectator instead of playing.",
             ),
             options.connect_timeout,
+            options.receipts,
         ]
     ):
         function = option(function)
@@ -77,9 +86,15 @@ def match_options(function: F) -> F:
 
 
 def existing_match(
-    ctx: click.Context, join: str | None, seat: int | None, spectate: str | None, name: str
+    ctx: click.Context,
+    join: str | None,
+    seat: int | None,
+    spectate: str | None,
+    name: str,
+    token: str | None = None,
 ) -> Opening | None:
-    """The opening that --join or --spectate asks for, or None for a new match.
+    """The opening that --join (with --seat or --token) or --spectate asks for, or None
+    for a new match.
 
     Options that describe a new match (those of the game's command not listed by
     :func:`match_options`) are refused with --join and --spectate: they would be ignored.
@@ -88,27 +103,21 @@ def existing_match(
         raise click.UsageError("give --join or --spectate, not both")
     if seat is not None and not join:
         raise click.UsageError("--seat goes with --join")
+    if token is not None and not join:
+        raise click.UsageError("--token goes with --join MATCH")
+    if token is not None and seat is not None:
+        raise click.UsageError("give --seat or --token, not both: the token says its seat")
+    if token is not None and ctx.get_parameter_source("name") != click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("--name is for a free seat; the seat of --token keeps its name")
     if not (join or spectate):
         return None
-    generic = {
-        "address",
-        "organiser_token",
-        "tls",
-        "name",
-        "join",
-        "seat",
-        "spectate",
-        "connect_timeout",
-    }
-    for param in ctx.command.params:
-        given = ctx.get_parameter_source(param.name or "") != click.core.ParameterSource.DEFAULT
-        if param.name not in generic and given:
-            raise click.UsageError(
-                f"{param.opts[0]} is for a new match; not with --join or --spectate"
-            )
+    generic = {"name", "join", "seat", "token", "spectate"}
+    options.refuse_new_match_options(ctx, generic, "--join or --spectate")
     if spectate:
         return SpectateMatch(spectate)
     assert join is not None
+    if token is not None:
+        return TakeSeat(join, token)
     return JoinMatch(join, name, seat)
 
 
@@ -119,9 +128,10 @@ def run_player(
     connect_timeout: float,
     organiser_token: str | None = None,
     tls: ClientTls | None = None,
+    receipts: Path | None = None,
 ) -> None:
     """Run the full-screen player; afterwards print the match id, or why it could not
-    be opened (exit status 1)."""
+    be opened (exit status 1). The match's newest receipt is kept in ``receipts``."""
     from totem_client.play.app import PlayApp
 
     app = PlayApp(
@@ -131,6 +141,7 @@ def run_player(
         connect_timeout=connect_timeout,
         organiser_token=organiser_token,
         tls=tls,
+        receipts=receipts,
     )
     app.run()
     if app.failure is not None:
@@ -192,8 +203,10 @@ def jungle_speed(
     name: str,
     join: str | None,
     seat: int | None,
+    token: str | None,
     spectate: str | None,
     connect_timeout: float,
+    receipts: Path | None,
     players: int,
     variant: str,
     turn_timeout_ms: int | None,
@@ -203,13 +216,14 @@ def jungle_speed(
     """Play Jungle Speed full screen.
 
     By default, create a match, take seat 0 and fill the other seats with bots. With
-    --join MATCH, take a seat in an existing match; with --spectate MATCH, watch one.
+    --join MATCH, take a free seat in an existing match, or with --join MATCH --token
+    TOKEN the seat that token holds (a fork's); with --spectate MATCH, watch one.
 
     Keys: space reveal, g grab (the duel you are in, else the inward-arrows race),
     a grab for the arrows when a duel and a race are both open (ES), s start a waiting
     match with the seats taken, q quit. When you quit, the match id is printed.
     """
-    opening = existing_match(ctx, join, seat, spectate, name) or NewMatch(
+    opening = existing_match(ctx, join, seat, spectate, name, token) or NewMatch(
         name=name,
         players=players,
         variant=variant.upper(),
@@ -217,7 +231,9 @@ def jungle_speed(
         bot_reaction_ms=bot_reaction_ms,
         bot_reveal_delay_ms=bot_reveal_delay_ms,
     )
-    run_player(GAMES["jungle-speed"], opening, address, connect_timeout, organiser_token, tls)
+    run_player(
+        GAMES["jungle-speed"], opening, address, connect_timeout, organiser_token, tls, receipts
+    )
 
 
 @play.command("tribes")
@@ -267,8 +283,10 @@ def tribes(
     name: str,
     join: str | None,
     seat: int | None,
+    token: str | None,
     spectate: str | None,
     connect_timeout: float,
+    receipts: Path | None,
     players: int,
     extended: bool,
     board_size: int | None,
@@ -278,8 +296,9 @@ def tribes(
     """Play Tribes full screen.
 
     By default, create a match, take seat 0 and fill the other seats with bots (the
-    Cards of Truth decide who moves first). With --join MATCH, take a seat in an existing
-    match; with --spectate MATCH, watch one.
+    Cards of Truth decide who moves first). With --join MATCH, take a free seat in an
+    existing match, or with --join MATCH --token TOKEN the seat that token holds (a
+    fork's); with --spectate MATCH, watch one.
 
     Keys: arrows or h j k l move the cursor over the board, tab jumps to the next space
     offered; 1-5 pick the totem of that size from your mat, x the special totem (extended
@@ -288,7 +307,7 @@ def tribes(
     badge a winning move names; s starts a waiting match with the seats taken; q quits.
     When you quit, the match id is printed.
     """
-    opening = existing_match(ctx, join, seat, spectate, name) or NewTribesMatch(
+    opening = existing_match(ctx, join, seat, spectate, name, token) or NewTribesMatch(
         name=name,
         players=players,
         extended=extended,
@@ -296,7 +315,7 @@ def tribes(
         turn_timeout_ms=turn_timeout_ms,
         bot_think_ms=bot_think_ms,
     )
-    run_player(GAMES["tribes"], opening, address, connect_timeout, organiser_token, tls)
+    run_player(GAMES["tribes"], opening, address, connect_timeout, organiser_token, tls, receipts)
 
 
 @play.command("village")
@@ -341,8 +360,10 @@ def village(
     name: str,
     join: str | None,
     seat: int | None,
+    token: str | None,
     spectate: str | None,
     connect_timeout: float,
+    receipts: Path | None,
     players: int,
     variations: tuple[str, ...],
     deadline_ms: int | None,
@@ -351,18 +372,19 @@ def village(
     """Play Village full screen.
 
     By default, create a match, take seat 0 and fill the other seats with bots. With
-    --join MATCH, take a seat in an existing match; with --spectate MATCH, watch one.
+    --join MATCH, take a free seat in an existing match, or with --join MATCH --token
+    TOKEN the seat that token holds (a fork's); with --spectate MATCH, watch one.
 
     Keys: d sends the default of the selected decision your families owe, tab selects
     the next one, n keeps every spell secret at a reveal or chooses no spell, s starts a
     waiting match with the seats taken, q quits. When you quit, the match id is printed.
     """
     timeouts = {kind: deadline_ms for kind in VILLAGE_DEADLINES} if deadline_ms is not None else {}
-    opening = existing_match(ctx, join, seat, spectate, name) or NewVillageMatch(
+    opening = existing_match(ctx, join, seat, spectate, name, token) or NewVillageMatch(
         name=name,
         players=players,
         variations=variations,
         timeouts_ms=timeouts,
         bot_think_ms=bot_think_ms,
     )
-    run_player(GAMES["village"], opening, address, connect_timeout, organiser_token, tls)
+    run_player(GAMES["village"], opening, address, connect_timeout, organiser_token, tls, receipts)

@@ -1,5 +1,6 @@
-"""How the user comes to a match in ``totem play``: join one, spectate one, or (per game)
-create one. Kept free of Textual so that the command line can build them cheaply.
+"""How the user comes to a match in ``totem play``: join one, take the seat a token holds
+in one, spectate one, or (per game) create one. Kept free of Textual so that the command
+line can build them cheaply.
 
 An opening returns a :class:`Table`: the user's session, and the coroutines to run beside
 the screen for as long as it is open (the bots of a new match).
@@ -30,8 +31,8 @@ class Table:
 
 
 class Opening(Protocol):
-    """How the user comes to a match: :class:`JoinMatch`, :class:`SpectateMatch`, or a
-    game's own new match."""
+    """How the user comes to a match: :class:`JoinMatch`, :class:`TakeSeat`,
+    :class:`SpectateMatch`, or a game's own new match."""
 
     @property
     def description(self) -> str:
@@ -66,6 +67,24 @@ class JoinMatch:
     async def open(self, client: Client, entry: GameEntry) -> Table:
         await _check_game(client, self.match_id, entry)
         return Table(await client.join(self.match_id, self.name, seat=self.seat))
+
+
+@dataclass(frozen=True)
+class TakeSeat:
+    """Take the seat that ``token`` holds in an existing match: a seat already taken in
+    the user's name, such as a fork's (``totem-replay fork`` prints a token per seat).
+    The server says which seat it is; the seat keeps its name."""
+
+    match_id: str
+    token: str = field(repr=False)
+
+    @property
+    def description(self) -> str:
+        return f"taking your seat in match {self.match_id}"
+
+    async def open(self, client: Client, entry: GameEntry) -> Table:
+        await _check_game(client, self.match_id, entry)
+        return Table(await client.take_seat(self.match_id, self.token))
 
 
 @dataclass(frozen=True)

@@ -38,13 +38,19 @@ def end_reason(summary: MatchSummary) -> str:
 
 
 def describe_common(event: MatchEvent, names: Names) -> str | None:
-    """The event in words if it is one every game has (a join, a new token, the end);
-    None for a game's own event."""
+    """The event in words if it is one every game has (a join, a new token, a fork's
+    start, the end); None for a game's own event."""
     kind = event.WhichOneof("event")
     if kind == "player_joined":
         return f"{names.full(event.player_joined.seat)} joined"
     if kind == "token_reissued":
         return f"{names.full(event.token_reissued.seat)} was given a new token"
+    if kind == "match_forked":
+        forked = event.match_forked
+        return (
+            f"this match is a fork of match {forked.origin_match_id} "
+            f"at its version {forked.origin_version}"
+        )
     if kind == "match_ended":
         return "the match ended"
     return None

@@ -1,0 +1,231 @@
+"""What is recorded of a match beside its events, held against its events.
+
+The chain proves that the events read are the ones written, in order, but not that they
+are all of them, nor that they are the match the reader was told they are. Two records
+say more, and each is checked here as part of the ``chain`` check:
+
+- **a bundle's header** names the match and counts its events: the lines must be events
+  of that match, as many as it says (a relabelled header, or lines cut off or added);
+- **the store** keeps, in other tables than the match's events, the log of every match
+  created (one ``MatchLogged`` event per match, in the match log) and the projection of
+  match summaries (:mod:`server.summaries`), each written in the same transaction as the
+  events they describe. The match must be in the log, and its events must reach the
+  version its summary records; a summary that says ``ended`` needs the events that ended
+  it. So cutting the last events off a match, ``MatchEnded`` included, fails unless the
+  summary row is rewritten too.
+
+A tamperer who rewrites every one of these consistently is not caught here: only an
+anchor kept outside the store (a receipt, a published digest or checkpoint) shows that.
+
+The summary is read before the events, so a match that a running server extends between
+the two reads is never taken for a truncated one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from replay.audit import Problem, Report
+from replay.store import Record, is_end
+from server.application import Arena
+from server.summaries import Summary
+
+#: How the claims name the bundle's header and the store in messages.
+BUNDLE_HEADER = "the bundle's header"
+
+
+@dataclass(frozen=True)
+class Claims:
+    """What one record beside the events says of the match (None: it says nothing of
+    that)."""
+
+    #: Who says it, for messages: "the bundle's header", "the store".
+    source: str
+    #: The match the events must be of.
+    match_id: UUID | None = None
+    #: How many events there must be, exactly (a bundle's header).
+    events: int | None = None
+    #: The store's summary of the match; ``summarised`` False: the store has none.
+    summary: Summary | None = None
+    summarised: bool | None = None
+    #: Whether the store's match log lists the match (None: not known).
+    logged: bool | None = None
+    #: The log position of the match, when known.
+    position: int | None = None
+    #: Why the store's records could not be compared, if they could not.
+    unreadable: str | None = None
+
+
+def bundle_claims(header: dict[str, Any], match_id: UUID) -> Claims:
+    events = header.get("events")
+    count = events if isinstance(events, int) and not isinstance(events, bool) else -1
+    return Claims(BUNDLE_HEADER, match_id=match_id, events=count)
+
+
+def store_claims(arena: Arena, match_id: UUID) -> Claims:
+    """The store's summary row of the match and whether its log lists it. Read before
+    the match's events (see the module docstring)."""
+    try:
+        summary = arena.summaries.select_summary(match_id)
+        logged: bool | None = None
+        position = None
+        if summary is not None:
+            at = (summary.position or 1) - 1
+            entry = next(iter(arena.logged_matches(after=at, limit=1)), None)
+            logged = entry is not None and entry.match_id == match_id
+            position = summary.position
+        if not logged:
+            found = next((e for e in arena.logged_matches() if e.match_id == match_id), None)
+            logged = found is not None
+            position = found.originator_version if found is not None else position
+    except Exception as exc:  # an old store without the table, a store that fails
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return Claims("the store", match_id=match_id, unreadable=reason)
+    return Claims(
+        "the store",
+        match_id=match_id,
+        summary=summary,
+        summarised=summary is not None,
+        logged=logged,
+        position=position,
+    )
+
+
+#: Summary rows read at a time by ``verify --all`` and ``list``.
+SUMMARY_PAGE = 1000
+
+
+def all_summaries(arena: Arena) -> dict[UUID, Summary] | None:
+    """Every row of the store's summary of matches, by match id; None when they cannot
+    be read (a store written before summaries existed, read without creating tables)."""
+    rows: dict[UUID, Summary] = {}
+    after = 0
+    try:
+        while True:
+            page = arena.list_summaries(after, SUMMARY_PAGE)
+            rows.update((s.match_id, s) for s in page)
+            if len(page) < SUMMARY_PAGE:
+                return rows
+            after = page[-1].position or after + len(page)
+    except Exception:
+        return None
+
+
+def summary_problem(summary: Summary | None, records: list[Record]) -> str | None:
+    """Why ``records`` disagree with the store's summary of their match, if they do
+    (``list``: a match cut short is not shown as merely "playing")."""
+    if summary is None:
+        return None
+    report = Report(events=len(records), digest=None)
+    _check_summary(summary, records, records[-1].version if records else 0, report)
+    if report.ok:
+        return None
+    return f"version {report.first_bad_version}: {report.problems[0].reason}"
+
+
+def check_claims(claims: Claims, records: list[Record], report: Report) -> None:
+    """Add to ``report`` (as ``chain`` problems) every way the events disagree with
+    ``claims``."""
+    problems = report.problems
+    if claims.unreadable is not None:
+        report.notes.append(
+            f"the store's log and summary of this match could not be read ({claims.unreadable}): "
+            "the events are not compared with them"
+        )
+        return
+    if claims.match_id is not None:
+        other = next((r for r in records if _match_of(r) not in (None, claims.match_id)), None)
+        if other is not None:
+            problems.append(
+                Problem(
+                    other.version,
+                    f"{claims.source} names match {claims.match_id}, but the event at version "
+                    f"{other.version} is of match {other.event.originator_id}: the header and "
+                    "the events disagree",
+                )
+            )
+    last = records[-1].version if records else 0
+    if claims.events is not None:
+        _check_count(claims, records, report)
+    if claims.logged is False:
+        problems.append(
+            Problem(
+                1,
+                "the store's log of matches has no entry for this match (its MatchLogged "
+                "record was deleted): the store's list of matches does not show it",
+            )
+        )
+    if claims.summarised is False:
+        problems.append(
+            Problem(
+                1,
+                "the store's summary of matches has no row for this match: what the store "
+                "recorded of its status and length cannot be compared (a store written before "
+                "summaries existed needs `totem rebuild-summaries`)",
+            )
+        )
+    if claims.summary is not None:
+        _check_summary(claims.summary, records, last, report)
+
+
+def _match_of(record: Record) -> UUID | None:
+    return getattr(record.event, "originator_id", None) if record.event is not None else None
+
+
+def _check_count(claims: Claims, records: list[Record], report: Report) -> None:
+    said, count = claims.events, len(records)
+    assert said is not None
+    if said < 0:
+        report.problems.append(Problem(1, f"{claims.source} gives no count of events"))
+    elif count < said:
+        versions = {r.version for r in records}
+        report.problems.append(
+            Problem(
+                next(v for v in range(1, said + 1) if v not in versions),
+                f"missing: {claims.source} counts {said} events, but the bundle holds {count}: "
+                "lines were removed",
+            )
+        )
+    elif count > said:
+        report.problems.append(
+            Problem(
+                said + 1,
+                f"{claims.source} counts {said} events, but the bundle holds {count}: lines "
+                "were added, or the count was changed",
+            )
+        )
+
+
+def _check_summary(summary: Summary, records: list[Record], last: int, report: Report) -> None:
+    status = summary.status + (f" ({summary.end_reason})" if summary.end_reason else "")
+    if summary.version > last:
+        report.problems.append(
+            Problem(
+                last + 1,
+                f"missing: the store's summary of this match records {summary.version} events, "
+                f"status {status}, but the store holds events up to version {last} only: the "
+                "last events were removed",
+            )
+        )
+        return
+    ended = bool(records) and is_end(records[-1].topic)
+    if summary.status == "ended" and not ended:
+        report.problems.append(
+            Problem(
+                last,
+                f"the store's summary of this match says it {status} at version "
+                f"{summary.version}, but its last event (version {last}) does not end it: "
+                "the events that ended it were removed or replaced",
+            )
+        )
+    elif summary.status == "ended" and last > summary.version:
+        report.problems.append(
+            Problem(
+                summary.version + 1,
+                f"the store's summary of this match says it ended at version "
+                f"{summary.version}, but the store holds events up to version {last}: events "
+                "were added after its end",
+            )
+        )
