@@ -634,9 +634,17 @@ class Actors:
         if match.status is MatchStatus.WAITING:
             return _ms(match.modified_on) + self.waiting_expiry_ms
         if match.status is MatchStatus.PLAYING:
-            away = self.presence.away_since_ms(match.id, match.seats_in_play())
+            away = self.away_since_ms(match)
             return None if away is None else away + match.abandon_after_ms
         return None
+
+    def away_since_ms(self, match: MatchAggregate) -> int | None:
+        """Since when every seat still in play has been away (wall ms), or None if one
+        is present: never since before the match was created. A fork's seats were never
+        seen (nobody joins a fork), and the server may have been up long before it: the
+        absence counts from the fork's creation, not from the server's start."""
+        away = self.presence.away_since_ms(match.id, match.seats_in_play())
+        return None if away is None else max(away, _ms(match.created_on))
 
     def abandonment(self, match: MatchAggregate, now_ms: int) -> str | None:
         """What the server observed if ``match`` is abandoned at ``now_ms``, else None.
@@ -649,7 +657,7 @@ class Actors:
                 f"nobody joined for {self.waiting_expiry_ms // 1000} s: "
                 f"{len(match.players)} of {match.max_players} seats taken"
             )
-        away = self.presence.away_since_ms(match.id, match.seats_in_play())
+        away = self.away_since_ms(match)
         assert away is not None
         seats = ", ".join(str(s) for s in match.seats_in_play())
         since = datetime.fromtimestamp(away / 1000, UTC).isoformat(timespec="milliseconds")

@@ -14,7 +14,7 @@ from uuid import UUID
 
 import grpc
 
-from domain.kernel.fork import fork, fork_refusal
+from domain.kernel.fork import fork, fork_refusal_at
 from domain.kernel.match import MatchAggregate
 from domain.kernel.stamps import ReceiveStamp
 from server import auth
@@ -65,17 +65,18 @@ def fork_match(
     origin = app.load(origin_id)
     check_referee(origin, token, organiser)
     check_version(origin, version)
-    at = app.load_at(origin_id, version)
-    refusal = fork_refusal(at)
+    events = app.events_after(origin_id)
+    refusal = fork_refusal_at(events, version)
     if refusal is not None:
         raise refusal
-    history = [e for e in app.events_after(origin_id) if e.originator_version <= version]
+    history = events[:version]
     referee_token, referee_hash = auth.new_token()
-    tokens = [auth.new_token() for _ in at.players]
+    # A version in play: the seats were all taken by then, and are the origin's now.
+    tokens = [auth.new_token() for _ in origin.players]
     hashes = [digest for _, digest in tokens]
     created = app.create_match(
         lambda seed: fork(
-            type(at), history, seed, secrets.token_bytes(32), referee_hash, hashes, stamp
+            type(origin), history, seed, secrets.token_bytes(32), referee_hash, hashes, stamp
         )
     )
     return NewFork(created, referee_token, [token for token, _ in tokens])

@@ -137,6 +137,12 @@ class JungleSpeed(MatchAggregate):
         self.recycled = 0
         #: Wall time of the last stamped event: the turn timer runs from it (JS-3.4).
         self.clock_ms = 0
+        #: The last stamped event revealed outward arrows: the simultaneous reveal they
+        #: set off (JS-6.2) follows in the same command (see :meth:`pending_step`).
+        self.outward_due = False
+
+    #: For a state saved (as a snapshot) before the attribute existed.
+    outward_due = False
 
     @property
     def max_players(self) -> int:
@@ -285,6 +291,8 @@ class JungleSpeed(MatchAggregate):
         self.turn = self._turn_from(seat + 1)
         self.last_reveal_ms = stamp["wall_ns"] // 1_000_000
         self._tick(stamp)
+        # Whether or not the card stays visible (JS-7.2 sends a last one to the pot).
+        self.outward_due = self.card(card).kind is Kind.OUTWARD_ARROWS
 
     def _outward_chain(self, seat: int, stamp: ReceiveStamp) -> None:
         """Simultaneous reveals, repeated while they show outward arrows (JS-6.2).
@@ -624,6 +632,27 @@ class JungleSpeed(MatchAggregate):
             self._end(EndReason.COMPLETED, self._result(remaining))
         return self.status is MatchStatus.PLAYING
 
+    def pending_step(self) -> RuleViolation | None:
+        """What :meth:`_settle` and the outward chain still owe this state: a finish, the
+        end, or a simultaneous reveal that runs without waiting: after a reveal of
+        outward arrows, or a chained one with no duel open (not one held back until a
+        grab settles the open duels, nor one nobody can make before the timer)."""
+        if self.status is not MatchStatus.PLAYING:
+            return None
+        done = [s for s in self.seats if self.active(s) and not self.down[s] and not self.up[s]]
+        if done:
+            return RuleViolation("JS-8.1", f"seat {done[0]} has no card left and finishes at once")
+        remaining = [s for s in self.seats if self.active(s)]
+        if self.finished and (self.is_ru or len(remaining) <= (2 if len(self.players) > 2 else 1)):
+            return RuleViolation("JS-8.2", "enough players have finished: the match ends at once")
+        revealers = bool(self._revealers())
+        waiting = self.pending_outward is not None and not self.open_duels()
+        if revealers and (self.outward_due or waiting):
+            return RuleViolation(
+                "JS-6.2", "outward arrows are face up: the simultaneous reveal follows at once"
+            )
+        return None
+
     def seats_in_play(self) -> list[int]:
         """Finished players have left the game (JS-8.1): only the others' absence counts."""
         return [s for s in self.seats if self.active(s)]
@@ -685,6 +714,7 @@ class JungleSpeed(MatchAggregate):
 
     def _tick(self, stamp: dict[str, Any]) -> None:
         self.clock_ms = stamp["wall_ns"] // 1_000_000
+        self.outward_due = False
 
 
 register_game(JungleSpeed)

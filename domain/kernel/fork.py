@@ -17,7 +17,8 @@ once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import copy
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 from eventsourcing.utils import get_topic
@@ -91,7 +92,10 @@ register_event(Forked)
 
 def fork_refusal(origin: MatchAggregate) -> RuleViolation | None:
     """Why the state ``origin`` is in cannot be forked, or None if it can: only a match
-    in play has a position to play again. Cites the rule that ended it or starts it."""
+    in play has a position to play again, and only a state that waits for a command or a
+    timer. A state inside a command's events (:meth:`MatchAggregate.pending_step`) owes
+    a step that only that command took: no command or timer would take it in a fork.
+    Cites the rule that ended or starts the match, or the rule of the step."""
     if origin.status is MatchStatus.ENDED:
         assert origin.end_reason is not None
         return RuleViolation(
@@ -103,7 +107,48 @@ def fork_refusal(origin: MatchAggregate) -> RuleViolation | None:
             origin.START_RULE,
             f"the match had not started at version {origin.version}: create a new match",
         )
+    step = origin.pending_step()
+    if step is not None:
+        return RuleViolation(
+            step.rule,
+            f"version {origin.version} is inside a command's automatic steps "
+            f"({step.message}), which nothing would take in a fork",
+        )
     return None
+
+
+def fork_refusal_at(events: Sequence[Any], version: int) -> RuleViolation | None:
+    """Why the match with these stored events (all of them, from its first) cannot be
+    forked at ``version``, naming the nearest versions that can; or None if it can.
+    Only a refusal looks at the other versions' states. ``events`` are left as given."""
+    at: Any = None
+    for evt in copy.deepcopy(events[:version]):
+        at = evt.mutate(at)
+    refusal = fork_refusal(at)
+    if refusal is None:
+        return None
+    match: Any = None
+    forkable: list[int] = []
+    for evt in copy.deepcopy(events):
+        match = evt.mutate(match)
+        if fork_refusal(match) is None:
+            forkable.append(match.version)
+            if match.version > version:
+                break
+    return RuleViolation(refusal.rule, f"{refusal.message}; {nearest(forkable, version)}")
+
+
+def nearest(forkable: list[int], version: int) -> str:
+    """The versions that can be forked next to ``version``, in a sentence."""
+    before = [v for v in forkable if v < version]
+    after = [v for v in forkable if v > version]
+    if before and after:
+        return f"the nearest versions that can be forked are {before[-1]} and {after[0]}"
+    if before:
+        return f"the nearest version that can be forked is {before[-1]}"
+    if after:
+        return f"the nearest version that can be forked is {after[0]}"
+    return "no version of this match can be forked"
 
 
 def history_entry(evt: object) -> dict[str, Any]:

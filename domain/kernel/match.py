@@ -353,6 +353,17 @@ class MatchAggregate(Aggregate):
         if hasattr(self, "clock_ms"):
             self.clock_ms = wall_ms
 
+    def pending_step(self) -> RuleViolation | None:
+        """The automatic step this state owes before anyone may act, or None when it
+        waits for a command or a timer.
+
+        A command records several events (a move, the round it wins, the next round's
+        draw): the states between them are stored, and shown, but no command ever meets
+        them, and nothing would run their step if play resumed there (a fork,
+        :mod:`domain.kernel.fork`). The answer names the rule of the step and says it in a
+        sentence. Games with such steps override this; a state out of play owes none."""
+        return None
+
     def renew_secret(self, secret: bytes) -> None:
         """Take a fresh secret of the server's, beside the seed, for a fork: a game with
         a secret of its own (Village's salts, VI-2.2) must not reuse the origin's, whose

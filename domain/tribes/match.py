@@ -456,6 +456,28 @@ class Tribes(MatchAggregate):
         legal = self.legal_actions(seat)
         return bool(legal["lifts"] or legal["places"])
 
+    def pending_step(self) -> RuleViolation | None:
+        """A seat to move that can move is the only state a command meets; every other
+        state in play is inside a command's events, its next step already decided."""
+        if self.status is not MatchStatus.PLAYING:
+            return None
+        seat = self.turn
+        if seat is None:
+            if self.round == 0:
+                return RuleViolation("TR-2.1", "the first round's Cards of Truth are drawn next")
+            return RuleViolation(
+                "TR-3.3",
+                "the round has just ended: its outcome, then the next round or the end of "
+                "the match, follow at once",
+            )
+        if self.options.extended and self.die is None:
+            return RuleViolation("TR-5.1", f"the Dice of Fate are rolled next for seat {seat}")
+        if self.lifted is not None and self.lifted.cause == CAUSE_TIMEOUT:
+            return RuleViolation("TR-2.2", f"the turn timer is completing seat {seat}'s move")
+        if not self.has_move(seat):
+            return RuleViolation("TR-2.5", f"seat {seat} has no legal move and passes at once")
+        return None
+
     def start_refusal(self, seat: int) -> RuleViolation | None:
         refusal = super().start_refusal(seat)
         cards = self.options.prearranged_cards

@@ -102,6 +102,17 @@ PHASE_NAMES = {
     7: "generation change",
     8: "totem construction",
 }
+#: The rule of each phase (VI-2.1 … VI-2.9).
+PHASE_RULES = {
+    1: "VI-2.1",
+    2: "VI-2.2",
+    3: "VI-2.4",
+    4: "VI-2.5",
+    5: "VI-2.6",
+    6: "VI-2.7",
+    7: "VI-2.8",
+    8: "VI-2.9",
+}
 #: The stage each phase begins with.
 PHASE_STAGES = {2: "choose", 3: "reveal", 4: "reveal", 5: "feast", 6: "reveal", 7: "reveal"}
 PHASE_STAGES[8] = "census"
@@ -325,6 +336,19 @@ class Village(MatchAggregate):
             self.decision_data = dict(
                 self.decision_data, deadline_ms=self.decision_data["deadline_ms"] + shift
             )
+
+    def pending_step(self) -> RuleViolation | None:
+        """The match runs by itself (:meth:`_advance`) until a decision is owed: a state in
+        play where none is owed lies inside those automatic steps."""
+        if self.status is not MatchStatus.PLAYING or self.decision_data is not None:
+            return None
+        if self.stage == "round":
+            return RuleViolation("VI-2", "the next round begins at once")
+        return RuleViolation(
+            PHASE_RULES[self.phase],
+            f"round {self.round}, phase {self.phase} ({PHASE_NAMES[self.phase]}) runs by "
+            "itself until the next decision: none is awaited here",
+        )
 
     def timer_deadline_ms(self) -> int | None:
         """The deadline of the decision the match waits for (the server's timer)."""

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from domain.jungle_speed import Deck, JungleSpeed, Options
-from domain.kernel import DomainError, ReceiveStamp
+from domain.kernel import DomainError, MatchStatus, ReceiveStamp
 from domain.kernel.views import Viewer
 
 SEED = bytes(range(32))
@@ -216,3 +216,15 @@ def check_personal_views(match: Any, views: ModuleType) -> None:
         personal = views.personal_view(match, viewer)
         assert personal is not None and not personal.keys() & spectator.keys()
         assert views.state_view(match, viewer) == {**spectator, **personal}, f"seat {seat}"
+
+
+def check_pending_steps(match: Any, ended: set[int], first: int = 1) -> None:
+    """A state in play owes an automatic step (``pending_step``, what refuses a fork
+    there) exactly when no command ended at its version: ``ended`` holds the versions
+    each command left. Versions before ``first`` are not checked."""
+    rebuilt: Any = None
+    for evt in match.pending_events:
+        rebuilt = evt.mutate(rebuilt)
+        if rebuilt.status is MatchStatus.PLAYING and rebuilt.version >= first:
+            owed = rebuilt.pending_step()
+            assert (owed is None) == (rebuilt.version in ended), (rebuilt.version, owed)

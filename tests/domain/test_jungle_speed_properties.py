@@ -20,7 +20,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from domain_support import Stamps, check_personal_views, state_of
+from domain_support import Stamps, check_pending_steps, check_personal_views, state_of
 from eventsourcing.application import Application
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -361,3 +361,24 @@ def test_js_2_2_a_seat_sees_what_a_spectator_sees_and_its_legal_actions(
         with contextlib.suppress(DomainError):
             run(match, stamps, command)
         check_personal_views(match, views)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(start=matches(), script_seed=st.integers(0, 2**32), length=st.integers(1, 400))
+def test_a_state_owes_an_automatic_step_exactly_inside_a_command(
+    start: tuple[JungleSpeed, Stamps], script_seed: int, length: int
+) -> None:
+    """A finish (JS-8.1), the end (JS-8.2) or a simultaneous reveal (JS-6.2) still due
+    is owed only between the events of one command: what refuses a fork there, and
+    only there (domain.kernel.fork)."""
+    match, stamps = start
+    ended = {e.originator_version for e in match.pending_events}  # creation, each join
+    for command in random_script(script_seed, length):
+        with contextlib.suppress(DomainError):
+            run(match, stamps, command)
+        ended.add(match.version)
+    check_pending_steps(match, ended)

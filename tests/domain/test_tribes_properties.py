@@ -22,7 +22,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from domain_support import Stamps, check_personal_views, state_of
+from domain_support import Stamps, check_pending_steps, check_personal_views, state_of
 from eventsourcing.application import Application
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -352,6 +352,28 @@ def test_a_state_in_the_middle_of_a_command_offers_no_move_that_is_gone(
             for seat, moves in enumerate(by_version[version]):
                 nothing = not moves[0] and not moves[1]
                 assert nothing or moves == final[seat], f"version {version}, seat {seat}"
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(start=matches(), script_seed=st.integers(0, 2**32), length=st.integers(1, 300))
+def test_a_state_owes_an_automatic_step_exactly_inside_a_command(
+    start: tuple[Tribes, Stamps], script_seed: int, length: int
+) -> None:
+    """A round's draw (TR-2.1) or outcome (TR-3.3), a roll (TR-5.1), a pass (TR-2.5) or
+    the timer's move (TR-2.2) still due is owed only between the events of one command:
+    what refuses a fork there, and only there (domain.kernel.fork). Checked from the
+    start on: ``matches()`` fills the seats itself."""
+    match, stamps = start
+    ended = {match.version}
+    for command in random_script(script_seed, length):
+        with contextlib.suppress(DomainError):
+            run(match, stamps, command)
+        ended.add(match.version)
+    check_pending_steps(match, ended, first=min(ended))
 
 
 @settings(

@@ -207,7 +207,8 @@ class MatchServiceServicer:
         first event is MatchForked, naming the origin. It is listed, watched and played like
         any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
         version the origin does not have; FAILED_PRECONDITION for a version at which the
-        origin was not in play (not started, or ended). A refusal writes nothing.
+        origin was not in play (not started, or ended) or was inside a command's automatic
+        steps, naming the nearest versions that can be forked. A refusal writes nothing.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

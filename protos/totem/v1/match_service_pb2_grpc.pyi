@@ -100,7 +100,8 @@ class MatchServiceStub:
     first event is MatchForked, naming the origin. It is listed, watched and played like
     any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
     version the origin does not have; FAILED_PRECONDITION for a version at which the
-    origin was not in play (not started, or ended). A refusal writes nothing.
+    origin was not in play (not started, or ended) or was inside a command's automatic
+    steps, naming the nearest versions that can be forked. A refusal writes nothing.
     """
     GetServerKey: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetServerKeyRequest, _match_service_pb2.GetServerKeyResponse]
     """The server's public key, with which it signs every match that ends (MatchEnded's
@@ -188,7 +189,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
     first event is MatchForked, naming the origin. It is listed, watched and played like
     any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
     version the origin does not have; FAILED_PRECONDITION for a version at which the
-    origin was not in play (not started, or ended). A refusal writes nothing.
+    origin was not in play (not started, or ended) or was inside a command's automatic
+    steps, naming the nearest versions that can be forked. A refusal writes nothing.
     """
     GetServerKey: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetServerKeyRequest, _match_service_pb2.GetServerKeyResponse]  # type: ignore[assignment]
     """The server's public key, with which it signs every match that ends (MatchEnded's
@@ -327,7 +329,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         first event is MatchForked, naming the origin. It is listed, watched and played like
         any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
         version the origin does not have; FAILED_PRECONDITION for a version at which the
-        origin was not in play (not started, or ended). A refusal writes nothing.
+        origin was not in play (not started, or ended) or was inside a command's automatic
+        steps, naming the nearest versions that can be forked. A refusal writes nothing.
         """
 
     @_abc_1.abstractmethod
