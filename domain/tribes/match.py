@@ -333,7 +333,8 @@ class Tribes(MatchAggregate):
             return None
         if owner(piece) in self.removed:
             return RuleViolation(
-                "TR-4.1", "that Grand Chief was removed from the game for coaching"
+                "TR-4.1",
+                f"seat {owner(piece)}'s Grand Chief was removed from the game for coaching",
             )
         return None
 
