@@ -199,11 +199,21 @@ class Tribes(MatchAggregate):
         return next((s for s in self.spaces if piece in self.board[s]), None)
 
     def demanded(self) -> int | None:
-        """The special totem the die demands this turn, if it can move (TR-5.2): with no
-        legal destination for it the turn is a normal turn."""
+        """The special totem the die demands this turn, if any (TR-5.2): the one its face
+        names, unless that totem had no legal destination when the turn began, which
+        makes the whole turn a normal turn.
+
+        The demand is settled once, at the start of the turn (TR-8.3): a lift that
+        empties a space later in the turn makes no demand of a normal turn. A lift is
+        the only change to the board within a turn, and while a demand stands only the
+        demanded totem may be lifted; so with a totem lifted the demand stands exactly
+        when the lifted totem is the demanded one, and with none lifted the board is the
+        one the turn began on."""
         if self.die is None or self.die == BLANK:
             return None
         piece = DEMANDS[self.die]
+        if self.lifted is not None:
+            return piece if self.lifted.piece == piece else None
         origin = None if piece in self.beside else self.where(piece)
         movable = any(self.destination_refusal(piece, d, origin) is None for d in self.spaces)
         return piece if movable else None
@@ -212,7 +222,9 @@ class Tribes(MatchAggregate):
         self, piece: int, destination: int, origin: int | None
     ) -> RuleViolation | None:
         """Why ``piece`` (lifted from ``origin``, or from off the board) may not go to
-        ``destination``, or None if it may (TR-2.3, TR-5.4 … TR-5.6)."""
+        ``destination``, or None if it may: steps 6 to 8 of TR-8.1's order, the lifted
+        totem put back (TR-2.2a), then the Mini (TR-5.5), the Doom (TR-5.4), a Salvation
+        Space (TR-5.6), and last the sizes (TR-2.3)."""
         if destination == origin:
             return RuleViolation("TR-2.2a", "a lifted totem cannot be put back on its own space")
         top = self.top(destination)
@@ -220,10 +232,10 @@ class Tribes(MatchAggregate):
             return None
         if piece == MINI:
             return RuleViolation("TR-5.5", "the Mini-Totem of Chaos moves to an empty space only")
-        if top == DOOM:
-            return RuleViolation("TR-5.4", "nothing covers the Great Totem of Doom")
         if top == MINI:
             return RuleViolation("TR-5.5", "nothing covers the Mini-Totem of Chaos")
+        if top == DOOM:
+            return RuleViolation("TR-5.4", "nothing covers the Great Totem of Doom")
         if piece == DOOM:
             if destination in self.salvation:
                 return RuleViolation(
@@ -261,9 +273,19 @@ class Tribes(MatchAggregate):
         return self.clock_ms + self.options.turn_timeout_ms
 
     # ---- the checks the commands and the legal actions share -------------------------
+    #
+    # A command that breaks several rules is refused with the first that applies in the
+    # order of TR-8.1, one check each: the match's end and the turn (_play_refusal); the
+    # die (_die_refusal); a removed Grand Chief (_chief_refusal); a totem that is not the
+    # mover's to move (_owner_refusal); the totem lifted or to lift (_source_refusal);
+    # the destination (destination_refusal); the forced cover (_target_refusal); a badge
+    # held already (_held_badge_refusal). A malformed argument (a space off the board, an
+    # unknown badge, a special totem in the base game) is wrong whatever the state: it is
+    # refused INVALID_ARGUMENT right after the end and the turn, before the rules' steps.
 
     def _play_refusal(self, seat: int) -> DomainError | None:
-        """Why ``seat`` may not move at all now (status, seat, turn), or None."""
+        """Why ``seat`` may not move at all now (status, seat, turn), or None: steps 1 and
+        2 of TR-8.1."""
         if self.status is MatchStatus.ENDED:
             return RuleViolation("TR-3.5", "the match has ended")
         if self.status is MatchStatus.WAITING:
@@ -289,22 +311,73 @@ class Tribes(MatchAggregate):
             )
         return None
 
-    def _choice_refusal(self, seat: int, piece: int) -> RuleViolation | None:
-        """Whether ``seat`` may move ``piece`` this turn, wherever it is (TR-2.2, TR-5.2)."""
+    def _die_refusal(self, piece: int | None) -> RuleViolation | None:
+        """Step 3 of TR-8.1 (TR-5.2): a special totem moved when the die does not demand
+        it; or, while the die demands one, a command that does not move it. ``piece`` is
+        the totem the command moves, None if it moves none (an empty space lifted, a
+        place naming no totem with none lifted)."""
         demanded = self.demanded()
-        if is_special(piece):
-            if piece != demanded:
-                return RuleViolation(
-                    "TR-5.2",
-                    f"{describe(piece)} moves only when the Dice of Fate demand it",
-                )
-            return None
-        if owner(piece) != seat:
-            return RuleViolation("TR-2.2", "you may move only your own tribe's totems")
-        if demanded is not None:
+        if piece is not None and is_special(piece) and piece != demanded:
+            return RuleViolation(
+                "TR-5.2", f"{describe(piece)} moves only when the Dice of Fate demand it"
+            )
+        if demanded is not None and piece != demanded:
             return RuleViolation(
                 "TR-5.2", f"the Dice of Fate demand that {describe(demanded)} moves"
             )
+        return None
+
+    def _chief_refusal(self, piece: int | None) -> RuleViolation | None:
+        """Step 4 of TR-8.1: a Grand Chief removed for coaching (TR-4.1)."""
+        if piece is None or is_special(piece) or size_of(piece) != CHIEF:
+            return None
+        if owner(piece) in self.removed:
+            return RuleViolation(
+                "TR-4.1",
+                f"seat {owner(piece)}'s Grand Chief was removed from the game for coaching",
+            )
+        return None
+
+    def _owner_refusal(self, seat: int, piece: int | None) -> RuleViolation | None:
+        """Step 5 of TR-8.1 (TR-2.2): a totem that is not ``seat``'s own, on its mat or
+        visible on top of a stack (or lifted by it). The refusal of a covered totem never
+        says where it lies (no peeking)."""
+        if piece is None or is_special(piece):
+            return None
+        if owner(piece) != seat:
+            return RuleViolation("TR-2.2", "you may move only your own tribe's totems")
+        lifted = self.lifted is not None and self.lifted.piece == piece
+        on_top = any(self.top(s) == piece for s in self.spaces)
+        if not (lifted or on_top or size_of(piece) in self.mats[seat]):
+            return RuleViolation(
+                "TR-2.2",
+                f"your {size_of(piece)} is not on your Identity Mat: only a totem on your "
+                "mat or on top of a stack can be moved (no peeking)",
+            )
+        return None
+
+    def _source_refusal(self, piece: int | None) -> RuleViolation | None:
+        """Step 6 of TR-8.1 (TR-2.2a), for a place: another totem named while one is
+        lifted, none named while none is, or one named from off the board while it
+        stands on the board (lift it first). ``piece`` is the totem the command names,
+        None for the lifted one."""
+        lift = self.lifted
+        if lift is not None:
+            if piece is not None and piece != lift.piece:
+                return RuleViolation(
+                    "TR-2.2a",
+                    f"{describe(lift.piece)} is lifted: it must be placed, and cannot be "
+                    "swapped for another totem",
+                )
+            return None
+        if piece is None:
+            return RuleViolation(
+                "TR-2.2a",
+                "nothing is lifted: lift a totem from the board first, or name one from "
+                "your Identity Mat",
+            )
+        if any(self.top(s) == piece for s in self.spaces):
+            return RuleViolation("TR-2.2a", f"{describe(piece)} is on the board: lift it first")
         return None
 
     def lift_refusal(self, seat: int, space: int) -> DomainError | None:
@@ -312,16 +385,19 @@ class Tribes(MatchAggregate):
         refusal = self._play_refusal(seat) or self._space_refusal("space", space)
         if refusal is not None:
             return refusal
+        piece = self.top(space)
+        refusal = self._die_refusal(piece) or self._chief_refusal(piece)
+        if refusal is not None:
+            return refusal
+        if piece is None:
+            return RuleViolation("TR-2.2", f"space {space} is empty: there is nothing to lift")
+        refusal = self._owner_refusal(seat, piece)
+        if refusal is not None:
+            return refusal
         if self.lifted is not None:
             return RuleViolation(
                 "TR-2.2a", f"{describe(self.lifted.piece)} is lifted already: place it"
             )
-        piece = self.top(space)
-        if piece is None:
-            return RuleViolation("TR-2.2", f"space {space} is empty: there is nothing to lift")
-        refusal = self._choice_refusal(seat, piece)
-        if refusal is not None:
-            return refusal
         if not any(self.destination_refusal(piece, d, space) is None for d in self.spaces):
             return RuleViolation(
                 "TR-2.3",
@@ -340,35 +416,28 @@ class Tribes(MatchAggregate):
         """
         return (
             self._play_refusal(seat)
-            or self._badge_refusal(seat, badge)
             or self._space_refusal("destination", destination)
+            or self._badge_refusal(badge)
+            or self._special_refusal(piece)
             or self._placeable_refusal(seat, piece)
             or self._target_refusal(self.lifted.piece if self.lifted else piece, destination)
+            or self._held_badge_refusal(seat, badge)
         )
 
     def _placeable_refusal(self, seat: int, piece: int | None) -> DomainError | None:
         """Whether ``piece`` (None: the lifted one) is the piece to place now, wherever
-        it goes."""
-        lift = self.lifted
-        if lift is not None:
-            if piece is not None and piece != lift.piece:
-                return RuleViolation(
-                    "TR-2.2a",
-                    f"{describe(lift.piece)} is lifted: it must be placed, and cannot be "
-                    "swapped for another totem",
-                )
-            return None
-        if piece is None:
-            return RuleViolation(
-                "TR-2.2a",
-                "nothing is lifted: lift a totem from the board first, or name one from "
-                "your Identity Mat",
-            )
-        return self._off_board_refusal(seat, piece) or self._choice_refusal(seat, piece)
+        it goes: steps 3 to 6 of TR-8.1."""
+        moved = piece if piece is not None or self.lifted is None else self.lifted.piece
+        return (
+            self._die_refusal(moved)
+            or self._chief_refusal(moved)
+            or self._owner_refusal(seat, moved)
+            or self._source_refusal(piece)
+        )
 
     def _target_refusal(self, piece: int | None, destination: int) -> DomainError | None:
-        """Whether the piece to place may go to ``destination``: TR-2.3, TR-5.4 … TR-5.6,
-        and the forced cover of TR-3.2 after a lift."""
+        """Whether the piece to place may go to ``destination``: steps 6 to 9 of TR-8.1,
+        ending with the forced cover of TR-3.2 after a lift."""
         assert piece is not None
         lift = self.lifted
         refusal = self.destination_refusal(piece, destination, lift.origin if lift else None)
@@ -383,36 +452,21 @@ class Tribes(MatchAggregate):
             )
         return None
 
-    def _off_board_refusal(self, seat: int, piece: int) -> DomainError | None:
-        """Whether ``piece`` can be placed without a lift: from ``seat``'s mat or, for a
-        special totem, from beside the board."""
-        if is_special(piece):
-            if not self.options.extended:
-                return InvalidArgument("TR-5.1", "the base game has no special totems")
-            if piece not in self.beside:
-                return RuleViolation("TR-2.2a", f"{describe(piece)} is on the board: lift it first")
-            return None
-        if owner(piece) != seat:
-            return RuleViolation("TR-2.2", "you may move only your own tribe's totems")
-        size = size_of(piece)
-        if size == CHIEF and seat in self.removed:
-            return RuleViolation(
-                "TR-4.1", "your Grand Chief was removed from the game for coaching"
-            )
-        if size not in self.mats[seat]:
-            return RuleViolation(
-                "TR-2.2",
-                f"your {size} is not on your Identity Mat: only a totem on your mat or on "
-                "top of a stack can be moved (no peeking)",
-            )
+    def _special_refusal(self, piece: int | None) -> InvalidArgument | None:
+        """A special totem named in the base game, which has none (TR-5.1)."""
+        if piece is not None and is_special(piece) and not self.options.extended:
+            return InvalidArgument("TR-5.1", "the base game has no special totems")
         return None
 
-    def _badge_refusal(self, seat: int, badge: str | None) -> InvalidArgument | None:
-        if badge is None:
-            return None
-        if badge not in BADGES:
+    def _badge_refusal(self, badge: str | None) -> InvalidArgument | None:
+        """A badge that does not exist (TR-3.4)."""
+        if badge is not None and badge not in BADGES:
             return InvalidArgument("TR-3.4", f"a badge is one of {', '.join(BADGES)}")
-        if badge in self.badges[seat]:
+        return None
+
+    def _held_badge_refusal(self, seat: int, badge: str | None) -> InvalidArgument | None:
+        """Step 10 of TR-8.1: a badge the mover holds already (TR-3.4)."""
+        if badge is not None and badge in self.badges[seat]:
             return InvalidArgument("TR-3.4", f"you hold the {badge} badge already")
         return None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from domain_support import Stamps, refused
 from tribes_support import SEED, every, last, new_tribes, play, win_round_for_seat_0
 
+from domain.kernel import RuleViolation
 from domain.tribes import Options, Tribes
 from domain.tribes.pieces import tribe_totem
 
@@ -53,3 +54,16 @@ def test_tr_4_1_a_penalty_does_not_change_the_turn_or_restart_its_timer() -> Non
     deadline = match.timer_deadline_ms()
     match.penalise(1, stamps(after_ms=4_000))
     assert match.turn == 0 and match.timer_deadline_ms() == deadline
+
+
+def test_tr_8_2_a_second_penalty_of_a_seat_is_refused_under_tr_4_1() -> None:
+    """TR-8.2: refused with TR-4.1 as a rule violation (the service answers
+    FAILED_PRECONDITION), before the Grand Chief leaves the game and after."""
+    match, stamps = new_tribes(2)
+    match.penalise(1, stamps())
+    error = refused(match, "TR-4.1", match.penalise, 1, stamps())
+    assert isinstance(error, RuleViolation)
+    win_round_for_seat_0(match, stamps)
+    assert match.removed == [1]
+    refused(match, "TR-4.1", match.penalise, 1, stamps())
+    assert [e.seat for e in every(match, "Penalised")] == [1]

@@ -10,14 +10,17 @@ Die rolls are prearranged (one per turn, in order) so that each test knows its l
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
 from domain_support import refused
 from tribes_support import every, last, new_tribes, play, stack, tops
 
-from domain.tribes import Tribes
-from domain.tribes.match import BY_REVEALED, FROM_BESIDE, die_roll
+from domain.kernel import DomainError
+from domain.kernel.views import Viewer
+from domain.tribes import Tribes, views
+from domain.tribes.match import BY_REVEALED, FROM_BESIDE, FROM_LIFTED, die_roll
 from domain.tribes.pieces import DEFAULT_FACES, DOOM, MINI, corners, tribe_totem
 
 #: Nine placements, alternating seats 0 and 1, that fill a 3×3 board without a line:
@@ -108,6 +111,62 @@ def test_tr_5_2_a_required_totem_with_no_legal_destination_gives_a_normal_turn()
     assert legal["must_move"] is None
     assert legal["places"][0]["totem"] == tribe_totem(1, 5)
     play(match, stamps, "5@2")  # a normal turn
+
+
+#: The reproduction of TR-8.3's case: seat 1 rolls the small totem on a full board (the
+#: Mini cannot move: a normal turn), then lifts its 4 from space 5, which empties it.
+DEMAND_SETTLED_DICE = ["small", "blank", "large", *["blank"] * 6, "small"]
+DEMAND_SETTLED_MOVES = ["mini@4", "1@1", "doom@3", "2@6", "1@0", "3@8", "2@2", "4@5", "3@7"]
+
+
+def test_tr_8_3_the_dies_demand_is_settled_when_the_turn_begins() -> None:
+    match, stamps = new_tribes(
+        2,
+        board_size=3,
+        extended=True,
+        turn_timeout_ms=0,
+        cards=[[1, 2]],
+        prearranged_dice=DEMAND_SETTLED_DICE,
+    )
+    play(match, stamps, *DEMAND_SETTLED_MOVES)
+    assert match.turn == 1 and match.die == "small" and all(match.board)
+    assert match.legal_actions(1)["must_move"] is None  # the Mini has nowhere to go
+    play(match, stamps, "5>")  # space 5 is empty now: the Mini could go there
+    legal = match.legal_actions(1)
+    assert legal["die"] == "small" and legal["must_move"] is None
+    view = views.state_view(match, Viewer.player(1))
+    assert view["legal"]["must_move"] is None
+    # What is offered is what is accepted: the lifted 4, onto any smaller top.
+    lifted = tribe_totem(1, 4)
+    assert legal["lifts"] == []
+    assert legal["places"] == [
+        {"totem": lifted, "from": FROM_LIFTED, "destinations": [0, 1, 2, 6, 7, 8]}
+    ]
+    for destination in range(9):
+        trial = copy.deepcopy(match)
+        if destination in legal["places"][0]["destinations"]:
+            trial.place(1, destination, stamps())
+        else:
+            with pytest.raises(DomainError):
+                trial.place(1, destination, stamps())
+    # The Mini is not demanded this turn (TR-8.1 names the die before the lift under way).
+    refused(match, "TR-5.2", match.place, 1, 5, stamps(), MINI)
+    refused(match, "TR-5.2", match.lift, 1, 4, stamps())
+    play(match, stamps, "5>0")
+    # Seat 0's turn begins with the small totem again, and the Mini can move now.
+    assert match.turn == 0 and match.die == "small"
+    assert match.legal_actions(0)["must_move"] == MINI
+
+
+def test_tr_8_3_a_demand_that_stood_at_the_start_stands_with_its_totem_lifted() -> None:
+    match, stamps = extended(["large", "blank", "large"])
+    play(match, stamps, "doom@4", "1@0")
+    assert match.legal_actions(0)["must_move"] == DOOM
+    play(match, stamps, "4>")
+    legal = match.legal_actions(0)
+    assert legal["must_move"] == DOOM
+    assert [(p["totem"], p["from"]) for p in legal["places"]] == [(DOOM, FROM_LIFTED)]
+    refused(match, "TR-5.2", match.place, 0, 8, stamps(), tribe_totem(0, 1))
 
 
 def test_tr_5_2_a_roll_that_leaves_no_legal_move_is_a_pass() -> None:

@@ -67,10 +67,10 @@ def test_tr_2_2a_the_lift_uncovers_the_totem_below_to_everyone_at_once() -> None
 
 def test_tr_2_2a_a_lifted_totem_cannot_go_back_or_be_swapped() -> None:
     match, stamps = new_tribes(2)
-    play(match, stamps, "2@4", "5@0", "4>")
+    play(match, stamps, "2@4", "5@0", "1@2", "3@6", "4>")
     refused(match, "TR-2.2a", match.place, 0, 4, stamps())  # back on its own space
     refused(match, "TR-2.2a", match.place, 0, 8, stamps(), tribe_totem(0, 3))  # swapped
-    refused(match, "TR-2.2a", match.lift, 0, 0, stamps())  # a second lift
+    refused(match, "TR-2.2a", match.lift, 0, 2, stamps())  # a second lift
     match.place(0, 8, stamps(), tribe_totem(0, 2))  # naming the lifted one is fine
 
 

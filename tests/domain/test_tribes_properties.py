@@ -232,11 +232,30 @@ def _copy(match: Tribes) -> Tribes:
     return copy.deepcopy(match)
 
 
-def check_legal_actions(match: Tribes, stamps: Stamps, rng: random.Random) -> None:
+def check_must_move(match: Tribes, legal: dict[str, Any], settled: dict[Any, Any]) -> None:
+    """The die's demand is settled when the turn begins (TR-8.3): ``must_move`` stays
+    what it was before the turn's lift, and every action offered moves that totem."""
+    demanded = legal["must_move"]
+    turn = (match.round, match.moves, match.rolls)
+    if match.lifted is None:
+        settled[turn] = demanded
+    elif turn in settled:
+        assert demanded == settled[turn], "TR-8.3: the demand changed during the turn"
+    if demanded is None:
+        return
+    assert all(match.top(s) == demanded for s in legal["lifts"])
+    assert all(p["totem"] == demanded for p in legal["places"])
+
+
+def check_legal_actions(
+    match: Tribes, stamps: Stamps, rng: random.Random, settled: dict[Any, Any] | None = None
+) -> None:
     """Offered actions succeed on a copy; actions not offered are refused by the match
     itself, which a refusal leaves unchanged."""
     version = match.version
     seats = list(match.seats) or [0]
+    if match.turn is not None:
+        check_must_move(match, match.legal_actions(match.turn), {} if settled is None else settled)
     for seat in {rng.choice(seats), match.turn if match.turn is not None else 0}:
         legal = match.legal_actions(seat)
         for space in rng.sample(legal["lifts"], min(3, len(legal["lifts"]))):
@@ -286,8 +305,9 @@ def test_legal_actions_agree_with_the_commands(
 ) -> None:
     match, stamps = start
     rng = random.Random(script_seed)
+    settled: dict[Any, Any] = {}
     for command in random_script(script_seed, length):
-        check_legal_actions(match, stamps, rng)
+        check_legal_actions(match, stamps, rng, settled)
         with contextlib.suppress(DomainError):
             run(match, stamps, command)
 

@@ -84,6 +84,81 @@ async def test_the_referee_penalises_through_act_and_players_cannot(
         assert rule_of(error) == "TR-4.1"
 
 
+async def test_tr_8_2_a_second_penalty_of_a_seat_is_refused_and_writes_nothing(
+    server: RunningServer,
+) -> None:
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, referee, _tokens = await create_tribes(client, 3, turn_timeout_ms=0)
+        await act(client, match_id, referee, penalise(2))
+        before = stored(server)
+        error = await refusal(act(client, match_id, referee, penalise(2)))
+        assert error.code() is grpc.StatusCode.FAILED_PRECONDITION
+        assert rule_of(error) == "TR-4.1"
+        assert stored(server) == before
+        answer = await act(client, match_id, referee, penalise(0))  # another seat may be
+        assert [tribes_event(e) for e in answer.events] == ["penalised"]
+
+
+#: TR-8.3's reproduction: on a full 3×3 board seat 1 rolls the small totem, which cannot
+#: move (a normal turn), then lifts its 4 from space 5.
+SETTLED_DICE = [
+    tr.TRIBES_DIE_FACE_SMALL,
+    tr.TRIBES_DIE_FACE_BLANK,
+    tr.TRIBES_DIE_FACE_LARGE,
+    *[tr.TRIBES_DIE_FACE_BLANK] * 6,
+    tr.TRIBES_DIE_FACE_SMALL,
+]
+MINI = tr.TRIBES_TOTEM_KIND_MINI
+SETTLED_MOVES = [
+    place(4, special=MINI),
+    place(1, 1),
+    place(3, special=tr.TRIBES_TOTEM_KIND_DOOM),
+    place(6, 2),
+    place(0, 1),
+    place(8, 3),
+    place(2, 2),
+    place(5, 4),
+    place(7, 3),
+]
+
+
+async def test_tr_8_3_what_a_player_is_offered_follows_the_demand_at_the_turns_start(
+    server: RunningServer,
+) -> None:
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, _referee, tokens = await create_tribes(
+            client,
+            2,
+            board_size=3,
+            extended=True,
+            turn_timeout_ms=0,
+            prearranged_cards=[tr.TribesCards(cards=[1, 2])],
+            prearranged_dice=SETTLED_DICE,
+        )
+        for k, command in enumerate(SETTLED_MOVES):
+            await act(client, match_id, tokens[k % 2], command)
+        answer = await act(client, match_id, tokens[1], lift(5))
+        legal = answer.state.tribes.legal
+        assert legal.die == tr.TRIBES_DIE_FACE_SMALL
+        assert legal.must_move == tr.TRIBES_TOTEM_KIND_UNSPECIFIED  # no demand this turn
+        assert list(legal.lifts) == []
+        assert [(p.source, p.totem.size) for p in legal.places] == [
+            (tr.TRIBES_PLACE_SOURCE_LIFTED, 4)
+        ]
+        assert list(legal.places[0].destinations) == [0, 1, 2, 6, 7, 8]
+        before = stored(server)
+        error = await refusal(act(client, match_id, tokens[1], place(5, special=MINI)))
+        assert error.code() is grpc.StatusCode.FAILED_PRECONDITION
+        assert rule_of(error) == "TR-5.2"
+        assert stored(server) == before
+        answer = await act(client, match_id, tokens[1], place(0))  # what was offered
+        assert [tribes_event(e) for e in answer.events][:2] == ["placed", "die_rolled"]
+        # Seat 0's turn begins on the small totem, and now the Mini can move.
+        assert (await state(client, match_id, tokens[0])).legal.must_move == MINI
+
+
 async def _play_legal_moves(
     client: Any, match_id: str, tokens: list[str], rng: random.Random, limit: int = 5_000
 ) -> ms.GetMatchResponse:
