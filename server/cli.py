@@ -291,7 +291,8 @@ def serve(
         idle_actor_s=idle_actor_seconds,
         refusals_kept_per_seat=refusals_kept_per_seat,
     )
-    from server.serve import ServerTls, serve_forever
+    from server.serve import serve_forever
+    from server.tls_files import TlsFileError, server_tls
 
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("--tls-cert and --tls-key go together")
@@ -299,8 +300,10 @@ def serve(
         raise click.UsageError("--tls-client-ca needs --tls-cert and --tls-key")
     tls = None
     if tls_cert is not None and tls_key is not None:
-        ca = tls_client_ca.read_bytes() if tls_client_ca is not None else None
-        tls = ServerTls(tls_cert.read_bytes(), tls_key.read_bytes(), ca)
+        try:
+            tls = server_tls(tls_cert, tls_key, tls_client_ca)
+        except TlsFileError as exc:  # one line, before a bind error can hide it
+            raise click.ClickException(str(exc)) from exc
     elif not _loopback(address):
         if not insecure:
             raise click.UsageError(
