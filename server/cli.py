@@ -15,6 +15,7 @@ from server.application import DEFAULT_DB, store_env
 from server.checkpoint_command import checkpoint
 from server.cluster import InstanceNameError
 from server.limits import ENV_NAMES, Limits
+from server.organiser_command import organiser_token
 from totem_client.cli import bots
 from totem_client.play.cli import play
 from totem_client.server_key import server_key
@@ -425,4 +426,5 @@ def _loopback(address: str) -> bool:
 main.add_command(bots)
 main.add_command(server_key)
 main.add_command(checkpoint)
+main.add_command(organiser_token)
 main.add_command(play)
