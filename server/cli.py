@@ -87,7 +87,8 @@ def main() -> None:
     help="File of the organisers' credentials, one 'NAME SHA256-OF-TOKEN' per line "
     "(env TOTEM_ORGANISERS). Organisers create matches, get their referee tokens and see "
     "every match as its referee. Created with mode 0600 and one organiser if missing; "
-    "that organiser's token is printed once. Default: DB.organisers beside the SQLite "
+    "that organiser's token is printed once (lost: `totem organiser-token` issues a new "
+    "one). Default: DB.organisers beside the SQLite "
     "file; with PostgreSQL, totem-organisers in the working directory. "
     "TOTEM_ORGANISER_TOKEN adds one organiser by its token.",
 )
