@@ -15,6 +15,8 @@ from pathlib import Path
 from grpc_tools import protoc
 
 PROTO_ROOT = Path(__file__).resolve().parent
+#: The contract's files as a FileDescriptorSet with their comments (source info).
+DESCRIPTOR_SET = "totem/v1/contract.binpb"
 
 
 def proto_files(root: Path = PROTO_ROOT) -> list[Path]:
@@ -30,7 +32,8 @@ def _plugin(name: str) -> str:
 
 
 def generate(out_dir: Path, root: Path = PROTO_ROOT) -> None:
-    """Write ``*_pb2.py``, ``*_pb2.pyi`` and ``*_pb2_grpc.py`` for every proto into out_dir."""
+    """Write ``*_pb2.py``, ``*_pb2.pyi`` and ``*_pb2_grpc.py`` for every proto into out_dir,
+    and :data:`DESCRIPTOR_SET`."""
     include = str(files("grpc_tools").joinpath("_proto"))
     plugins = {name: _plugin(name) for name in ("protoc-gen-mypy", "protoc-gen-mypy_grpc")}
     args = [
@@ -45,6 +48,18 @@ def generate(out_dir: Path, root: Path = PROTO_ROOT) -> None:
         *(str(p.relative_to(root)) for p in proto_files(root)),
     ]
     if protoc.main(args) != 0:
+        raise SystemExit("protoc failed")
+    # The same files with their comments, for server reflection to serve: the
+    # descriptors embedded in *_pb2.py carry no source info.
+    described = [
+        "protoc",
+        f"-I{root}",
+        f"-I{include}",
+        "--include_source_info",
+        f"--descriptor_set_out={out_dir / DESCRIPTOR_SET}",
+        *(str(p.relative_to(root)) for p in proto_files(root)),
+    ]
+    if protoc.main(described) != 0:
         raise SystemExit("protoc failed")
 
 

@@ -67,6 +67,12 @@ def _refusal(server: str, error: grpc.RpcError) -> str:
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
         return f"cannot reach the server at {server}: {details}"
     name = code.name if code is not None else "error"
+    if code in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED):
+        # The server names its own metadata; the user of this tool sets --token.
+        details = (
+            f"{details}; give the match's referee token or an organiser's as --token "
+            "(env TOTEM_TOKEN)"
+        )
     return f"the server refused the fork ({name}): {details}"
 
 

@@ -10,8 +10,8 @@ referee, so that whoever creates a match and plays in it never sees its hidden f
 
 Organiser credentials are bearer tokens, stored as SHA-256 only, in a file of lines
 ``NAME HASH`` (``#`` starts a comment). The file is created on the first start with one
-organiser whose token is printed once; more are added by appending lines (``totem
-organiser-token`` prints a new token and its line). A token can also be given in clear
+organiser whose token is printed once; ``totem organiser-token`` issues a new token for
+an organiser, replacing a lost one or adding an organiser. A token can also be given in clear
 through the environment (``TOTEM_ORGANISER_TOKEN``), for deployments that inject secrets
 that way.
 """
@@ -38,6 +38,7 @@ ORGANISER_CREATIONS_PER_MINUTE = 600
 OPEN_CREATIONS_PER_MINUTE = 10
 
 _LINE = re.compile(r"^(\S+)\s+([0-9a-f]{64})$")
+_NAME = re.compile(r"^[^\s#]+$")
 
 
 class OrganisersFileError(Exception):
@@ -113,6 +114,42 @@ def load_or_create(path: str) -> Organisers:
             )
         hashes[match.group(1)] = match.group(2)
     return Organisers(hashes, path, new_token)
+
+
+def issue_token(path: str, name: str) -> str:
+    """A new token for organiser ``name`` in the existing file ``path``: its line
+    replaces ``name``'s (so that a lost token stops working), or is appended for a new
+    organiser. Comments and the other lines are kept; the file stays 0600 and is
+    replaced at once, never left half written. Servers read the file when they start."""
+    if not _NAME.match(name):
+        raise OrganisersFileError(f"an organiser's name is one word without '#': not {name!r}")
+    if not Path(path).exists():
+        raise OrganisersFileError(
+            f"no organiser file at {path}: `totem serve` creates it on its first start"
+        )
+    load_or_create(path)  # a file the server could not read is refused, not rewritten
+    token, _ = auth.new_token()
+    kept: list[str] = []
+    replaced = False
+    for raw in Path(path).read_text().splitlines(keepends=True):
+        fields = raw.split("#", 1)[0].split()
+        if fields and fields[0] == name:
+            if not replaced:
+                kept.append(organiser_line(name, token))
+            replaced = True
+            continue
+        kept.append(raw if raw.endswith("\n") else raw + "\n")
+    if not replaced:
+        kept.append(organiser_line(name, token))
+    temporary = f"{path}.new"
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write("".join(kept))
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise OrganisersFileError(f"cannot write the organiser file {path}: {exc}") from exc
+    return token
 
 
 def from_env(organisers: Organisers, env: Mapping[str, str]) -> Organisers:

@@ -15,6 +15,7 @@ from server.application import DEFAULT_DB, store_env
 from server.checkpoint_command import checkpoint
 from server.cluster import InstanceNameError
 from server.limits import ENV_NAMES, Limits
+from server.organiser_command import organiser_token
 from totem_client.cli import bots
 from totem_client.play.cli import play
 from totem_client.server_key import server_key
@@ -86,7 +87,8 @@ def main() -> None:
     help="File of the organisers' credentials, one 'NAME SHA256-OF-TOKEN' per line "
     "(env TOTEM_ORGANISERS). Organisers create matches, get their referee tokens and see "
     "every match as its referee. Created with mode 0600 and one organiser if missing; "
-    "that organiser's token is printed once. Default: DB.organisers beside the SQLite "
+    "that organiser's token is printed once (lost: `totem organiser-token` issues a new "
+    "one). Default: DB.organisers beside the SQLite "
     "file; with PostgreSQL, totem-organisers in the working directory. "
     "TOTEM_ORGANISER_TOKEN adds one organiser by its token.",
 )
@@ -291,7 +293,8 @@ def serve(
         idle_actor_s=idle_actor_seconds,
         refusals_kept_per_seat=refusals_kept_per_seat,
     )
-    from server.serve import ServerTls, serve_forever
+    from server.serve import serve_forever
+    from server.tls_files import TlsFileError, server_tls
 
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("--tls-cert and --tls-key go together")
@@ -299,8 +302,10 @@ def serve(
         raise click.UsageError("--tls-client-ca needs --tls-cert and --tls-key")
     tls = None
     if tls_cert is not None and tls_key is not None:
-        ca = tls_client_ca.read_bytes() if tls_client_ca is not None else None
-        tls = ServerTls(tls_cert.read_bytes(), tls_key.read_bytes(), ca)
+        try:
+            tls = server_tls(tls_cert, tls_key, tls_client_ca)
+        except TlsFileError as exc:  # one line, before a bind error can hide it
+            raise click.ClickException(str(exc)) from exc
     elif not _loopback(address):
         if not insecure:
             raise click.UsageError(
@@ -422,4 +427,5 @@ def _loopback(address: str) -> bool:
 main.add_command(bots)
 main.add_command(server_key)
 main.add_command(checkpoint)
+main.add_command(organiser_token)
 main.add_command(play)

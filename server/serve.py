@@ -24,6 +24,7 @@ from server.access import from_env as organisers_from_env
 from server.actors import WAITING_EXPIRY_MS, Actors
 from server.application import Arena, store_env
 from server.cluster import Cluster, default_instance
+from server.documented_reflection import DocumentedReflection, documented_files
 from server.hub import EventHub
 from server.limits import CallLimit, Limits
 from server.service import MatchService, tolerant
@@ -173,7 +174,7 @@ def add_reflection(service_names: tuple[str, ...], server: grpc.aio.Server) -> N
     servicer = reflection_aio.ReflectionServicer(
         (*service_names, REFLECTION_V1, reflection.SERVICE_NAME)
     )
-    method = servicer.ServerReflectionInfo
+    method = DocumentedReflection(servicer, documented_files()).ServerReflectionInfo
     handler = grpc.stream_stream_rpc_method_handler(
         method,
         request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,

@@ -4,7 +4,8 @@ Every event carries ``prev_digest`` (the digest of the event before it, or
 ``GENESIS_DIGEST`` for the first) and ``digest``: the SHA-256 of its canonical
 encoding. The canonical encoding is UTF-8 JSON with sorted keys and no whitespace of
 an object holding the event's name, match id, version, timestamp and every field but
-``digest`` itself (and, in ``MatchEnded``, the signature over that digest). Anyone can
+``digest`` itself (and, in ``MatchEnded``, the signature over that digest and the public
+key that checks it: :data:`NOT_HASHED`). Anyone can
 recompute it from an exported event; changing, removing or reordering an event breaks
 the chain at that position.
 """
@@ -21,7 +22,8 @@ from uuid import UUID
 GENESIS_DIGEST = "0" * 64
 
 #: Fields of a stored event that are not part of its canonical encoding: the digest
-#: itself, and the server's signature over it (:mod:`domain.kernel.signing`).
+#: itself, and the server's signature over it with the public key that checks it
+#: (:mod:`domain.kernel.signing`).
 NOT_HASHED = frozenset({"digest", "signature", "public_key"})
 
 

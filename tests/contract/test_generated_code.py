@@ -24,8 +24,8 @@ def test_regenerating_changes_nothing(tmp_path: Path) -> None:
     assert fresh, "the generator wrote nothing"
     committed = sorted(
         p.relative_to(PROTOS)
-        for p in (PROTOS / "totem").rglob("*_pb2*")
-        if p.suffix in {".py", ".pyi"}
+        for p in (PROTOS / "totem").rglob("*")
+        if p.suffix == ".binpb" or (p.suffix in {".py", ".pyi"} and "_pb2" in p.name)
     )
     assert fresh == committed
     for path in fresh:

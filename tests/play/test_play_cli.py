@@ -157,7 +157,9 @@ async def test_an_unreachable_server_is_reported_and_nothing_is_opened() -> None
         await until(pilot, lambda: app.failure is not None, "a failure")
     assert app.return_code == 1
     assert app.failure is not None
-    assert app.failure.startswith("creating a match for 4 players at 127.0.0.1:1: UNAVAILABLE")
+    assert app.failure.startswith(
+        "creating a match for 4 players at 127.0.0.1:1: cannot reach the Totem server"
+    )
     assert app.match_id is None
 
 

@@ -103,6 +103,7 @@ async def test_fork_errors_are_one_line_with_status_2(served: RunningServer) -> 
         "version 99 is not one of the match's versions (1 to 7)"
     ]
     assert not_referee.exit_code == 2 and "(PERMISSION_DENIED)" in not_referee.stderr
+    assert "as --token (env TOTEM_TOKEN)" in not_referee.stderr
     assert no_token.exit_code == 2 and "--token" in no_token.stderr
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-import grpc
 
 from totem_client import options
 from totem_client.bots.jungle_speed import (
@@ -25,6 +24,7 @@ from totem_client.bots.village import DEFAULT_THINK_MS as VILLAGE_THINK_MS
 from totem_client.bots.village import VillageBot
 from totem_client.bots.village import play_table as play_village_table
 from totem_client.client import VILLAGE_VARIATIONS, Client, ClientTls, Session, connect
+from totem_client.command_line import failure_line
 from totem_client.errors import TotemError
 
 MAX_ENTROPY_BYTES = 64
@@ -229,12 +229,7 @@ def _play_table(
     except ValueError as error:
         raise click.ClickException(str(error)) from None
     except TotemError as error:
-        if error.code == grpc.StatusCode.UNAVAILABLE:
-            raise click.ClickException(
-                f"cannot reach the Totem server at {address}: {error.message}; "
-                "is `totem serve` running there?"
-            ) from None
-        raise click.ClickException(str(error)) from None
+        raise click.ClickException(failure_line(error, address)) from None
 
 
 def _print_result(result: TableResult[JungleSpeedBot], stats: bool) -> None:

@@ -27,7 +27,7 @@ from totem.v1 import (
     tribes_pb2,
     village_pb2,
 )
-from totem_client.errors import TotemError
+from totem_client.errors import CreationRefused, TotemError
 from totem_client.receipts import Receipts
 
 MatchEvent = match_service_pb2.MatchEvent
@@ -439,9 +439,14 @@ class Client:
             if game_of_message(options) is not info:
                 raise TypeError(f"{type(options).__name__} are not options of {game}")
             getattr(request, info.field).CopyFrom(options)
-        response: match_service_pb2.CreateMatchResponse = await self._unary(
-            self._stub.CreateMatch, request, self.organiser_token
-        )
+        try:
+            response: match_service_pb2.CreateMatchResponse = await self._unary(
+                self._stub.CreateMatch, request, self.organiser_token
+            )
+        except TotemError as error:
+            if error.code == grpc.StatusCode.PERMISSION_DENIED:
+                raise CreationRefused(error, bool(self.organiser_token)) from error
+            raise
         return CreatedMatch(response.match_id, response.referee_token, response.seed_commitment)
 
     async def create_tribes(self, *, entropy: bytes = b"", **options: Any) -> CreatedMatch:

@@ -98,6 +98,20 @@ class TotemError(Exception):
         return self.code == grpc.StatusCode.FAILED_PRECONDITION and bool(self.rule)
 
 
+class CreationRefused(TotemError):
+    """``CreateMatch`` refused with PERMISSION_DENIED: the server lets only organisers
+    create matches, and this client had no organiser token (``had_token`` False) or one
+    the server does not know. Its own type, so that a tool can tell its user which
+    setting gives the token, where the server can only name the gRPC metadata."""
+
+    def __init__(self, error: TotemError, had_token: bool) -> None:
+        super().__init__(error.code, error.message, error.rule, error.retry_delay)
+        self.had_token = had_token
+
+    def copy(self) -> CreationRefused:
+        return CreationRefused(self, self.had_token)
+
+
 def _metadata_raw(metadata: Any, key: str) -> str | bytes | None:
     for item in metadata or ():
         if isinstance(item, tuple) and len(item) == 2 and item[0] == key:

@@ -44,12 +44,10 @@ class _GameEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Game.ValueType],
     GAME_TRIBES: _Game.ValueType  # 2
     """Tribes (rules: docs/rules/tribes.md, rule ids TR-x.y)."""
     GAME_VILLAGE: _Game.ValueType  # 3
-    """Village: reserved, not yet playable: refused with INVALID_ARGUMENT by CreateMatch and
-    as a ListMatches filter.
-    """
+    """Village (rules: docs/rules/village.md, rule ids VI-x.y)."""
 
 class Game(_Game, metaclass=_GameEnumTypeWrapper):
-    """The games this server plays. Jungle Speed and Tribes can be created today."""
+    """The games this server plays; every one can be created and played."""
 
 GAME_UNSPECIFIED: Game.ValueType  # 0
 """Not set: refused where a game is required (CreateMatch); no filter in ListMatches."""
@@ -58,9 +56,7 @@ GAME_JUNGLE_SPEED: Game.ValueType  # 1
 GAME_TRIBES: Game.ValueType  # 2
 """Tribes (rules: docs/rules/tribes.md, rule ids TR-x.y)."""
 GAME_VILLAGE: Game.ValueType  # 3
-"""Village: reserved, not yet playable: refused with INVALID_ARGUMENT by CreateMatch and
-as a ListMatches filter.
-"""
+"""Village (rules: docs/rules/village.md, rule ids VI-x.y)."""
 Global___Game: _TypeAlias = Game  # noqa: Y015
 
 class _MatchStatus:
@@ -139,14 +135,17 @@ class _EndReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EndReason.V
     """Not ended yet."""
     END_REASON_COMPLETED: _EndReason.ValueType  # 1
     """Played to the end under the rules (JS-8.2; for Tribes, the Feathers of Greatness were
-    won, TR-3.5).
+    won, TR-3.5; for Village, a totem was completed, VI-4.1).
     """
     END_REASON_ABANDONED: _EndReason.ValueType  # 2
-    """Every remaining player disconnected for too long (JS-8.3; not yet recorded by this
-    server).
+    """Nobody joined a waiting match for the server's waiting expiry, or every remaining
+    player was away for the match's abandon_after_ms (JS-8.3): MatchEnded's statement
+    says who was away since when.
     """
     END_REASON_STOPPED: _EndReason.ValueType  # 3
-    """A referee stopped the match (JS-8.3; not yet recorded by this server)."""
+    """The referee stopped the match with a StopMatch command (JS-8.3): MatchEnded's
+    statement holds their words.
+    """
 
 class EndReason(_EndReason, metaclass=_EndReasonEnumTypeWrapper):
     """Why a match ended."""
@@ -155,14 +154,17 @@ END_REASON_UNSPECIFIED: EndReason.ValueType  # 0
 """Not ended yet."""
 END_REASON_COMPLETED: EndReason.ValueType  # 1
 """Played to the end under the rules (JS-8.2; for Tribes, the Feathers of Greatness were
-won, TR-3.5).
+won, TR-3.5; for Village, a totem was completed, VI-4.1).
 """
 END_REASON_ABANDONED: EndReason.ValueType  # 2
-"""Every remaining player disconnected for too long (JS-8.3; not yet recorded by this
-server).
+"""Nobody joined a waiting match for the server's waiting expiry, or every remaining
+player was away for the match's abandon_after_ms (JS-8.3): MatchEnded's statement
+says who was away since when.
 """
 END_REASON_STOPPED: EndReason.ValueType  # 3
-"""A referee stopped the match (JS-8.3; not yet recorded by this server)."""
+"""The referee stopped the match with a StopMatch command (JS-8.3): MatchEnded's
+statement holds their words.
+"""
 Global___EndReason: _TypeAlias = EndReason  # noqa: Y015
 
 @_typing.final

@@ -92,7 +92,8 @@ class CreateMatchResponse(_message.Message):
     """The new match's id (a UUID in text form)."""
     referee_token: _builtins.str
     """Bearer token for referee calls (ReissueToken) and the referee view. Keep it secret:
-    the server stores only its SHA-256 and cannot give it again.
+    the server stores only its SHA-256 and cannot give it again. Empty for a match
+    created without an organiser's token (where creation is open): it has no referee.
     """
     seed_commitment: _builtins.bytes
     """SHA-256 of the match's secret seed (32 bytes), committed before any draw."""

@@ -119,9 +119,14 @@ class MatchServiceServicer:
     """
 
     def CreateMatch(self, request, context):
-        """A new match, waiting for players. No token needed. The caller gets the referee
-        token. INVALID_ARGUMENT for an unset or unknown game, options out of range, a bad
-        prearranged deal or too much entropy, with the rule id.
+        """A new match, waiting for players. Only organisers create matches: the caller sends
+        an organiser's token (as metadata, as above) and gets the match's referee token.
+        Where the server opens creation to anyone (`totem serve --open-creation`), a caller
+        without one creates a match that has no referee (empty referee_token).
+        PERMISSION_DENIED without an organiser's token where creation is not open;
+        RESOURCE_EXHAUSTED, with a retry hint, beyond a creator's quota. INVALID_ARGUMENT for
+        an unset or unknown game, options out of range, a bad prearranged deal or too much
+        entropy, with the rule id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -191,24 +196,25 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ReissueToken(self, request, context):
-        """Referee only: a fresh token for a seat whose player lost theirs. Recorded as a
-        TokenReissued event; the seat's previous token stops working. PERMISSION_DENIED for
-        any caller but the referee.
+        """Referee (or an organiser) only: a fresh token for a seat whose player lost theirs.
+        Recorded as a TokenReissued event; the seat's previous token stops working.
+        PERMISSION_DENIED for any other caller.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ForkMatch(self, request, context):
-        """Referee of the origin only: a new live match that starts from the exact state of a
-        match at one of its versions, so that a disputed position can be played again. The
-        server reads that state from its own store. The fork has the same seats, a new token
-        for each and for its referee, and a new seed (its commitment is in the answer); its
-        first event is MatchForked, naming the origin. It is listed, watched and played like
-        any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
-        version the origin does not have; FAILED_PRECONDITION for a version at which the
-        origin was not in play (not started, or ended) or was inside a command's automatic
-        steps, naming the nearest versions that can be forked. A refusal writes nothing.
+        """Referee of the origin (or an organiser) only: a new live match that starts from the
+        exact state of a match at one of its versions, so that a disputed position can be
+        played again. The server reads that state from its own store. The fork has the same
+        seats, a new token for each and for its referee, and a new seed (its commitment is in
+        the answer); its first event is MatchForked, naming the origin. It is listed, watched
+        and played like any match. PERMISSION_DENIED without the origin's referee token or an
+        organiser's; OUT_OF_RANGE for a version the origin does not have;
+        FAILED_PRECONDITION for a version at which the origin was not in play (not started,
+        or ended) or was inside a command's automatic steps, naming the nearest versions that
+        can be forked. A refusal writes nothing.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -46,9 +46,14 @@ class MatchServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> MatchServiceAsyncStub: ...
     CreateMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.CreateMatchRequest, _match_service_pb2.CreateMatchResponse]
-    """A new match, waiting for players. No token needed. The caller gets the referee
-    token. INVALID_ARGUMENT for an unset or unknown game, options out of range, a bad
-    prearranged deal or too much entropy, with the rule id.
+    """A new match, waiting for players. Only organisers create matches: the caller sends
+    an organiser's token (as metadata, as above) and gets the match's referee token.
+    Where the server opens creation to anyone (`totem serve --open-creation`), a caller
+    without one creates a match that has no referee (empty referee_token).
+    PERMISSION_DENIED without an organiser's token where creation is not open;
+    RESOURCE_EXHAUSTED, with a retry hint, beyond a creator's quota. INVALID_ARGUMENT for
+    an unset or unknown game, options out of range, a bad prearranged deal or too much
+    entropy, with the rule id.
     """
     JoinMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.JoinMatchRequest, _match_service_pb2.JoinMatchResponse]
     """Take a seat and get its player token. No token needed. Receive-stamped (JS-5.1). The
@@ -88,20 +93,21 @@ class MatchServiceStub:
     the match's history (a deliberate exception to buf's RPC_RESPONSE_STANDARD_NAME).
     """
     ReissueToken: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ReissueTokenRequest, _match_service_pb2.ReissueTokenResponse]
-    """Referee only: a fresh token for a seat whose player lost theirs. Recorded as a
-    TokenReissued event; the seat's previous token stops working. PERMISSION_DENIED for
-    any caller but the referee.
+    """Referee (or an organiser) only: a fresh token for a seat whose player lost theirs.
+    Recorded as a TokenReissued event; the seat's previous token stops working.
+    PERMISSION_DENIED for any other caller.
     """
     ForkMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ForkMatchRequest, _match_service_pb2.ForkMatchResponse]
-    """Referee of the origin only: a new live match that starts from the exact state of a
-    match at one of its versions, so that a disputed position can be played again. The
-    server reads that state from its own store. The fork has the same seats, a new token
-    for each and for its referee, and a new seed (its commitment is in the answer); its
-    first event is MatchForked, naming the origin. It is listed, watched and played like
-    any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
-    version the origin does not have; FAILED_PRECONDITION for a version at which the
-    origin was not in play (not started, or ended) or was inside a command's automatic
-    steps, naming the nearest versions that can be forked. A refusal writes nothing.
+    """Referee of the origin (or an organiser) only: a new live match that starts from the
+    exact state of a match at one of its versions, so that a disputed position can be
+    played again. The server reads that state from its own store. The fork has the same
+    seats, a new token for each and for its referee, and a new seed (its commitment is in
+    the answer); its first event is MatchForked, naming the origin. It is listed, watched
+    and played like any match. PERMISSION_DENIED without the origin's referee token or an
+    organiser's; OUT_OF_RANGE for a version the origin does not have;
+    FAILED_PRECONDITION for a version at which the origin was not in play (not started,
+    or ended) or was inside a command's automatic steps, naming the nearest versions that
+    can be forked. A refusal writes nothing.
     """
     GetServerKey: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetServerKeyRequest, _match_service_pb2.GetServerKeyResponse]
     """The server's public key, with which it signs every match that ends (MatchEnded's
@@ -135,9 +141,14 @@ class MatchServiceAsyncStub(MatchServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.CreateMatchRequest, _match_service_pb2.CreateMatchResponse]  # type: ignore[assignment]
-    """A new match, waiting for players. No token needed. The caller gets the referee
-    token. INVALID_ARGUMENT for an unset or unknown game, options out of range, a bad
-    prearranged deal or too much entropy, with the rule id.
+    """A new match, waiting for players. Only organisers create matches: the caller sends
+    an organiser's token (as metadata, as above) and gets the match's referee token.
+    Where the server opens creation to anyone (`totem serve --open-creation`), a caller
+    without one creates a match that has no referee (empty referee_token).
+    PERMISSION_DENIED without an organiser's token where creation is not open;
+    RESOURCE_EXHAUSTED, with a retry hint, beyond a creator's quota. INVALID_ARGUMENT for
+    an unset or unknown game, options out of range, a bad prearranged deal or too much
+    entropy, with the rule id.
     """
     JoinMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.JoinMatchRequest, _match_service_pb2.JoinMatchResponse]  # type: ignore[assignment]
     """Take a seat and get its player token. No token needed. Receive-stamped (JS-5.1). The
@@ -177,20 +188,21 @@ class MatchServiceAsyncStub(MatchServiceStub):
     the match's history (a deliberate exception to buf's RPC_RESPONSE_STANDARD_NAME).
     """
     ReissueToken: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ReissueTokenRequest, _match_service_pb2.ReissueTokenResponse]  # type: ignore[assignment]
-    """Referee only: a fresh token for a seat whose player lost theirs. Recorded as a
-    TokenReissued event; the seat's previous token stops working. PERMISSION_DENIED for
-    any caller but the referee.
+    """Referee (or an organiser) only: a fresh token for a seat whose player lost theirs.
+    Recorded as a TokenReissued event; the seat's previous token stops working.
+    PERMISSION_DENIED for any other caller.
     """
     ForkMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ForkMatchRequest, _match_service_pb2.ForkMatchResponse]  # type: ignore[assignment]
-    """Referee of the origin only: a new live match that starts from the exact state of a
-    match at one of its versions, so that a disputed position can be played again. The
-    server reads that state from its own store. The fork has the same seats, a new token
-    for each and for its referee, and a new seed (its commitment is in the answer); its
-    first event is MatchForked, naming the origin. It is listed, watched and played like
-    any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
-    version the origin does not have; FAILED_PRECONDITION for a version at which the
-    origin was not in play (not started, or ended) or was inside a command's automatic
-    steps, naming the nearest versions that can be forked. A refusal writes nothing.
+    """Referee of the origin (or an organiser) only: a new live match that starts from the
+    exact state of a match at one of its versions, so that a disputed position can be
+    played again. The server reads that state from its own store. The fork has the same
+    seats, a new token for each and for its referee, and a new seed (its commitment is in
+    the answer); its first event is MatchForked, naming the origin. It is listed, watched
+    and played like any match. PERMISSION_DENIED without the origin's referee token or an
+    organiser's; OUT_OF_RANGE for a version the origin does not have;
+    FAILED_PRECONDITION for a version at which the origin was not in play (not started,
+    or ended) or was inside a command's automatic steps, naming the nearest versions that
+    can be forked. A refusal writes nothing.
     """
     GetServerKey: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetServerKeyRequest, _match_service_pb2.GetServerKeyResponse]  # type: ignore[assignment]
     """The server's public key, with which it signs every match that ends (MatchEnded's
@@ -227,9 +239,14 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_service_pb2.CreateMatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_match_service_pb2.CreateMatchResponse, _abc.Awaitable[_match_service_pb2.CreateMatchResponse]]:
-        """A new match, waiting for players. No token needed. The caller gets the referee
-        token. INVALID_ARGUMENT for an unset or unknown game, options out of range, a bad
-        prearranged deal or too much entropy, with the rule id.
+        """A new match, waiting for players. Only organisers create matches: the caller sends
+        an organiser's token (as metadata, as above) and gets the match's referee token.
+        Where the server opens creation to anyone (`totem serve --open-creation`), a caller
+        without one creates a match that has no referee (empty referee_token).
+        PERMISSION_DENIED without an organiser's token where creation is not open;
+        RESOURCE_EXHAUSTED, with a retry hint, beyond a creator's quota. INVALID_ARGUMENT for
+        an unset or unknown game, options out of range, a bad prearranged deal or too much
+        entropy, with the rule id.
         """
 
     @_abc_1.abstractmethod
@@ -311,9 +328,9 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_service_pb2.ReissueTokenRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_match_service_pb2.ReissueTokenResponse, _abc.Awaitable[_match_service_pb2.ReissueTokenResponse]]:
-        """Referee only: a fresh token for a seat whose player lost theirs. Recorded as a
-        TokenReissued event; the seat's previous token stops working. PERMISSION_DENIED for
-        any caller but the referee.
+        """Referee (or an organiser) only: a fresh token for a seat whose player lost theirs.
+        Recorded as a TokenReissued event; the seat's previous token stops working.
+        PERMISSION_DENIED for any other caller.
         """
 
     @_abc_1.abstractmethod
@@ -322,15 +339,16 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_service_pb2.ForkMatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_match_service_pb2.ForkMatchResponse, _abc.Awaitable[_match_service_pb2.ForkMatchResponse]]:
-        """Referee of the origin only: a new live match that starts from the exact state of a
-        match at one of its versions, so that a disputed position can be played again. The
-        server reads that state from its own store. The fork has the same seats, a new token
-        for each and for its referee, and a new seed (its commitment is in the answer); its
-        first event is MatchForked, naming the origin. It is listed, watched and played like
-        any match. PERMISSION_DENIED without the origin's referee token; OUT_OF_RANGE for a
-        version the origin does not have; FAILED_PRECONDITION for a version at which the
-        origin was not in play (not started, or ended) or was inside a command's automatic
-        steps, naming the nearest versions that can be forked. A refusal writes nothing.
+        """Referee of the origin (or an organiser) only: a new live match that starts from the
+        exact state of a match at one of its versions, so that a disputed position can be
+        played again. The server reads that state from its own store. The fork has the same
+        seats, a new token for each and for its referee, and a new seed (its commitment is in
+        the answer); its first event is MatchForked, naming the origin. It is listed, watched
+        and played like any match. PERMISSION_DENIED without the origin's referee token or an
+        organiser's; OUT_OF_RANGE for a version the origin does not have;
+        FAILED_PRECONDITION for a version at which the origin was not in play (not started,
+        or ended) or was inside a command's automatic steps, naming the nearest versions that
+        can be forked. A refusal writes nothing.
         """
 
     @_abc_1.abstractmethod

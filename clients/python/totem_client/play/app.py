@@ -26,6 +26,7 @@ from textual.widgets import Footer, Static
 
 from totem.v1 import common_pb2
 from totem_client.client import Client, ClientTls, MatchEvent, MatchSummary, Session, connect
+from totem_client.command_line import failure_line
 from totem_client.errors import TotemError
 from totem_client.play import GameEntry
 from totem_client.play.openings import CannotOpen, Opening, Table
@@ -247,7 +248,8 @@ class PlayApp(App[None]):
                 self.status_line.set_connection(self.opening.description)
                 table = await self.opening.open(client, self.entry)
             except (TotemError, CannotOpen) as error:
-                self.failure = f"{self.opening.description} at {self.address}: {error}"
+                why = failure_line(error, self.address) if isinstance(error, TotemError) else error
+                self.failure = f"{self.opening.description} at {self.address}: {why}"
                 self.exit(return_code=1)
                 return
             self._seat(table)
