@@ -27,7 +27,7 @@ from typing import Any
 from eventsourcing.domain import event
 
 from domain.kernel.decisions import Decision
-from domain.kernel.errors import DomainError, InvalidArgument, RuleViolation
+from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted, RuleViolation
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
 from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
@@ -60,6 +60,10 @@ from domain.village.model import (
 from domain.village.options import Options
 
 SECRET_BYTES = 32
+
+#: The rule a command for a family the sender does not play names (VI-7.9), whatever
+#: the decision it was for.
+FAMILY_RULE = "VI-2.2"
 
 #: Kinds of decision: the rule each belongs to, and the deadline option it uses.
 DECISION_RULES = {
@@ -1482,7 +1486,11 @@ class Village(MatchAggregate):
                 rule, f"family {family} does not exist: families are 0 to {self.family_count - 1}"
             )
         if family not in self.parties_of(seat):
-            return RuleViolation(rule, f"seat {seat} does not play family {family}")
+            # VI-7.9: refused like a command for another seat, naming VI-2.2 whatever
+            # the decision.
+            return NotPermitted(
+                FAMILY_RULE, f"seat {seat} does not play family {family}: it cannot act for it"
+            )
         decision = self.decision
         if decision is None or decision.kind != kind or not decision.owed_by(family):
             return RuleViolation(

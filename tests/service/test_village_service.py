@@ -159,6 +159,27 @@ async def _refused(
     return error.details() or ""
 
 
+async def test_vi_7_9_a_command_for_a_family_the_seat_does_not_play_is_permission_denied(
+    server: RunningServer,
+) -> None:
+    """VI-7.9: refused like a command for another seat, naming VI-2.2, with a sentence
+    that says why, whatever the decision; nothing is written."""
+    denied = grpc.StatusCode.PERMISSION_DENIED
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, _, tokens = await create_village(client, 2, **long_deadlines())
+        # Seat 0 plays families 0 and 2 (VI-7.1); family 0's arrangement is awaited.
+        arrange = (await state(client, match_id, tokens[0])).legal.decisions[0].default
+        details = await _refused(server, client, match_id, tokens[1], arrange, denied, "VI-2.2")
+        assert details == "VI-2.2: seat 1 does not play family 0: it cannot act for it"
+        await drive(client, match_id, tokens, until=_is_choosing)
+        for family, token in ((1, tokens[0]), (3, tokens[0]), (0, tokens[1]), (2, tokens[1])):
+            choice = _spells(family)
+            details = await _refused(server, client, match_id, token, choice, denied, "VI-2.2")
+            assert f"does not play family {family}" in details
+        await act(client, match_id, tokens[0], _spells(2))  # its own: accepted
+
+
 async def test_bad_input_is_refused_naming_the_rule_and_writes_nothing(
     server: RunningServer,
 ) -> None:
@@ -184,9 +205,10 @@ async def test_bad_input_is_refused_naming_the_rule_and_writes_nothing(
             invalid,
             "VI-2.1",
         )
-        # Another player's family (VI-2.1): seat 1 does not play family 0.
+        # Another player's family: seat 1 does not play family 0 (VI-7.9).
         fine = (await state(client, match_id, tokens[0])).legal.decisions[0].default
-        await _refused(server, client, match_id, tokens[1], fine, failed, "VI-2.1")
+        denied = grpc.StatusCode.PERMISSION_DENIED
+        await _refused(server, client, match_id, tokens[1], fine, denied, "VI-2.2")
         # A decision out of phase: nothing to reveal in phase 1 (VI-2.3).
         reveal = vi.VillageCommand(reveal_spells=vi.VillageRevealSpells(family=0))
         await _refused(server, client, match_id, tokens[0], reveal, failed, "VI-2.3")
