@@ -1419,14 +1419,14 @@ class Village(MatchAggregate):
         birds, else no winner. VI-4.2 / VI-7.1: a player wins with its family, and a tie
         between two families of the same player is that player's win."""
         sizes = [self.size(f) for f in self.families]
-        tied = model.winner_among(contenders, sizes, self.birds)
-        seats = sorted({self.party_owner(f) for f in tied})
-        winner = tied[0] if len(tied) == 1 else None
+        best = model.winner_among(contenders, sizes, self.birds)
+        seats = sorted({self.party_owner(f) for f in best})
+        winner = best[0] if len(best) == 1 else None
         self._totem_completed(
             contenders=contenders,
             sizes=sizes,
             birds=list(self.birds),
-            tied=tied,
+            tied=model.tie(best),
             winner=winner,
             winning_seats=seats,
         )
@@ -1443,7 +1443,8 @@ class Village(MatchAggregate):
         winner: int | None,
         winning_seats: list[int],
     ) -> None:
-        self.outcome = {"winner": winner, "tied": list(tied), "seats": list(winning_seats)}
+        # Matches recorded before VI-7.11 hold a lone winner in ``tied``: not a tie.
+        self.outcome = {"winner": winner, "tied": model.tie(tied), "seats": list(winning_seats)}
 
     # ---- commands ---------------------------------------------------------------------
 

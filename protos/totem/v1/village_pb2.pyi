@@ -2233,7 +2233,9 @@ class VillageTotemCompleted(_message.Message):
 
     @_builtins.property
     def tied(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Contenders still tied after the tie-breaks."""
+        """Contenders still tied after the tie-breaks: empty unless two or more are
+        (VI-7.11); a lone winner is in winner, not here.
+        """
 
     @_builtins.property
     def winning_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -2640,7 +2642,7 @@ class VillageOutcome(_message.Message):
     """The winning family, if one."""
     @_builtins.property
     def tied(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The contenders still tied."""
+        """The contenders still tied: empty unless two or more are (VI-7.11)."""
 
     @_builtins.property
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
