@@ -287,8 +287,10 @@ async def test_an_elder_is_refused_as_a_victim_where_the_rules_forbid_it(
         )
         failed = grpc.StatusCode.FAILED_PRECONDITION
         await _refused(server, client, match_id, tokens[0], command, failed, "VI-2.6")
+        # Another seat may not choose for the starving family (VI-7.9).
         other = vi.VillageCommand(choose_victims=vi.VillageChooseVictims(family=0, victims=[]))
-        await _refused(server, client, match_id, tokens[1], other, failed, "VI-2.6")
+        denied = grpc.StatusCode.PERMISSION_DENIED
+        await _refused(server, client, match_id, tokens[1], other, denied, "VI-2.2")
         answer = await act(client, match_id, tokens[0], owed.default)
         assert answer.state.village.families[0].cottages[1].elder == 1
 
