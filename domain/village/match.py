@@ -1478,19 +1478,21 @@ class Village(MatchAggregate):
         rule = DECISION_RULES[kind]
         if self.status is MatchStatus.WAITING:
             return RuleViolation(self.START_RULE, "the match has not started yet")
-        if self.status is MatchStatus.ENDED:
-            return self._ended()
-        if not 0 <= seat < len(self.players):
-            return RuleViolation(self.PLAYERS_RULE, f"seat {seat} is not taken in this match")
-        if not 0 <= family < self.family_count:
-            return InvalidArgument(
-                rule, f"family {family} does not exist: families are 0 to {self.family_count - 1}"
-            )
-        if family not in self.parties_of(seat):
-            # VI-7.9: refused like a command for another seat, naming VI-2.2 whatever
-            # the decision.
+        seated = 0 <= seat < len(self.players)
+        exists = 0 <= family < self.family_count
+        if seated and exists and family not in self.parties_of(seat):
+            # VI-7.9: refused like a command for another seat, whatever the decision and
+            # whether or not the match has ended, naming VI-2.2.
             return NotPermitted(
                 FAMILY_RULE, f"seat {seat} does not play family {family}: it cannot act for it"
+            )
+        if self.status is MatchStatus.ENDED:
+            return self._ended()
+        if not seated:
+            return RuleViolation(self.PLAYERS_RULE, f"seat {seat} is not taken in this match")
+        if not exists:
+            return InvalidArgument(
+                rule, f"family {family} does not exist: families are 0 to {self.family_count - 1}"
             )
         decision = self.decision
         if decision is None or decision.kind != kind or not decision.owed_by(family):

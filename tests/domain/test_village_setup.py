@@ -215,3 +215,8 @@ def test_vi_7_9_a_command_for_a_family_the_seat_does_not_play_is_not_permitted()
         error = refused(match, "VI-2.2", match.act, 0, ChooseSpells(family, []), stamps())
         assert isinstance(error, NotPermitted)
     match.act(0, ChooseSpells(2, []), stamps())  # its own second family: accepted
+    # After the end too, as a command for another seat is (its own family: VI-4.1).
+    drive(match, stamps, lambda m: m.status is MatchStatus.ENDED, limit=100_000)
+    error = refused(match, "VI-2.2", match.act, 0, ChooseSpells(1, []), stamps())
+    assert isinstance(error, NotPermitted)
+    refused(match, "VI-4.1", match.act, 0, ChooseSpells(0, []), stamps())
