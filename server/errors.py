@@ -16,7 +16,7 @@ from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
-from domain.kernel.errors import DomainError, InvalidArgument
+from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted
 from server.application import MatchNotFound
 
 RULE_METADATA_KEY = "totem-rule"
@@ -48,6 +48,8 @@ def to_service_error(error: Exception) -> ServiceError | None:
         return error
     if isinstance(error, InvalidArgument):
         return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, error.message, error.rule)
+    if isinstance(error, NotPermitted):
+        return ServiceError(grpc.StatusCode.PERMISSION_DENIED, error.message, error.rule)
     if isinstance(error, DomainError):
         return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, error.message, error.rule)
     if isinstance(error, MatchNotFound):

@@ -2,7 +2,7 @@
 
 from domain.kernel.chain import GENESIS_DIGEST, canonical_bytes, event_digest
 from domain.kernel.decisions import Decision
-from domain.kernel.errors import DomainError, InvalidArgument, RuleViolation
+from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted, RuleViolation
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
 from domain.kernel.randomness import SeededRandom, commitment, effective_seed
 from domain.kernel.stamps import ReceiveStamp
@@ -16,6 +16,7 @@ __all__ = [
     "InvalidArgument",
     "MatchAggregate",
     "MatchStatus",
+    "NotPermitted",
     "ReceiveStamp",
     "RuleViolation",
     "SeededRandom",

@@ -22,3 +22,9 @@ class InvalidArgument(DomainError):
 
 class RuleViolation(DomainError):
     """A well-formed command the rules forbid in the current state."""
+
+
+class NotPermitted(DomainError):
+    """A command its sender may not give whatever the state: one for a party (a Village
+    family) that the sender's seat does not play. Answered like a command for another
+    seat (PERMISSION_DENIED), not as a rule of play broken now."""

@@ -13,6 +13,11 @@ each revealed spell with its salt (so anyone can recompute its chit); and, when 
 round ends, every chit of the family (placed ones in placement order, then those never
 placed), whose sorted hash must be the commitment. An unrevealed spell's identity is
 never published (VI-2.3): its chit, with an unknown salt, tells nothing.
+
+What is hashed is a published contract (VI-7.12): docs/rules/village.md, "Commitments",
+describes it byte for byte, and a judge's verifier written from that page alone is run
+against a live server's spectator stream in the tests. Any change here changes the
+contract.
 """
 
 from __future__ import annotations

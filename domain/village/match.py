@@ -27,7 +27,7 @@ from typing import Any
 from eventsourcing.domain import event
 
 from domain.kernel.decisions import Decision
-from domain.kernel.errors import DomainError, InvalidArgument, RuleViolation
+from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted, RuleViolation
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
 from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
@@ -60,6 +60,10 @@ from domain.village.model import (
 from domain.village.options import Options
 
 SECRET_BYTES = 32
+
+#: The rule a command for a family the sender does not play names (VI-7.9), whatever
+#: the decision it was for.
+FAMILY_RULE = "VI-2.2"
 
 #: Kinds of decision: the rule each belongs to, and the deadline option it uses.
 DECISION_RULES = {
@@ -1439,14 +1443,14 @@ class Village(MatchAggregate):
         birds, else no winner. VI-4.2 / VI-7.1: a player wins with its family, and a tie
         between two families of the same player is that player's win."""
         sizes = [self.size(f) for f in self.families]
-        tied = model.winner_among(contenders, sizes, self.birds)
-        seats = sorted({self.party_owner(f) for f in tied})
-        winner = tied[0] if len(tied) == 1 else None
+        best = model.winner_among(contenders, sizes, self.birds)
+        seats = sorted({self.party_owner(f) for f in best})
+        winner = best[0] if len(best) == 1 else None
         self._totem_completed(
             contenders=contenders,
             sizes=sizes,
             birds=list(self.birds),
-            tied=tied,
+            tied=model.tie(best),
             winner=winner,
             winning_seats=seats,
         )
@@ -1463,7 +1467,8 @@ class Village(MatchAggregate):
         winner: int | None,
         winning_seats: list[int],
     ) -> None:
-        self.outcome = {"winner": winner, "tied": list(tied), "seats": list(winning_seats)}
+        # Matches recorded before VI-7.11 hold a lone winner in ``tied``: not a tie.
+        self.outcome = {"winner": winner, "tied": model.tie(tied), "seats": list(winning_seats)}
 
     # ---- commands ---------------------------------------------------------------------
 
@@ -1497,16 +1502,22 @@ class Village(MatchAggregate):
         rule = DECISION_RULES[kind]
         if self.status is MatchStatus.WAITING:
             return RuleViolation(self.START_RULE, "the match has not started yet")
+        seated = 0 <= seat < len(self.players)
+        exists = 0 <= family < self.family_count
+        if seated and exists and family not in self.parties_of(seat):
+            # VI-7.9: refused like a command for another seat, whatever the decision and
+            # whether or not the match has ended, naming VI-2.2.
+            return NotPermitted(
+                FAMILY_RULE, f"seat {seat} does not play family {family}: it cannot act for it"
+            )
         if self.status is MatchStatus.ENDED:
             return self._ended()
-        if not 0 <= seat < len(self.players):
+        if not seated:
             return RuleViolation(self.PLAYERS_RULE, f"seat {seat} is not taken in this match")
-        if not 0 <= family < self.family_count:
+        if not exists:
             return InvalidArgument(
                 rule, f"family {family} does not exist: families are 0 to {self.family_count - 1}"
             )
-        if family not in self.parties_of(seat):
-            return RuleViolation(rule, f"seat {seat} does not play family {family}")
         decision = self.decision
         if decision is None or decision.kind != kind or not decision.owed_by(family):
             return RuleViolation(

@@ -276,6 +276,12 @@ def census_awards(sizes: Sequence[int], totem_b: bool) -> tuple[list[int], list[
 # ---- the end (VI-4.1) ----------------------------------------------------------------
 
 
+def tie(families: Sequence[int]) -> list[int]:
+    """A tie field of an event, a view or an outcome (VI-7.11): the families tied, empty
+    unless two or more are (a lone winner is not a tie)."""
+    return list(families) if len(families) >= 2 else []
+
+
 def winner_among(
     contenders: Sequence[int], sizes: Sequence[int], birds: Sequence[int]
 ) -> list[int]:

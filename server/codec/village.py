@@ -27,7 +27,7 @@ from domain.village import (
     Village,
 )
 from domain.village.match import DECISION_RULES, SECRET_BYTES
-from domain.village.model import KINDS, SPELLS, Person
+from domain.village.model import KINDS, SPELLS, Person, tie
 from server.codec import Command, stamp_message
 from totem.v1 import match_service_pb2
 from totem.v1 import village_pb2 as pb
@@ -483,7 +483,7 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
             contenders=v["contenders"],
             sizes=v["sizes"],
             birds=v["birds"],
-            tied=v["tied"],
+            tied=tie(v["tied"]),  # a lone winner, as older records hold it, is no tie
             winning_seats=v["winning_seats"],
         )
         if v["winner"] is not None:

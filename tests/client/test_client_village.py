@@ -46,8 +46,8 @@ async def test_a_session_answers_each_decision_it_owes(client: Client) -> None:
     assert owed.arrange.house == 7 and owed.deadline_ms > 0
     with pytest.raises(TotemError) as refused:
         await bob.arrange(0, [{"elder": 1}, {}, {}])  # family 0 is alice's (VI-7.1)
-    assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION
-    assert refused.value.rule == "VI-2.1"
+    assert refused.value.code == grpc.StatusCode.PERMISSION_DENIED  # VI-7.9
+    assert refused.value.rule == "VI-2.2"
     answer = await alice.arrange(
         0,
         [

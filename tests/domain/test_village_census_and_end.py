@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -20,9 +21,10 @@ from village_support import (
     to_decision,
 )
 
-from domain.kernel import MatchStatus
+from domain.kernel import MatchStatus, Viewer
 from domain.village import Village, model
 from domain.village.model import census_awards
+from domain.village.views import state_view
 
 # ---- the census ties (VI-2.9) -----------------------------------------------------------
 
@@ -264,7 +266,7 @@ def test_vi_4_1_several_at_six_the_largest_wins() -> None:
         {0: steady(14), 1: steady(12), 2: steady(9), 3: steady(7)}, poles={0: 5, 1: 5}
     )
     done = last(match, "TotemCompleted")
-    assert (done.contenders, done.tied, done.winner) == ([0, 1], [0], 0)
+    assert (done.contenders, done.tied, done.winner) == ([0, 1], [], 0)
 
 
 def test_vi_4_1_then_the_most_birds_then_no_winner() -> None:
@@ -275,7 +277,7 @@ def test_vi_4_1_then_the_most_birds_then_no_winner() -> None:
         birds={0: 10, 1: 2},
     )
     done = last(match, "TotemCompleted")
-    assert (done.tied, done.winner) == ([0], 0)
+    assert (done.tied, done.winner) == ([], 0)
     assert done.birds[0] > done.birds[1]
     match, _, _ = census_scene(
         {0: steady(12), 1: steady(12), 2: steady(9), 3: steady(7)},
@@ -309,3 +311,57 @@ def test_vi_7_1_a_draw_between_two_families_of_one_player_is_that_players_win() 
     assert (done.tied, done.winner, done.winning_seats) == ([0, 2], None, [0])
     assert match.result == [{"seat": 0, "place": 1}, {"seat": 1, "place": 2}]
     assert awaiting(match, "arrange") is False
+
+
+@pytest.mark.parametrize(
+    ("staged", "poles", "birds", "tied", "winner"),
+    [
+        # One family at six: it wins, nothing is tied.
+        ({0: steady(14), 1: steady(12), 2: steady(9), 3: steady(7)}, {1: 5}, {}, [], 1),
+        # Two at six, the larger wins: a lone winner after the tie-break is no tie.
+        ({0: steady(14), 1: steady(12), 2: steady(9), 3: steady(7)}, {0: 5, 1: 5}, {}, [], 0),
+        # Same size, more birds: no tie either.
+        (
+            {0: steady(12), 1: steady(12), 2: steady(9), 3: steady(7)},
+            {0: 5, 1: 5},
+            {0: 10, 1: 2},
+            [],
+            0,
+        ),
+        # Same size, same birds: the two are tied.
+        (
+            {0: steady(12), 1: steady(12), 2: steady(9), 3: steady(7)},
+            {0: 5, 1: 5},
+            {0: 10, 1: 10},
+            [0, 1],
+            None,
+        ),
+    ],
+)
+def test_vi_7_11_a_tie_field_is_empty_unless_two_or_more_families_are_tied(
+    staged: dict[int, list[dict[str, int]]],
+    poles: dict[int, int],
+    birds: dict[int, int],
+    tied: list[int],
+    winner: int | None,
+) -> None:
+    """VI-7.11: in the event and the outcome of every view, ``tied`` holds the tied
+    families only when two or more are; a lone winner is ``winner``."""
+    match, _, _ = census_scene(staged, poles=poles, birds=birds)
+    done = last(match, "TotemCompleted")
+    assert (done.tied, done.winner) == (tied, winner)
+    for viewer in (Viewer.spectator(), Viewer.player(0), Viewer.referee()):
+        outcome = state_view(match, viewer)["outcome"]
+        assert (outcome["tied"], outcome["winner"]) == (tied, winner)
+
+
+def test_vi_7_11_a_lone_winner_recorded_in_the_tie_field_is_shown_as_no_tie() -> None:
+    """Matches recorded before VI-7.11 hold the lone winner in ``tied``: replayed, their
+    outcome shows no tie."""
+    match, _, _ = census_scene(
+        {0: steady(14), 1: steady(12), 2: steady(9), 3: steady(7)}, poles={1: 5}
+    )
+    done = last(match, "TotemCompleted")
+    older = dataclasses.replace(done, tied=[1])
+    older.apply(match)
+    assert match.outcome == {"winner": 1, "tied": [], "seats": [1]}

@@ -74,8 +74,9 @@ def test_vi_2_6_the_owner_chooses_never_an_elder_bad_names_refused() -> None:
     error = refused(match, "VI-2.6", match.act, 0, ChooseVictims(0, [(3, "girl")] * 2), stamps())
     assert isinstance(error, InvalidArgument)
     refused(match, "VI-2.6", match.act, 0, ChooseVictims(0, [(0, "wolf")] * 2), stamps())
-    # Another family's owner may not choose (VI-7.1 with four players: seat 1 plays 1).
-    refused(match, "VI-2.6", match.act, 1, ChooseVictims(0, [(2, "girl")] * 2), stamps())
+    # Another family's owner may not choose (VI-7.1 with four players: seat 1 plays 1),
+    # and is refused as for another seat (VI-7.9).
+    refused(match, "VI-2.2", match.act, 1, ChooseVictims(0, [(2, "girl")] * 2), stamps())
 
 
 def test_vi_2_6_timeout_default_by_kind_highest_cottage_first() -> None:
@@ -203,9 +204,25 @@ def test_vi_7_7_feast_b_defaults_name_distinct_victims() -> None:
     assert all(e.by_default for e in all_of(match, "VictimsNamed"))
 
 
-def test_feast_a_with_feast_b_uses_the_secret_names() -> None:
-    match, _ = starving(TWENTY_ONE, birds=0, feast_a=True, feast_b=True)
-    assert match.decision is not None and match.decision.kind == "name_victims"
+def test_vi_7_10_feast_a_with_feast_b_plays_as_feast_b() -> None:
+    """VI-7.10: the same scene as feast_b alone, with the same names, gives the same
+    decision, shares and deaths: secret names revealed together, elders allowed."""
+    outcomes = []
+    for variations in ({"feast_b": True}, {"feast_a": True, "feast_b": True}):
+        match, stamps = starving(TWENTY_ONE, birds=0, **variations)
+        decision = match.decision
+        assert decision is not None and decision.kind == "name_victims"
+        assert decision.parties == (1, 2, 3)
+        assert decision.detail["shares"] == [[1, 2], [2, 1], [3, 1]]
+        act(match, stamps, ChooseVictims(2, [(0, "elder")]))
+        act(match, stamps, ChooseVictims(1, [(2, "girl"), (0, "elder")]))
+        assert match.size(0) == 21  # secret until the last name
+        act(match, stamps, ChooseVictims(3, [(1, "elder")]))
+        outcomes.append(last(match, "VictimsRevealed").deaths)
+    assert outcomes[0] == outcomes[1]
+    # feast_a alone would have asked one family for one victim at a time, in the open.
+    match, _ = starving(TWENTY_ONE, birds=0, feast_a=True)
+    assert match.decision is not None and match.decision.kind == "victims"
 
 
 def test_vi_2_6_with_two_players_every_other_family_chooses() -> None:

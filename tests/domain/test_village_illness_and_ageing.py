@@ -116,7 +116,7 @@ def test_vi_2_8_several_youth_spells_in_one_cottage_spare_one_each() -> None:
     assert decision.detail["needs"] == [3, 0, 0]
     refused(match, "VI-2.8", match.act, 0, SpareFromAge(0, [(0, "girl")]), stamps())
     refused(match, "VI-2.8", match.act, 0, SpareFromAge(0, [(0, "girl")] * 3), stamps())
-    refused(match, "VI-2.8", match.act, 1, SpareFromAge(0, [(0, "girl")] * 3), stamps())
+    refused(match, "VI-2.2", match.act, 1, SpareFromAge(0, [(0, "girl")] * 3), stamps())  # VI-7.9
     spared = [(0, "girl"), (0, "elder"), (0, "young_woman")]
     act(match, stamps, SpareFromAge(0, spared))
     aged = last(match, "Aged")
@@ -149,6 +149,32 @@ def test_vi_7_4_a_cottage_of_elders_may_spare_one_or_none() -> None:
     assert match.youth_minimum(0) == [0, 0, 0]
     act(match, stamps, SpareFromAge(0, [(0, "elder")]))
     assert match.cottages[0][0]["elder"] == 1
+
+
+def test_vi_7_11_youth_spares_at_most_the_members_present_in_its_cottage() -> None:
+    """VI-7.11: three youth spells on a cottage of two spare two, not three."""
+    match, stamps = youth_scene([0, 1, 3], {"mature_woman": 1, "girl": 1})
+    decision = match.decision
+    assert decision is not None and decision.detail["needs"] == [2, 0, 0]
+    assert match.youth_needs(0) == [2, 0, 0] and match.youth_minimum(0) == [2, 0, 0]
+    three = [(0, "mature_woman"), (0, "girl"), (0, "girl")]
+    refused(match, "VI-2.8", match.act, 0, SpareFromAge(0, three), stamps())
+    error = refused(match, "VI-2.8", match.act, 0, SpareFromAge(0, three[:1]), stamps())
+    assert error.message == "youth spares 2 people in cottage 0 of family 0"
+    fire(match, stamps)
+    chosen = last(match, "YouthChosen")
+    assert chosen.spared == [
+        {"cottage": 0, "kind": "mature_woman"},
+        {"cottage": 0, "kind": "girl"},
+    ]
+    assert match.cottages[0][0] == model.counts({"mature_woman": 1, "girl": 1})
+    # Four spells on a lone elder: one at most, and sparing them is the family's choice.
+    match, stamps = youth_scene([0, 1, 2, 3], {"elder": 1})
+    assert match.youth_needs(0) == [1, 0, 0] and match.youth_minimum(0) == [0, 0, 0]
+    two = [(0, "elder"), (0, "elder")]
+    refused(match, "VI-2.8", match.act, 0, SpareFromAge(0, two), stamps())
+    act(match, stamps, SpareFromAge(0, [(0, "elder")]))
+    assert match.cottages[0][0] == model.counts({"elder": 1})
 
 
 def test_vi_2_8_children_become_young_adults() -> None:

@@ -234,13 +234,34 @@ def test_vi_2_2_spells_b_placements_are_submitted_at_once_and_placed_together() 
     assert match.phase == 3
 
 
-def test_spells_a_with_spells_b_lets_a_family_submit_fewer() -> None:
+def test_vi_7_10_spells_a_with_spells_b_lets_a_family_submit_any_subset() -> None:
+    """VI-7.10: under both, a family submits any subset of its face-down placements, in
+    secret; the others are lost (never placed, published as unplaced at the round's end).
+    It does not pass one spell at a time: the submission is its one decision."""
     match, stamps = new_village(3, spells_a=True, spells_b=True)
     to_decision(match, stamps, "choose", 2)
     act(match, stamps, ChooseSpells(0, ["girls", "boys"], 1))
+    act(match, stamps, ChooseSpells(1, ["twins"]))
+    act(match, stamps, ChooseSpells(2, []))
+    decision = match.decision
+    assert decision is not None and decision.kind == "submit" and decision.parties == (0, 1)
+    owed = match.legal_actions(0)["decisions"][0]
+    assert owed["choices"]["all_required"] is False  # any subset will do
+    refused(match, "VI-2.2", match.act, 0, PassSpells(0), stamps())
+    act(match, stamps, SubmitPlacements(0, [("boys", 1, 1)]))  # a subset
+    act(match, stamps, SubmitPlacements(1, []))  # the empty subset
+    assert [(b["owner"], b["spell"]) for b in match.board] == [(0, "boys")]
+    drive(match, stamps, lambda m: m.round == 2)
+    ended = last(match, "RoundEnded")
+    lost = sorted((u["family"], u["spell"]) for u in ended.unplaced)
+    assert lost == [(0, "girls"), (1, "twins")]
+    # Without spells_a every chosen spell must be submitted.
+    match, stamps = new_village(3, spells_b=True)
+    to_decision(match, stamps, "choose", 2)
+    act(match, stamps, ChooseSpells(0, ["girls", "boys"], 1))
     fire(match, stamps)
-    act(match, stamps, SubmitPlacements(0, [("boys", 1, 1)]))
-    assert [b["spell"] for b in match.board] == ["boys"]
+    fewer = SubmitPlacements(0, [("boys", 1, 1)])
+    refused(match, "VI-2.2", match.act, 0, fewer, stamps())
 
 
 def test_spells_b_deadline_places_everything_on_the_own_first_cottage() -> None:

@@ -20,7 +20,7 @@ from village_support import (
     to_decision,
 )
 
-from domain.kernel import InvalidArgument, MatchStatus
+from domain.kernel import InvalidArgument, MatchStatus, NotPermitted
 from domain.village import Arrange, ChooseSpells, Options, Village, model
 
 
@@ -67,7 +67,7 @@ def test_vi_7_1_a_seat_decides_for_its_own_families_only() -> None:
     to_decision(match, stamps, "arrange")
     assert match.decision is not None and match.decision.parties == (0,)
     cottages, _ = match.default_arrangement(0)
-    refused(match, "VI-2.1", match.act, 1, Arrange(0, cottages), stamps())
+    refused(match, "VI-2.2", match.act, 1, Arrange(0, cottages), stamps())  # VI-7.9
     match.act(0, Arrange(0, cottages), stamps())
 
 
@@ -193,7 +193,30 @@ def test_commands_before_the_start_and_after_the_end_are_refused() -> None:
 
 def test_a_decision_for_a_family_that_does_not_exist_is_refused() -> None:
     match, stamps = new_village(3)
-    refused(match, "VI-2.1", match.act, 0, Arrange(7, [{}, {}, {}]), stamps())
-    error = refused(match, "VI-2.1", match.act, 1, Arrange(0, [{}, {}, {}]), stamps())
-    assert "does not play family 0" in error.message
+    error = refused(match, "VI-2.1", match.act, 0, Arrange(7, [{}, {}, {}]), stamps())
+    assert isinstance(error, InvalidArgument)
     act(match, stamps, Arrange(0, match.default_arrangement(0)[0]))
+
+
+def test_vi_7_9_a_command_for_a_family_the_seat_does_not_play_is_not_permitted() -> None:
+    """VI-7.9: refused like a command for another seat (PERMISSION_DENIED), naming VI-2.2
+    whatever the decision, before the decision itself is looked at."""
+    match, stamps = new_village(3)
+    error = refused(match, "VI-2.2", match.act, 1, Arrange(0, [{}, {}, {}]), stamps())
+    assert isinstance(error, NotPermitted)
+    assert error.message == "seat 1 does not play family 0: it cannot act for it"
+    # A family the seat does not play and that owes nothing now: still not permitted.
+    error = refused(match, "VI-2.2", match.act, 0, ChooseSpells(2, []), stamps())
+    assert isinstance(error, NotPermitted)
+    # With two players, seat 0 plays families 0 and 2, not 1 and 3 (VI-7.1).
+    match, stamps = new_village(2)
+    to_decision(match, stamps, "choose", 2)
+    for family in (1, 3):
+        error = refused(match, "VI-2.2", match.act, 0, ChooseSpells(family, []), stamps())
+        assert isinstance(error, NotPermitted)
+    match.act(0, ChooseSpells(2, []), stamps())  # its own second family: accepted
+    # After the end too, as a command for another seat is (its own family: VI-4.1).
+    drive(match, stamps, lambda m: m.status is MatchStatus.ENDED, limit=100_000)
+    error = refused(match, "VI-2.2", match.act, 0, ChooseSpells(1, []), stamps())
+    assert isinstance(error, NotPermitted)
+    refused(match, "VI-4.1", match.act, 0, ChooseSpells(0, []), stamps())

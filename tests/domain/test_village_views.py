@@ -199,7 +199,7 @@ def test_refusals_name_no_hidden_fact() -> None:
     match, stamps = new_village(4)
     cast(match, stamps, {1: [("twins", 0, 0)]})
     to_decision(match, stamps, "reveal", 3)
-    error = refused(match, "VI-2.3", match.act, 0, RevealSpells(1, [0]), stamps())
+    error = refused(match, "VI-2.2", match.act, 0, RevealSpells(1, [0]), stamps())  # VI-7.9
     assert "twins" not in error.message and match.board[0]["salt"] not in error.message
     error = refused(match, "VI-2.2", match.act, 0, PlaceSpell(0, "twins", 0, 0), stamps())
     assert "twins" not in error.message and "phase 3" in error.message

@@ -52,8 +52,9 @@ async def test_a_whole_match_of_sensible_players_ends_with_the_totem(
         end = await drive(client, match_id, tokens, sensible)
         assert max(f.pole for f in end.families) == 6  # VI-4.1
         assert end.outcome.seats
-        if len(end.outcome.tied) == 1:
-            assert end.outcome.winner == end.outcome.tied[0]
+        # VI-7.11: a tie field holds two or more families, or none.
+        assert len(end.outcome.tied) != 1
+        assert end.outcome.HasField("winner") == (not end.outcome.tied)
         summary = (await client.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary
         assert summary.status == common_pb2.MATCH_STATUS_ENDED
         assert summary.game == common_pb2.GAME_VILLAGE
@@ -159,6 +160,27 @@ async def _refused(
     return error.details() or ""
 
 
+async def test_vi_7_9_a_command_for_a_family_the_seat_does_not_play_is_permission_denied(
+    server: RunningServer,
+) -> None:
+    """VI-7.9: refused like a command for another seat, naming VI-2.2, with a sentence
+    that says why, whatever the decision; nothing is written."""
+    denied = grpc.StatusCode.PERMISSION_DENIED
+    channel, client = stub(server.port)
+    async with channel:
+        match_id, _, tokens = await create_village(client, 2, **long_deadlines())
+        # Seat 0 plays families 0 and 2 (VI-7.1); family 0's arrangement is awaited.
+        arrange = (await state(client, match_id, tokens[0])).legal.decisions[0].default
+        details = await _refused(server, client, match_id, tokens[1], arrange, denied, "VI-2.2")
+        assert details == "VI-2.2: seat 1 does not play family 0: it cannot act for it"
+        await drive(client, match_id, tokens, until=_is_choosing)
+        for family, token in ((1, tokens[0]), (3, tokens[0]), (0, tokens[1]), (2, tokens[1])):
+            choice = _spells(family)
+            details = await _refused(server, client, match_id, token, choice, denied, "VI-2.2")
+            assert f"does not play family {family}" in details
+        await act(client, match_id, tokens[0], _spells(2))  # its own: accepted
+
+
 async def test_bad_input_is_refused_naming_the_rule_and_writes_nothing(
     server: RunningServer,
 ) -> None:
@@ -184,9 +206,10 @@ async def test_bad_input_is_refused_naming_the_rule_and_writes_nothing(
             invalid,
             "VI-2.1",
         )
-        # Another player's family (VI-2.1): seat 1 does not play family 0.
+        # Another player's family: seat 1 does not play family 0 (VI-7.9).
         fine = (await state(client, match_id, tokens[0])).legal.decisions[0].default
-        await _refused(server, client, match_id, tokens[1], fine, failed, "VI-2.1")
+        denied = grpc.StatusCode.PERMISSION_DENIED
+        await _refused(server, client, match_id, tokens[1], fine, denied, "VI-2.2")
         # A decision out of phase: nothing to reveal in phase 1 (VI-2.3).
         reveal = vi.VillageCommand(reveal_spells=vi.VillageRevealSpells(family=0))
         await _refused(server, client, match_id, tokens[0], reveal, failed, "VI-2.3")
@@ -264,8 +287,10 @@ async def test_an_elder_is_refused_as_a_victim_where_the_rules_forbid_it(
         )
         failed = grpc.StatusCode.FAILED_PRECONDITION
         await _refused(server, client, match_id, tokens[0], command, failed, "VI-2.6")
+        # Another seat may not choose for the starving family (VI-7.9).
         other = vi.VillageCommand(choose_victims=vi.VillageChooseVictims(family=0, victims=[]))
-        await _refused(server, client, match_id, tokens[1], other, failed, "VI-2.6")
+        denied = grpc.StatusCode.PERMISSION_DENIED
+        await _refused(server, client, match_id, tokens[1], other, denied, "VI-2.2")
         answer = await act(client, match_id, tokens[0], owed.default)
         assert answer.state.village.families[0].cottages[1].elder == 1
 

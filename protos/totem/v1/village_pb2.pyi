@@ -1267,7 +1267,9 @@ class VillageSpellsChosen(_message.Message):
     birds: _builtins.int
     """Birds sacrificed."""
     commitment: _builtins.bytes
-    """SHA-256 of the sorted chits of its spells (docs/rules/village.md, VI-2.2)."""
+    """SHA-256 of the sorted chits of its spells (the exact encoding: docs/rules/village.md,
+    "Commitments", VI-7.12).
+    """
     by_default: _builtins.bool
     """Whether the deadline's default applied."""
     @_builtins.property
@@ -1331,7 +1333,9 @@ class VillageSpellPlaced(_message.Message):
     cottage: _builtins.int
     """The cottage, 0 to 2."""
     chit: _builtins.bytes
-    """Its chit: SHA-256 of its spell, salt, family and round."""
+    """Its chit: SHA-256 of its spell, salt, family and round (encoding:
+    docs/rules/village.md, "Commitments", VI-7.12).
+    """
     spell: Global___VillageSpell.ValueType
     """Owner only: the spell (everyone learns it if revealed)."""
     salt: _builtins.bytes
@@ -2233,7 +2237,9 @@ class VillageTotemCompleted(_message.Message):
 
     @_builtins.property
     def tied(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Contenders still tied after the tie-breaks."""
+        """Contenders still tied after the tie-breaks: empty unless two or more are
+        (VI-7.11); a lone winner is in winner, not here.
+        """
 
     @_builtins.property
     def winning_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -2640,7 +2646,7 @@ class VillageOutcome(_message.Message):
     """The winning family, if one."""
     @_builtins.property
     def tied(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The contenders still tied."""
+        """The contenders still tied: empty unless two or more are (VI-7.11)."""
 
     @_builtins.property
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
