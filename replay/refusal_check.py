@@ -77,7 +77,10 @@ def check_refusals(
 
     kept = refusals.refusals
     if refusals.problems:
+        # The first number after the last good refusal that no event holds.
         number = max((r.receive for r in kept), default=base) + 1
+        while number in held:
+            number += 1
         fail(
             after(number),
             f"receive number {number} on: the log of refused commands fails "
