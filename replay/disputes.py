@@ -233,7 +233,9 @@ def _reaction_line(seat: dict[str, Any]) -> Text:
     return line
 
 
-@click.command(short_help="Every grab race: close calls, suspect reactions, late and wrong grabs.")
+@click.command(
+    short_help="Every grab race: close calls, suspect reactions, late, wrong and refused grabs."
+)
 @click.argument("match_text", metavar="[MATCH]", required=False)
 @click.option("--all", "every", is_flag=True, help="Every match in the store.")
 @human_limit_option
@@ -249,8 +251,9 @@ def disputes(
     reveal, JS-5.2): its version, the event that opened it (JS-4.7), the gap in ms from
     the first grab received to the second, CLOSE CALL when that gap is within the stamp
     precision (docs/api.md), and every grab in receive order, labelled winner, lost,
-    late or wrong grab, with its reaction time (SUSPECT under --human-limit-ms), as
-    `explain` shows one race. Then each seat's reactions: median, fastest, how many
+    late, wrong grab or refused (refused by the server during the race: it changes
+    nothing), with its reaction time (SUSPECT under --human-limit-ms), as `explain`
+    shows one race. Then each seat's reactions: median, fastest, how many
     suspect. Grab events and their stamps are public (JS-5.1): a match still in play is
     shown too. Matches of other games have no races: --all leaves them out.
     """

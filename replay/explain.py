@@ -223,7 +223,9 @@ def explain(
     A Jungle Speed grab (a duel or inward-arrows race won, a late or a wrong grab): the
     event that opened the race (the one after which it stayed open, JS-4.7) and every
     grab recorded for it, in server receive order (JS-4.2), labelled winner, lost, late
-    or wrong grab, with its receive sequence and time, its gap to the first in
+    or wrong grab, and each grab the server refused during the race (kept beside the
+    match), labelled refused with its rule and reason: it changes nothing; each with its
+    receive sequence and time, its gap to the first in
     milliseconds (CLOSE CALL within the stamp precision of docs/api.md), the version its
     client said it had seen (JS-5.1), and its reaction time: from the server writing
     that version to the grabber's stream to receiving the grab (unknown when the server

@@ -13,8 +13,17 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from eventsourcing.utils import get_topic
+
 from domain.kernel.match import MatchAggregate
-from server.application import MATCH_LOG_ID, Arena, MatchLogged, store_env
+from domain.kernel.refusals import RefusalLog
+from server.application import (
+    MATCH_LOG_ID,
+    TRANSPARENCY_LOG_ID,
+    Arena,
+    MatchLogged,
+    store_env,
+)
 
 HEX_DIGITS = frozenset("0123456789abcdef")
 
@@ -72,16 +81,26 @@ def logged_matches(arena: Arena) -> list[MatchLogged]:
 ID_PAGE = 1000
 
 
+#: Streams of the store that are no match: the log of matches, the transparency log.
+NOT_MATCHES = frozenset({MATCH_LOG_ID, TRANSPARENCY_LOG_ID})
+#: Events of a match's refusal log (:mod:`domain.kernel.refusals`): a stream beside the
+#: match, no match of its own.
+REFUSAL_TOPICS = frozenset(
+    get_topic(getattr(RefusalLog, name)) for name in ("Opened", "Refused", "NotKept")
+)
+
+
 def stored_match_ids(arena: Arena) -> dict[UUID, int]:
     """Every match that has events in the store, whatever its log says, with its number
-    of stored events: read from the store's notification log, in pages."""
+    of stored events: read from the store's notification log, in pages. The store's own
+    logs and the matches' refusal logs are not matches."""
     found: dict[UUID, int] = {}
     start = 1
     try:
         while True:
             page = arena.recorder.select_notifications(start, ID_PAGE)
             for item in page:
-                if item.originator_id != MATCH_LOG_ID:
+                if item.originator_id not in NOT_MATCHES and item.topic not in REFUSAL_TOPICS:
                     match_id = UUID(str(item.originator_id))
                     found[match_id] = found.get(match_id, 0) + 1
             if len(page) < ID_PAGE:

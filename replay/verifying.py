@@ -158,7 +158,10 @@ def verify(
 ) -> None:
     """Check a match: its hash chain, the server's signature, the seed commitment, the
     random draws and (Village) the spell reveals, each reported on its own. A fork's
-    draws after its Forked event are re-derived from the fork's own seed.
+    draws after its Forked event are re-derived from the fork's own seed. The refused
+    commands kept beside the match (`refusals`): their log's chain, and every receive
+    number held once by the events or a kept refusal, a failure naming the first bad
+    receive number.
 
     With --receipt FILE, a receipt a player's client kept: the store or bundle must hold
     at least its version, with the history the server signed (truncation is caught).

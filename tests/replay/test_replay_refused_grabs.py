@@ -270,3 +270,17 @@ def test_the_html_page_and_the_ruling_sheet_show_refused_grabs(
     ruled = sheet.read_text(encoding="utf-8")
     assert ruled.count('data-label="refused"') == 2
     assert "under JS-5.1: INVALID_ARGUMENT: seen_version 999" in ruled
+
+
+def test_verify_all_takes_a_refusal_log_for_no_match_and_checks_it(scene: Scene) -> None:
+    """The refusal log is a stream beside its match, not a match with no log entry."""
+    verified = run(scene.db, "verify", "--all")
+    assert verified.exit_code == 0, verified.output
+    assert "OK 1 matches verified: 1 OK, 0 failed" in verified.stdout
+    delete_row(scene.db, refusal_log_id(UUID(scene.match_id)), 3)
+    failed = run(scene.db, "verify", "--all")
+    assert failed.exit_code == 1
+    assert (
+        f"FAILED match {scene.match_id}: refusals: version {scene.won}: receive number 4 on: "
+        "the log of refused commands fails (refusal log event 3 is missing)"
+    ) in " ".join(failed.stdout.split())
