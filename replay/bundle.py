@@ -1,10 +1,13 @@
 """Audit bundles: one match in one portable JSON Lines file, verifiable without the store.
 
 The first line is a header (``format``, ``match_id``, ``game``, ``events``,
-``exported_at``); then one line per event: the ``events --json`` export
+``refusals``, ``exported_at``); then one line per event: the ``events --json`` export
 (:func:`replay.export.event_record`) plus the event's ``topic``, which names its class,
 and ``unhashed``: the server's signature over the match digest and its public key, where
-the event carries them.
+the event carries them; then one line per event of the match's refusal log
+(:func:`refusal_line`, ``"log": "refusals"``), as many as the header's ``refusals``,
+rebuilt as one of that log's three classes only and read by
+:func:`replay.refusals.kept_refusals`, which checks their chain and count.
 With the class, the hashed fields and the chain metadata, :func:`read_bundle` rebuilds
 the very domain event the store holds, so ``verify`` recomputes the same digests and the
 state is rebuilt the same way. Nothing in a line is trusted: a changed field breaks its
