@@ -1,10 +1,13 @@
 """Audit bundles: one match in one portable JSON Lines file, verifiable without the store.
 
 The first line is a header (``format``, ``match_id``, ``game``, ``events``,
-``exported_at``); then one line per event: the ``events --json`` export
+``refusals``, ``exported_at``); then one line per event: the ``events --json`` export
 (:func:`replay.export.event_record`) plus the event's ``topic``, which names its class,
 and ``unhashed``: the server's signature over the match digest and its public key, where
-the event carries them.
+the event carries them; then one line per event of the match's refusal log
+(:func:`refusal_line`, ``"log": "refusals"``), as many as the header's ``refusals``,
+rebuilt as one of that log's three classes only and read by
+:func:`replay.refusals.kept_refusals`, which checks their chain and count.
 With the class, the hashed fields and the chain metadata, :func:`read_bundle` rebuilds
 the very domain event the store holds, so ``verify`` recomputes the same digests and the
 state is rebuilt the same way. Nothing in a line is trusted: a changed field breaks its
@@ -18,7 +21,7 @@ imported. The header's match id and event count are bound to the lines by ``veri
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,11 +32,28 @@ from eventsourcing.utils import get_topic
 
 from domain.kernel.chain import NOT_HASHED
 from domain.kernel.match import MatchAggregate
+from domain.kernel.refusals import RefusalLog
 from domain.kernel.topics import check_fields, event_class
-from replay.export import event_record
+from replay.export import METADATA, event_record
 from replay.store import Record, ReplayError
 
 FORMAT = "totem-audit-bundle/1"
+
+#: The only classes a refusal line may name, by topic: nothing else is rebuilt.
+REFUSAL_CLASSES: dict[str, type] = {
+    get_topic(cls): cls
+    for cls in (getattr(RefusalLog, name) for name in ("Opened", "Refused", "NotKept"))
+}
+
+
+@dataclass(frozen=True)
+class RefusalLines:
+    """A bundle's refusal lines: the events of the match's refusal log, each rebuilt on
+    its own (a Record, as an event line is), and how many the header says there are
+    (-1 when it gives no number)."""
+
+    count: int
+    records: list[Record]
 
 
 @dataclass(frozen=True)
@@ -41,14 +61,20 @@ class Bundle:
     header: dict[str, Any]
     match_id: UUID
     records: list[Record]
+    #: None when the header has no ``refusals`` count: a bundle exported before bundles
+    #: carried the refused commands, which are then not in the evidence.
+    refusals: RefusalLines | None = None
 
 
-def header(match: MatchAggregate, events: int, now: datetime | None = None) -> dict[str, Any]:
+def header(
+    match: MatchAggregate, events: int, now: datetime | None = None, refusals: int = 0
+) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "match_id": str(match.id),
         "game": type(match).GAME,
         "events": events,
+        "refusals": refusals,
         "exported_at": (now or datetime.now(UTC)).isoformat(),
     }
 
@@ -66,15 +92,45 @@ def event_line(match: MatchAggregate, event: Any) -> dict[str, Any]:
     return event_record(match, event) | {"topic": get_topic(type(event)), "unhashed": unhashed}
 
 
-def bundle_lines(steps: Iterable[tuple[Any, MatchAggregate]], events: int) -> Iterable[str]:
+#: The ``log`` of a refusal line, which tells it from an event line.
+REFUSAL_LOG = "refusals"
+
+
+def refusal_line(match_id: UUID, event: Any) -> dict[str, Any]:
+    """The bundle line of one event of the match's refusal log: as an event line, its
+    place in the log's chain, its class and its fields exactly as hashed, whole (an
+    export is the referee's view, who sees every refusal whole, ``refusal_view``)."""
+    data = vars(event)
+    return {
+        "log": REFUSAL_LOG,
+        "match_id": str(match_id),
+        "log_id": str(event.originator_id),
+        "version": event.originator_version,
+        "name": type(event).__name__,
+        "timestamp": event.timestamp.isoformat(),
+        "digest": event.digest,
+        "prev_digest": event.prev_digest,
+        "hashed": {k: v for k, v in data.items() if k not in METADATA and k not in NOT_HASHED},
+        "topic": get_topic(type(event)),
+    }
+
+
+def bundle_lines(
+    steps: Iterable[tuple[Any, MatchAggregate]], events: int, refusals: Sequence[Any] = ()
+) -> Iterable[str]:
     """The bundle's lines (without newlines) for every ``(event, state after it)``, read
-    as they come: the state is one aggregate, changed in place by each event."""
+    as they come (the state is one aggregate, changed in place by each event), then one
+    line per event of the match's refusal log (``refusals``), counted in the header."""
     first = True
+    match: MatchAggregate | None = None
     for event, match in steps:
         if first:
-            yield _dumps(header(match, events), 0)
+            yield _dumps(header(match, events, refusals=len(refusals)), 0)
             first = False
         yield _dumps(event_line(match, event), event.originator_version)
+    if match is not None:
+        for event in refusals:
+            yield _dumps(refusal_line(match.id, event), event.originator_version)
 
 
 def _dumps(obj: dict[str, Any], version: int) -> str:
@@ -104,10 +160,59 @@ def open_bundle(path: str | Path) -> Bundle:
         raise ReplayError(f"{file} is empty: not an audit bundle")
     head = _header(file, lines[0])
     match_id = UUID(head["match_id"])
-    records = [_record(line, position) for position, line in enumerate(lines[1:], start=1)]
+    records: list[Record] = []
+    refused: list[Record] = []
+    for position, line in enumerate(lines[1:], start=1):
+        if b'"log"' in line and _is_refusal_line(line):
+            refused.append(_refusal_record(line, position, len(refused) + 1))
+        else:
+            records.append(_record(line, len(records) + 1, position))
     if not records:
         raise ReplayError(f"the bundle {file} holds no events")
-    return Bundle(head, match_id, records)
+    said = head.get("refusals")
+    if said is None and not refused:
+        return Bundle(head, match_id, records)
+    count = said if isinstance(said, int) and not isinstance(said, bool) else -1
+    return Bundle(head, match_id, records, RefusalLines(count, refused))
+
+
+def _is_refusal_line(line: bytes) -> bool:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("log") == REFUSAL_LOG
+
+
+def _refusal_record(line: bytes, position: int, number: int) -> Record:
+    """One refusal line as a Record of the refusal log's event; ``number`` (its place
+    among the refusal lines) stands in for the version when the line does not say it."""
+    data = json.loads(line)
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        return Record(number, "", line, error=f"line {position + 1} has no integer version")
+    topic = str(data.get("topic") or "")
+    try:
+        cls = REFUSAL_CLASSES[topic]
+        hashed = data["hashed"]
+        if not isinstance(hashed, dict):
+            raise ValueError("no hashed fields")
+        fields = dict(hashed)
+        fields.update(
+            originator_id=UUID(str(data.get("log_id"))),
+            originator_version=version,
+            timestamp=datetime.fromisoformat(str(data.get("timestamp"))),
+            prev_digest=data.get("prev_digest"),
+            digest=data.get("digest"),
+        )
+    except KeyError as exc:
+        reason = f"{exc.args[0]!r} is not an event of a refusal log: refused, nothing imported"
+        return Record(version, topic, line, error=f"line {position + 1}: {reason}")
+    except (TypeError, ValueError) as exc:
+        return Record(version, topic, line, error=f"line {position + 1}: {exc}")
+    event: Any = object.__new__(cls)
+    object.__setattr__(event, "__dict__", fields)
+    return Record(version, topic, line, event)
 
 
 def _header(file: Path, line: bytes) -> dict[str, Any]:
@@ -124,18 +229,19 @@ def _header(file: Path, line: bytes) -> dict[str, Any]:
     return head
 
 
-def _record(line: bytes, position: int) -> Record:
-    """One event line as a Record. ``position`` (the line's place after the header) stands
-    in for the version when the line does not say it."""
+def _record(line: bytes, number: int, position: int) -> Record:
+    """One event line as a Record. ``number`` (its place among the event lines) stands
+    in for the version when the line does not say it; ``position`` is its place after
+    the header, for messages."""
     try:
         data = json.loads(line)
     except ValueError as exc:
-        return Record(position, "", line, error=f"line {position + 1} is not JSON: {exc}")
+        return Record(number, "", line, error=f"line {position + 1} is not JSON: {exc}")
     if not isinstance(data, dict):
-        return Record(position, "", line, error=f"line {position + 1} is not a JSON object")
+        return Record(number, "", line, error=f"line {position + 1} is not a JSON object")
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
-        return Record(position, "", line, error=f"line {position + 1} has no integer version")
+        return Record(number, "", line, error=f"line {position + 1} has no integer version")
     topic = data.get("topic")
     try:
         event = rebuild(data)

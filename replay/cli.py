@@ -273,10 +273,10 @@ def events(
     that viewer's view (no hashed fields, which would tell what the viewer could not see).
     A match still in play is shown as a spectator sees it unless --referee is given.
 
-    Commands the server refused (kept in the store beside the match, not in a bundle)
-    are shown after the event they followed, marked REFUSED, with their receive number;
-    with --json, only if --refused is given, as {"refused": ...} lines. Another seat's
-    refused command shows its kind and rule, not its arguments or message.
+    Commands the server refused (kept beside the match, in the store or the bundle's
+    refusal lines) are shown after the event they followed, marked REFUSED, with their
+    receive number; with --json, only if --refused is given, as {"refused": ...} lines.
+    Another seat's refused command shows its kind and rule, not its arguments or message.
     """
     loaded = load(settings.db, match_text)
     seen = step.viewer_of(seat, spectator, referee, loaded.live)

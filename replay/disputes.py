@@ -21,10 +21,20 @@ from rich.text import Text
 
 from replay import format as fmt
 from replay.explain import contender_line, human_limit_option, races
-from replay.explain_rules import Contender, RaceEvidence
+from replay.explain_rules import REFUSED, Contender, RaceEvidence
+from replay.refusals import NOT_IN_EVIDENCE, Refusals, kept_refusals, read_refusals
+from replay.refused_grabs import viewer_for, with_refused_all
 from replay.source import load
 from replay.step import HasStore
-from replay.store import Record, ReplayError, logged_matches, open_arena, read_records, walk
+from replay.store import (
+    Record,
+    ReplayError,
+    is_end,
+    logged_matches,
+    open_arena,
+    read_records,
+    walk,
+)
 
 
 @dataclass(frozen=True)
@@ -71,11 +81,10 @@ def reaction_summary(contenders: Iterable[Contender]) -> list[SeatReactions]:
 
 
 def contenders_of(race: RaceEvidence) -> list[Contender]:
-    """The contenders ``disputes`` weighs for a race: the grabs its events recorded.
-
-    The one place where grabs the match keeps as evidence elsewhere (a refused grab, say)
-    would join them: merged in recorded order and timed again with
-    :func:`replay.explain_rules.ranked`, they then count in every mark and summary."""
+    """The contenders ``disputes`` weighs for a race: the grabs its events recorded and
+    the refused grabs the match kept for it, already merged in receive order and timed
+    (:func:`replay.refused_grabs.with_refused_all`, by :func:`match_disputes`): they
+    count in every mark and summary."""
     return race.contenders
 
 
@@ -94,6 +103,7 @@ def dispute(race: RaceEvidence, contenders: Sequence[Contender]) -> dict[str, An
         "suspect": [c.seat for c in contenders if c.suspect],
         "late": [c.seat for c in contenders if c.outcome == "late"],
         "wrong": [c.seat for c in contenders if c.outcome == "wrong"],
+        "refused": [c.seat for c in contenders if c.outcome == REFUSED],
         "contenders": [c.to_dict() for c in contenders],
     }
 
@@ -106,6 +116,10 @@ class MatchDisputes:
     game: str
     human_limit_ms: float
     races: list[RaceEvidence]
+    #: Whether the match's refused commands are in the evidence (not in a bundle
+    #: exported without them), and what is wrong with their log.
+    refusals_kept: bool = True
+    refusal_problems: tuple[str, ...] = ()
 
     def entries(self) -> list[dict[str, Any]]:
         return [dispute(race, contenders_of(race)) for race in self.races]
@@ -124,17 +138,32 @@ class MatchDisputes:
                 "suspect": sum(len(e["suspect"]) for e in entries),
                 "late": sum(len(e["late"]) for e in entries),
                 "wrong": sum(len(e["wrong"]) for e in entries),
+                "refused": sum(len(e["refused"]) for e in entries),
+            },
+            "refusals": {
+                "in_evidence": self.refusals_kept,
+                "problems": list(self.refusal_problems),
             },
             "races": entries,
             "reactions": [s.to_dict() for s in reaction_summary(contenders)],
         }
 
 
-def match_disputes(match_id: UUID, records: list[Record], human_limit_ms: float) -> MatchDisputes:
-    """Every race of one match, read as ``explain`` reads one."""
+def match_disputes(
+    match_id: UUID,
+    records: list[Record],
+    human_limit_ms: float,
+    refusals: Refusals | None = None,
+    ended: bool = True,
+) -> MatchDisputes:
+    """Every race of one match, read as ``explain`` reads one, with the refused grabs of
+    each (``refusals`` None: not in the evidence), shown as :func:`viewer_for` says."""
     _, created = next(walk(records, 1))
     found = races(records, human_limit_ms)
-    return MatchDisputes(match_id, type(created).GAME, human_limit_ms, found)
+    merged = with_refused_all(found, refusals, records, viewer_for(ended))
+    problems = tuple(refusals.problems) if refusals is not None else ()
+    game = type(created).GAME
+    return MatchDisputes(match_id, game, human_limit_ms, merged, refusals is not None, problems)
 
 
 def _plural(n: int, word: str) -> str:
@@ -148,9 +177,14 @@ def print_match(out: Console, found: MatchDisputes) -> None:
     head.append(
         f": {_plural(counts['races'], 'race')}, {_plural(counts['close_calls'], 'close call')}, "
         f"{_plural(counts['suspect'], 'suspect reaction')}, "
-        f"{_plural(counts['late'], 'late grab')}, {_plural(counts['wrong'], 'wrong grab')}"
+        f"{_plural(counts['late'], 'late grab')}, {_plural(counts['wrong'], 'wrong grab')}, "
+        f"{_plural(counts['refused'], 'refused grab')}"
     )
     out.print(head)
+    if not found.refusals_kept:
+        out.print(Text(f"  refused grabs: {NOT_IN_EVIDENCE}"))
+    for problem in found.refusal_problems[:1]:
+        out.print(Text(f"  warning: the log of refused commands fails: {problem}", style="red"))
     if found.game != "jungle_speed":
         out.print(Text(f"  no grab races: a {found.game} match"))
         return
@@ -171,7 +205,8 @@ def print_match(out: Console, found: MatchDisputes) -> None:
 
 
 def _race_head(race: RaceEvidence, entry: dict[str, Any]) -> Text:
-    first = race.contenders[0]
+    # Who won, or grabbed wrongly first: a refused grab received first decided nothing.
+    first = next(c for c in race.contenders if c.label != REFUSED)
     who = f"seat {first.seat}" + (f" ({first.player})" if first.player else "")
     if race.kind == "wrong":
         line = Text(f"v{race.decided}  wrong grab by {who}")
@@ -198,7 +233,9 @@ def _reaction_line(seat: dict[str, Any]) -> Text:
     return line
 
 
-@click.command(short_help="Every grab race: close calls, suspect reactions, late and wrong grabs.")
+@click.command(
+    short_help="Every grab race: close calls, suspect reactions, late, wrong and refused grabs."
+)
 @click.argument("match_text", metavar="[MATCH]", required=False)
 @click.option("--all", "every", is_flag=True, help="Every match in the store.")
 @human_limit_option
@@ -214,8 +251,9 @@ def disputes(
     reveal, JS-5.2): its version, the event that opened it (JS-4.7), the gap in ms from
     the first grab received to the second, CLOSE CALL when that gap is within the stamp
     precision (docs/api.md), and every grab in receive order, labelled winner, lost,
-    late or wrong grab, with its reaction time (SUSPECT under --human-limit-ms), as
-    `explain` shows one race. Then each seat's reactions: median, fastest, how many
+    late, wrong grab or refused (refused by the server during the race: it changes
+    nothing), with its reaction time (SUSPECT under --human-limit-ms), as `explain`
+    shows one race. Then each seat's reactions: median, fastest, how many
     suspect. Grab events and their stamps are public (JS-5.1): a match still in play is
     shown too. Matches of other games have no races: --all leaves them out.
     """
@@ -224,7 +262,9 @@ def disputes(
     out = fmt.console()
     if match_text is not None:
         loaded = load(settings.db, match_text)
-        _show(out, match_disputes(loaded.match_id, loaded.records, human_limit_ms), as_json)
+        kept = kept_refusals(settings.db, loaded)
+        found = match_disputes(loaded.match_id, loaded.records, human_limit_ms, kept, loaded.ended)
+        _show(out, found, as_json)
         return
     with open_arena(settings.db) as arena:
         entries = [e for e in logged_matches(arena) if e.game == "jungle_speed"]
@@ -233,7 +273,9 @@ def disputes(
         for entry in fmt.progress(entries, len(entries), "reading"):
             try:
                 records = read_records(arena, entry.match_id)
-                found = match_disputes(entry.match_id, records, human_limit_ms)
+                kept = read_refusals(arena, entry.match_id)
+                ended = bool(records) and is_end(records[-1].topic)
+                found = match_disputes(entry.match_id, records, human_limit_ms, kept, ended)
             except ReplayError as exc:
                 if as_json:
                     error = {"match_id": str(entry.match_id), "game": entry.game, "error": str(exc)}

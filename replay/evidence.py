@@ -7,31 +7,38 @@ computed when the page is made; the page itself only shows them.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+from domain.kernel.views import Viewer
 from replay.audit import verify_records
-from replay.explain import explain_records
+from replay.explain import race_explanations, refusals_object
+from replay.refusal_check import check_refusals
+from replay.refusals import Refusals, kept_refusals
+from replay.refused_grabs import has_refused_grabs, with_refused_all
 from replay.source import Loaded
 from replay.store import Record, open_arena
 from replay.verifying import origin_records, report_object
 
-#: Events that end a Jungle Speed grab race, or are a grab outside one: ``explain`` reads
-#: their race (JS-4.2, JS-5.1, JS-5.2). Only these are asked about, since each reading
-#: replays the match.
-RACE_EVENTS = frozenset({"DuelWon", "ArrowsWon", "LateGrab", "WrongGrab"})
 
-
-def race_evidence(records: list[Record], version: int, name: str) -> dict[str, Any] | None:
-    """``explain --json``'s reading of the race the event at ``version`` belongs to: its
-    title, rules, facts and every contender with its receive stamp, gap and reaction
-    time; None when the event is not part of a race. The one place the pages ask
-    ``explain``."""
-    if name not in RACE_EVENTS:
-        return None
-    _, explanation = explain_records(records, version)
-    if explanation is None or not explanation.contenders:
-        return None
-    return explanation.to_dict()
+def race_pages(records: list[Record], refusals: Refusals | None) -> dict[int, dict[str, Any]]:
+    """``explain --json``'s reading at every grab event of the match (a race's deciding
+    event, each late or wrong grab), by version: its title, rules, facts and every
+    contender with its receive stamp, gap and reaction time, the refused grabs of the
+    race among them (``refusals`` None: not in the evidence, which ``refusals`` in each
+    says). Every race is read once, with one replay of the match for all
+    (:func:`replay.explain.race_explanations`). The one place the pages ask ``explain``."""
+    explanations = race_explanations(records)
+    if has_refused_grabs(refusals):
+        races = list({e.race.decided: e.race for e in explanations.values() if e.race}.values())
+        merged = with_refused_all(races, refusals, records, Viewer.referee())
+        by_decided = {race.decided: race for race in merged}
+        explanations = {
+            v: dataclasses.replace(e, race=by_decided[e.race.decided]) if e.race else e
+            for v, e in explanations.items()
+        }
+    shown = refusals_object(refusals)
+    return {v: {**e.to_dict(), "refusals": shown} for v, e in explanations.items()}
 
 
 def verification(db: str, loaded: Loaded) -> dict[str, Any]:
@@ -43,6 +50,8 @@ def verification(db: str, loaded: Loaded) -> dict[str, Any]:
         with open_arena(db) as arena:
             origin = origin_records(arena, loaded.records)
     report = verify_records(loaded.records, origin=origin)
+    where = "store" if loaded.source == "store" else "bundle"
+    check_refusals(report, loaded.records, kept_refusals(db, loaded), where)
     return report_object(loaded.match_id, report)
 
 

@@ -7,6 +7,7 @@ rule outcome, the rule ids that decided it and the facts they used (each game's 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, datetime
 from typing import Any
@@ -16,10 +17,20 @@ from rich.console import Console
 from rich.text import Text
 
 from domain.kernel.match import MatchAggregate, event_name, payload
+from domain.kernel.views import Viewer
 from replay import explain_rules, games
 from replay import format as fmt
-from replay.explain_rules import HUMAN_LIMIT_MS, Contender, Context, Explanation, RaceEvidence
+from replay.explain_rules import (
+    HUMAN_LIMIT_MS,
+    REFUSED,
+    Contender,
+    Context,
+    Explanation,
+    RaceEvidence,
+)
 from replay.integrity import warn_if_broken
+from replay.refusals import NOT_IN_EVIDENCE, Refusals, kept_refusals
+from replay.refused_grabs import has_refused_grabs, race_with_refused
 from replay.source import load
 from replay.step import HasStore, Stepper, referee_option, require_referee
 from replay.store import Record, ReplayError
@@ -59,9 +70,31 @@ def races(records: list[Record], human_limit_ms: float = HUMAN_LIMIT_MS) -> list
     its late grabs) and each group of wrong grabs made since one reveal, read as
     :func:`race_evidence` reads one. Empty for a game without grab races."""
     stepper = Stepper(records)
+    return _races(stepper, _events(stepper), human_limit_ms)
+
+
+def race_explanations(
+    records: list[Record], human_limit_ms: float = HUMAN_LIMIT_MS
+) -> dict[int, Explanation]:
+    """What ``explain`` says at each grab event of a match (a race's deciding event and
+    each of its late or wrong grabs), by version: every race read once, as
+    :func:`races` reads them, with one replay of the match for all (a page showing
+    every race, :mod:`replay.evidence`)."""
+    stepper = Stepper(records)
+    events = _events(stepper)
+    found: dict[int, Explanation] = {}
+    for race in _races(stepper, events, human_limit_ms):
+        for contender in race.contenders:
+            ctx = _context(stepper, events, contender.version, human_limit_ms)
+            found[contender.version] = explain_rules.explain_race(ctx, race)
+    return found
+
+
+def _races(
+    stepper: Stepper, events: list[tuple[int, str, dict[str, Any]]], human_limit_ms: float
+) -> list[RaceEvidence]:
     if type(stepper.state).GAME != "jungle_speed":
         return []
-    events = _events(stepper)
     found: list[RaceEvidence] = []
     covered: set[int] = set()
     for version, name, _ in events:
@@ -121,6 +154,11 @@ def contender_line(contender: Contender, first: bool = False) -> Text:
         line.append("  SUSPECT", style="bold red")
     if contender.before_opening:
         line.append("  SENT BEFORE THE OPENING", style="bold red")
+    if contender.label == REFUSED:
+        why = f"under {contender.rule}: " if contender.rule else ""
+        line.append(f"  REFUSED {why}{contender.reason}", style="bold magenta")
+        line.append(f"  (refused at v{contender.version}, recv #{contender.receive} in match)")
+        return line
     line.append(f"  (v{contender.version})")
     return line
 
@@ -150,6 +188,8 @@ def print_contenders(out: Console, race: RaceEvidence) -> None:
     )
     for i, contender in enumerate(race.contenders):
         out.print(contender_line(contender, first=i == 0))
+    if any(c.label == REFUSED for c in race.contenders):
+        out.print(Text(REFUSED_NOTE))
 
 
 #: ``--human-limit-ms``: where a reaction stops being a human's, for every command that
@@ -183,7 +223,9 @@ def explain(
     A Jungle Speed grab (a duel or inward-arrows race won, a late or a wrong grab): the
     event that opened the race (the one after which it stayed open, JS-4.7) and every
     grab recorded for it, in server receive order (JS-4.2), labelled winner, lost, late
-    or wrong grab, with its receive sequence and time, its gap to the first in
+    or wrong grab, and each grab the server refused during the race (kept beside the
+    match), labelled refused with its rule and reason: it changes nothing; each with its
+    receive sequence and time, its gap to the first in
     milliseconds (CLOSE CALL within the stamp precision of docs/api.md), the version its
     client said it had seen (JS-5.1), and its reaction time: from the server writing
     that version to the grabber's stream to receiving the grab (unknown when the server
@@ -197,13 +239,44 @@ def explain(
     require_referee(loaded.live, referee, "an explanation")
     records = loaded.records
     name, explanation = explain_records(records, version, human_limit_ms)
+    refusals = kept_refusals(settings.db, loaded) if explanation and explanation.race else None
+    if explanation is not None and explanation.race is not None:
+        if has_refused_grabs(refusals):
+            race = race_with_refused(
+                explanation.race, races(records, human_limit_ms), refusals, records, REFEREE
+            )
+            explanation = dataclasses.replace(explanation, race=race)
+        for problem in refusals.problems[:1] if refusals else []:
+            click.echo(f"warning: the log of refused commands fails: {problem}", err=True)
     if explanation is None:
         if as_json:
             click.echo(json.dumps({"version": version, "event": name, "explained": False}))
         else:
             click.echo(f"nothing to explain at version {version}: {name}")
     elif as_json:
-        click.echo(json.dumps({**explanation.to_dict(), "explained": True}, ensure_ascii=False))
+        shown = {**explanation.to_dict(), "explained": True}
+        if explanation.race is not None:
+            shown["refusals"] = refusals_object(refusals)
+        click.echo(json.dumps(shown, ensure_ascii=False))
     else:
         print_explanation(explanation)
+        if explanation.race is not None and refusals is None:
+            fmt.console().print(Text(f"Refused grabs: {NOT_IN_EVIDENCE}"))
     warn_if_broken(settings.db, loaded)
+
+
+#: Under the contenders of a race that had refused grabs.
+REFUSED_NOTE = (
+    "A refused grab was not applied: it changes nothing in the race, whose winner is the "
+    "first grab applied (JS-4.2); it is shown in receive order, with the rule and reason "
+    "it was refused for, as evidence."
+)
+REFEREE = Viewer.referee()
+
+
+def refusals_object(refusals: Refusals | None) -> dict[str, Any]:
+    """What ``--json`` says of the refused commands beside a race: whether they are in
+    the evidence, and what is wrong with their log."""
+    if refusals is None:
+        return {"in_evidence": False, "problems": [], "note": NOT_IN_EVIDENCE}
+    return {"in_evidence": True, "problems": list(refusals.problems)}

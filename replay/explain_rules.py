@@ -58,6 +58,9 @@ WINNER = "winner"
 LOST = "lost"
 LATE = "late"
 WRONG = "wrong grab"
+#: A grab the server refused while the race was open or late (kept in the match's
+#: refusal log, :mod:`replay.refused_grabs`): evidence, never a change to the winner.
+REFUSED = "refused"
 
 #: The documented stamp precision (docs/api.md, "Stamp precision"): two grabs of a race
 #: whose stamps are this close do not show which reached the server first. Both read on
@@ -72,7 +75,7 @@ class Contender:
 
     seat: int
     player: str
-    #: What the event recorded: "won", "late" or "wrong".
+    #: What the event recorded: "won", "late" or "wrong"; "refused" for a refused grab.
     outcome: str
     version: int
     sequence: int
@@ -92,7 +95,8 @@ class Contender:
     suspect: bool
     #: What the grab was to the race: :data:`WINNER`, :data:`LOST` (beaten by the winner:
     #: a duel's loser, or any other player of an inward-arrows race), :data:`LATE` (a late
-    #: grab by a player the decision did not go against) or :data:`WRONG`.
+    #: grab by a player the decision did not go against), :data:`WRONG` or
+    #: :data:`REFUSED` (refused by the server: ``version`` is the match's version then).
     label: str = ""
     #: Within the stamp precision of the first grab received: the stamps do not show
     #: which of the two reached the server first.
@@ -100,6 +104,13 @@ class Contender:
     #: The version it said it had seen is older than the event that opened the race: it
     #: was sent before its player could have seen the race.
     before_opening: bool = False
+    #: Its receive number in the match (``stamp["receive"]``, 0 where none): the order
+    #: the refused grabs are placed in among the others.
+    receive: int = 0
+    #: A refused grab's rule id and reason (its status and, where the viewer may see
+    #: it, the message its sender got); empty for a grab the match applied.
+    rule: str = ""
+    reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -204,6 +215,15 @@ def jungle_speed(ctx: Context) -> Explanation | None:
     if name == "MatchEnded":
         return _js_ended(ctx)
     return None
+
+
+def explain_race(ctx: Context, race: RaceEvidence) -> Explanation:
+    """What ``explain`` says of the grab event at ``ctx.version``, one of ``race``'s
+    contenders, with the race already read (:func:`replay.explain.race_explanations`):
+    the race is not read again for each of its grabs."""
+    if ctx.name == "WrongGrab":
+        return _js_wrong(ctx, race)
+    return _js_won(ctx, race)
 
 
 def js_race(ctx: Context) -> RaceEvidence | None:
@@ -471,6 +491,7 @@ def _contenders(
                 suspect=reaction is not None and reaction < ctx.human_limit_ms,
                 label=label(name, seat),
                 before_opening=0 < seen < opened,
+                receive=int(stamp.get("receive", 0)),
             )
         )
     return ranked(found)

@@ -11,9 +11,10 @@ import click
 
 from replay import format as fmt
 from replay.bundle import bundle_lines
-from replay.evidence import verification
+from replay.evidence import race_pages, verification
 from replay.html import page
 from replay.integrity import warn_if_broken
+from replay.refusals import kept_refusals, refusal_events
 from replay.source import load
 from replay.step import referee_option, require_referee
 from replay.store import ReplayError, walk
@@ -43,9 +44,11 @@ def export(
 
     By default an audit bundle: JSON Lines, a header line then one line per event, from
     which `totem-replay verify BUNDLE` recomputes every digest and every other command
-    taking MATCH replays the match. With --html, one page that draws the match at every
-    version, with controls to step through it, each race's evidence (as `explain` reads
-    it) and the verification (as `verify` reports it); the page checks the chain and the
+    taking MATCH replays the match, then one line per event of the match's log of
+    refused commands (counted in the header, its chain checked as the events' is).
+    With --html, one page that draws the match at every version, with controls to step
+    through it, each race's evidence (as `explain` reads it, refused grabs among the
+    contenders) and the verification (as `verify` reports it); the page checks the chain and the
     server's signature again in the browser. Both hold everything, the referee's view
     included: a match still in play is exported only with --referee.
     """
@@ -56,9 +59,12 @@ def export(
     # The aggregate is changed in place as events apply: each step is read as it comes.
     steps = fmt.progress(walk(records), len(records), "exporting")
     if as_html:
-        _write(output, [page(steps, records, verification(db, loaded))])
+        races = race_pages(records, kept_refusals(db, loaded))
+        _write(output, [page(steps, races, verification(db, loaded))])
     else:
-        _write(output, (line + "\n" for line in bundle_lines(steps, len(records))))
+        refused = refusal_events(db, loaded)
+        lines = bundle_lines(steps, len(records), refused)
+        _write(output, (line + "\n" for line in lines))
     warn_if_broken(db, loaded)
 
 

@@ -16,15 +16,15 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from domain.kernel.match import MatchAggregate
 from domain.kernel.views import Viewer
 from replay import format as fmt
 from replay import games, html_check, html_parts
-from replay.evidence import race_evidence, signature_of
-from replay.store import Record, ReplayError
+from replay.evidence import signature_of
+from replay.store import ReplayError
 
 
 def frame(event: Any, match: MatchAggregate) -> dict[str, Any]:
@@ -45,22 +45,23 @@ def frame(event: Any, match: MatchAggregate) -> dict[str, Any]:
 
 def page(
     steps: Iterable[tuple[Any, MatchAggregate]],
-    records: list[Record],
+    races: Mapping[int, dict[str, Any]],
     verification: dict[str, Any],
 ) -> str:
     """The whole HTML file for a match's steps (each event with the state it leads to),
-    its ``records`` (for ``explain``'s reading of each race) and ``verify``'s report of
-    them (:func:`replay.evidence.verification`). Each step is read as it comes: the
+    ``explain``'s reading of each grab event, by version
+    (:func:`replay.evidence.race_pages`), and ``verify``'s report of the match
+    (:func:`replay.evidence.verification`). Each step is read as it comes: the
     aggregate is changed in place by the next event."""
     shown: list[dict[str, Any]] = []
-    races: list[str] = []
+    sections: list[str] = []
     match: MatchAggregate | None = None
     last: Any = None
     for last, match in steps:
         shown.append(frame(last, match))
-        race = race_evidence(records, last.originator_version, shown[-1]["name"])
-        if race is not None:
-            races.append(html_parts.race_html(race))
+        race = races.get(last.originator_version)
+        if race is not None and race.get("contenders"):
+            sections.append(html_parts.race_html(race))
     if match is None:
         raise ReplayError("the match has no events to show")
     signature = signature_of(last)
@@ -79,7 +80,7 @@ def page(
         CSS=PAGE_CSS + BOARD_CSS + html_parts.CSS,
         VERIFICATION=html_parts.verification_html(verification, WHEN),
         SIGNATURE=html_parts.signature_html(str(match.id), match.digest, signature, ended),
-        RACES="".join(races),
+        RACES="".join(sections),
         JS=BOARD_SCRIPT + html_check.SCRIPT + STEP_SCRIPT,
         DATA=script_json(data),
     )

@@ -81,8 +81,28 @@ def race_html(evidence: dict[str, Any]) -> str:
         "admitted. Reaction: from the server writing the version the grab had seen to the "
         "grabber's stream, to receiving the grab, network both ways included"
         + (f"; suspect under {limit:g} ms" if isinstance(limit, (int, float)) else "")
-        + ". Evidence for a judge, never a verdict: order alone decides.</p></section>"
+        + ". A <em>refused</em> grab was refused by the server (the rule and reason say "
+        "why) and kept as evidence in the match's refusal log: it changes nothing in the "
+        "race. Evidence for a judge, never a verdict: order alone decides.</p>"
+        + _refusals_note(evidence.get("refusals"))
+        + "</section>"
     )
+
+
+def _refusals_note(refusals: Any) -> str:
+    """What the page says when the refused grabs are not in the evidence, or their log
+    fails its chain."""
+    if not isinstance(refusals, dict):
+        return ""
+    if not refusals.get("in_evidence", True):
+        return f'<p class="refusals-note">Refused grabs: {escape(str(refusals.get("note")))}</p>'
+    problems = refusals.get("problems") or []
+    if problems:
+        return (
+            '<p class="refusals-note suspect">The log of refused commands fails: '
+            f"{escape(str(problems[0]))}</p>"
+        )
+    return ""
 
 
 def _contender_row(c: dict[str, Any]) -> str:
@@ -95,8 +115,14 @@ def _contender_row(c: dict[str, Any]) -> str:
     reacted = "unknown" if reaction is None else f"{reaction:.3f} ms"
     if c.get("suspect"):
         reacted += ' <strong class="suspect">SUSPECT</strong>'
+    outcome = escape(str(c["outcome"]))
+    event = f"v{int(c['version'])}"
+    if c.get("label") == "refused":
+        why = f"under {c['rule']}: " if c.get("rule") else ""
+        outcome = f'<strong class="refused">refused</strong> {escape(why + str(c.get("reason")))}'
+        event = f"refused at v{int(c['version'])}"
     cells = [
-        escape(str(c["outcome"])),
+        outcome,
         escape(order),
         "stream" if c.get("on_stream") else "call",
         escape(seat),
@@ -104,10 +130,11 @@ def _contender_row(c: dict[str, Any]) -> str:
         gap,
         seen,
         reacted,
-        f"v{int(c['version'])}",
+        event,
     ]
     return (
-        f'<tr data-seat="{int(c["seat"])}" data-sequence="{int(c["sequence"])}">'
+        f'<tr data-seat="{int(c["seat"])}" data-sequence="{int(c["sequence"])}"'
+        + (' data-label="refused">' if c.get("label") == "refused" else ">")
         + "".join(f"<td>{cell}</td>" for cell in cells)
         + "</tr>"
     )
@@ -141,4 +168,5 @@ CSS = """
 table { border-collapse: collapse; } th, td { text-align: left; vertical-align: top;
   padding: .1em .5em; border-bottom: 1px solid #ddd; font-size: .85em; }
 .signature code { overflow-wrap: anywhere; } .suspect { color: #b01010; }
+.refused { color: #8a1a8a; }
 """

@@ -4,7 +4,8 @@
 and a forged event replays like a true one. So after printing, each checks the match as
 ``verify MATCH`` does without outside values (the chain, the signature against the key
 the match records, the seed and the draws, and what the bundle's header or the store
-records beside the events, :mod:`replay.claims`); when a check fails it prints one
+records beside the events, :mod:`replay.claims`, and the refused commands kept beside
+them, :mod:`replay.refusal_check`); when a check fails it prints one
 warning on standard error naming the first bad version, and exits with status
 :data:`EXIT_BROKEN`, as ``verify`` does. The check costs about three replays of the
 match: the command has already read its events, and only the origin of a fork is read
@@ -17,6 +18,8 @@ import click
 
 from replay.audit import Report, verify_records
 from replay.claims import check_claims
+from replay.refusal_check import check_refusals
+from replay.refusals import kept_refusals
 from replay.source import Loaded
 from replay.store import open_arena, read_records
 from replay.verifying import origin_records
@@ -36,6 +39,8 @@ def check(db: str, loaded: Loaded) -> Report:
     report = verify_records(records, origin=origin)
     if loaded.claims is not None:
         check_claims(loaded.claims, records, report)
+    where = "store" if loaded.source == "store" else "bundle"
+    check_refusals(report, records, kept_refusals(db, loaded), where)
     return report
 
 

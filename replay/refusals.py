@@ -10,9 +10,10 @@ events (:func:`refusals_at`), for ``events`` and for anyone ruling on a race.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -25,13 +26,15 @@ from domain.kernel.refusals import Refusal, RefusalLog, refusal_log_id, refusal_
 from domain.kernel.views import Viewer
 from replay import format as fmt
 from replay.source import Loaded
-from replay.store import ReplayError, open_arena
+from replay.store import Record, ReplayError, open_arena
 from server.application import Arena
 
 #: The only classes a refusal log's stored events may name: nothing else is decoded.
 TOPICS = frozenset(
     get_topic(getattr(RefusalLog, name)) for name in ("Opened", "Refused", "NotKept")
 )
+#: The class a log's ``Opened`` must name: nothing else is created.
+LOG_TOPIC = get_topic(RefusalLog)
 
 
 @dataclass(frozen=True)
@@ -69,28 +72,49 @@ def read_refusals(arena: Arena, match_id: UUID) -> Refusals:
         stored = arena.recorder.select_events(log_id)
     except Exception as exc:
         raise ReplayError(f"cannot read the refused commands of match {match_id}: {exc}") from exc
-    if not stored:
+    items = [
+        (item.originator_version, item.topic, partial(arena.mapper.to_domain_event, item))
+        for item in stored
+    ]
+    return read_log(match_id, items)
+
+
+#: One event of a refusal log to read: its version, its topic, and how to decode it
+#: (called only once the topic is found to be one of the log's own).
+LogItem = tuple[int, str, Callable[[], Any]]
+
+
+def read_log(match_id: UUID, items: Sequence[LogItem]) -> Refusals:
+    """A refusal log from its events, wherever they were read (the store, a bundle's
+    refusal lines), its chain checked as :func:`read_refusals` says."""
+    if not items:
         return Refusals(match_id)
     log: Any = None
     problems: list[str] = []
     prev = GENESIS_DIGEST
-    for expected, item in enumerate(stored, start=1):
-        where = f"refusal log event {item.originator_version}"
-        if item.originator_version != expected:
+    for expected, (version, topic, decode) in enumerate(items, start=1):
+        where = f"refusal log event {version}"
+        if version != expected:
             problems.append(f"refusal log event {expected} is missing")
             break
-        if item.topic not in TOPICS:
-            problems.append(f"{where} names {item.topic!r}, not an event of a refusal log")
+        if topic not in TOPICS:
+            problems.append(f"{where} names {topic!r}, not an event of a refusal log")
             break
         try:
-            evt: Any = arena.mapper.to_domain_event(item)
+            evt: Any = decode()
         except Exception as exc:
             problems.append(f"{where} cannot be read: {exc}")
             break
         if evt.prev_digest != prev or stored_event_digest(evt) != evt.digest:
             problems.append(f"{where} does not match its digest or the event before it")
             break
-        if expected == 1 and getattr(evt, "match_id", None) != str(match_id):
+        if evt.originator_id != refusal_log_id(match_id) or (
+            expected == 1
+            and (
+                getattr(evt, "match_id", None) != str(match_id)
+                or getattr(evt, "originator_topic", None) != LOG_TOPIC
+            )
+        ):
             problems.append(f"{where} opens the refusals of another match")
             break
         log = evt.mutate(log)
@@ -98,6 +122,61 @@ def read_refusals(arena: Arena, match_id: UUID) -> Refusals:
     if log is None:
         return Refusals(match_id, problems=problems)
     return Refusals(match_id, list(log.refusals), dict(log.not_kept), log.quota, problems)
+
+
+def kept_refusals(db: str, loaded: Loaded) -> Refusals | None:
+    """The refused commands kept of the loaded match: its refusal log in the store, or
+    the refusal lines of its bundle (their count held to the header's, a problem
+    otherwise); None when the match was read from a bundle that holds none (one
+    exported before bundles carried them): the refusals are then not in the evidence."""
+    if loaded.source == "store":
+        return load_refusals(db, loaded.match_id)
+    lines = loaded.refusal_lines
+    if lines is None:
+        return None
+    items = [(r.version, r.topic, partial(_decoded, r)) for r in lines.records]
+    found = read_log(loaded.match_id, items)
+    if lines.count != len(lines.records):
+        said = lines.count if lines.count >= 0 else "no number of"
+        found.problems.insert(
+            0,
+            f"the bundle's header counts {said} refusal lines, but the bundle holds "
+            f"{len(lines.records)}: lines were removed or added",
+        )
+    return found
+
+
+def refusal_events(db: str, loaded: Loaded) -> list[Any]:
+    """The events of the loaded match's refusal log, as stored, for an export: from the
+    store, or from the bundle being exported again (none when it holds none). Only the
+    log's own classes are decoded; a log event that cannot be read stops the export
+    (``verify`` and ``events`` say why)."""
+    if loaded.source != "store":
+        lines = loaded.refusal_lines
+        return [r.event for r in lines.records if r.event is not None] if lines else []
+    found: list[Any] = []
+    with open_arena(db) as arena:
+        for item in arena.recorder.select_events(refusal_log_id(loaded.match_id)):
+            if item.topic not in TOPICS:
+                raise ReplayError(
+                    f"the refusal log of match {loaded.match_id} holds an event "
+                    f"{item.originator_version} that is not of a refusal log ({item.topic!r}): "
+                    "run `totem-replay verify`"
+                )
+            try:
+                found.append(arena.mapper.to_domain_event(item))
+            except Exception as exc:
+                raise ReplayError(
+                    f"the refusal log of match {loaded.match_id} cannot be exported: its "
+                    f"event {item.originator_version} cannot be read ({exc})"
+                ) from exc
+    return found
+
+
+def _decoded(record: Record) -> Any:
+    if record.event is None:
+        raise ValueError(record.error or "unreadable")
+    return record.event
 
 
 def load_refusals(db: str, match_id: UUID) -> Refusals:
@@ -138,11 +217,19 @@ def not_kept_line(refusals: Refusals) -> str | None:
     )
 
 
+#: What every command showing refusals says of a bundle that holds none.
+NOT_IN_EVIDENCE = (
+    "the refused commands are not in the evidence: this bundle holds the match's events "
+    "only (it was exported without its refusal log)"
+)
+
+
 class Interleaved:
     """The refusals ``events`` shows among a match's events: each after the event it
-    followed (its ``version``), in receive order, as the viewer may see it. A match read
-    from a bundle has none to show (a bundle holds the match's events only); with
-    --json, refusals are shown only if asked for, so that an audit export stays events."""
+    followed (its ``version``), in receive order, as the viewer may see it, from the
+    store or from the bundle's refusal lines (a bundle without them: a note says they
+    are not in the evidence); with --json, refusals are shown only if asked for, so
+    that an audit export stays events."""
 
     def __init__(
         self,
@@ -156,9 +243,10 @@ class Interleaved:
         self.viewer = viewer
         self.first = first or 1
         self.as_json = as_json
-        self.kept = Refusals(loaded.match_id)
-        if loaded.source == "store" and (wanted or not as_json):
-            self.kept = load_refusals(db, loaded.match_id)
+        found = kept_refusals(db, loaded) if wanted or not as_json else Refusals(loaded.match_id)
+        #: None: read from a bundle that holds no refused commands.
+        self.in_evidence = found is not None
+        self.kept = found or Refusals(loaded.match_id)
         self._last: int | None = None
         self._out = fmt.console()
 
@@ -173,6 +261,8 @@ class Interleaved:
             self._show(self._last)
         for problem in self.kept.problems[:1]:
             click.echo(f"warning: the log of refused commands fails: {problem}", err=True)
+        if not self.in_evidence and not self.as_json:
+            click.echo(f"note: {NOT_IN_EVIDENCE}", err=True)
         if last is not None or not self.kept.not_kept:
             return
         if self.as_json:

@@ -10,6 +10,7 @@ the HTML replay, it loads nothing from anywhere and shows the referee's view.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from html import escape
 from importlib.metadata import PackageNotFoundError
@@ -20,8 +21,9 @@ from typing import Any
 import click
 
 from replay import html_parts
-from replay.evidence import race_evidence, signature_of, verification
+from replay.evidence import race_pages, signature_of, verification
 from replay.html import BOARD_CSS, BOARD_SCRIPT, fill, frame, script_json
+from replay.refusals import kept_refusals
 from replay.source import load
 from replay.step import referee_option, require_referee
 from replay.store import Record, ReplayError, walk
@@ -67,7 +69,8 @@ def ruling(
             f"{version}"
         )
     report = verification(db, loaded)
-    sheet_text = sheet(loaded.records, version, report, note, datetime.now(UTC))
+    races = race_pages(loaded.records, kept_refusals(db, loaded))
+    sheet_text = sheet(loaded.records, version, report, note, datetime.now(UTC), races)
     try:
         output.write_text(sheet_text, encoding="utf-8")
     except OSError as exc:
@@ -82,9 +85,16 @@ def ruling(
 
 
 def sheet(
-    records: list[Record], version: int, report: dict[str, Any], note: str, made: datetime
+    records: list[Record],
+    version: int,
+    report: dict[str, Any],
+    note: str,
+    made: datetime,
+    races: Mapping[int, dict[str, Any]],
 ) -> str:
-    """The sheet's HTML for the event at ``version`` of the match of ``records``."""
+    """The sheet's HTML for the event at ``version`` of the match of ``records``, with
+    ``explain``'s reading of its race if it is a grab (``races``:
+    :func:`replay.evidence.race_pages`)."""
     shown: dict[str, Any] | None = None
     game = match_id = ""
     for event, match in walk(records, version):
@@ -93,7 +103,7 @@ def sheet(
             game, match_id = type(match).GAME, str(match.id)
     if shown is None:
         raise ReplayError(f"the match has no version {version}")
-    race = race_evidence(records, version, shown["name"])
+    race = races.get(version)
     last = records[-1].event
     ended = type(last).__name__ == "MatchEnded"
     digest = report["digest"] or "unknown: the last stored event cannot be read"

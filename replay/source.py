@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from uuid import UUID
 
-from replay.bundle import open_bundle
+from replay.bundle import RefusalLines, open_bundle
 from replay.claims import Claims, bundle_claims, store_claims
 from replay.store import (
     Record,
@@ -41,6 +41,9 @@ class Loaded:
     #: What the bundle's header or the store records of the match beside its events,
     #: read before them (:mod:`replay.claims`).
     claims: Claims | None = None
+    #: A bundle's refusal lines (None: read from the store, or a bundle that holds none;
+    #: ``replay.refusals.kept_refusals`` reads either).
+    refusal_lines: RefusalLines | None = None
 
     @property
     def live(self) -> bool:
@@ -64,7 +67,15 @@ def load(db: str, match_text: str, upto: int | None = None) -> Loaded:
         last = bundle.records[-1].version if bundle.records else 0
         ended = bool(bundle.records) and is_end(bundle.records[-1].topic)
         claims = bundle_claims(bundle.header, bundle.match_id)
-        return Loaded(bundle.match_id, bundle.records, f"bundle {path}", last, ended, claims)
+        return Loaded(
+            bundle.match_id,
+            bundle.records,
+            f"bundle {path}",
+            last,
+            ended,
+            claims,
+            bundle.refusals,
+        )
     with open_arena(db) as arena:
         match_id = resolve_match(arena, match_text)
         claims = store_claims(arena, match_id)

@@ -17,7 +17,13 @@ from eventsourcing.utils import get_topic
 
 from domain.kernel.match import MatchAggregate
 from domain.kernel.refusals import RefusalLog
-from server.application import MATCH_LOG_ID, TRANSPARENCY_LOG_ID, Arena, MatchLogged, store_env
+from server.application import (
+    MATCH_LOG_ID,
+    TRANSPARENCY_LOG_ID,
+    Arena,
+    MatchLogged,
+    store_env,
+)
 
 HEX_DIGITS = frozenset("0123456789abcdef")
 
@@ -75,16 +81,26 @@ def logged_matches(arena: Arena) -> list[MatchLogged]:
 ID_PAGE = 1000
 
 
+#: Streams of the store that are no match: the log of matches, the transparency log.
+NOT_MATCHES = frozenset({MATCH_LOG_ID, TRANSPARENCY_LOG_ID})
+#: Events of a match's refusal log (:mod:`domain.kernel.refusals`): a stream beside the
+#: match, no match of its own.
+REFUSAL_TOPICS = frozenset(
+    get_topic(getattr(RefusalLog, name)) for name in ("Opened", "Refused", "NotKept")
+)
+
+
 def stored_match_ids(arena: Arena) -> dict[UUID, int]:
     """Every match that has events in the store, whatever its log says, with its number
-    of stored events: read from the store's notification log, in pages."""
+    of stored events: read from the store's notification log, in pages. The store's own
+    logs and the matches' refusal logs are not matches."""
     found: dict[UUID, int] = {}
     start = 1
     try:
         while True:
             page = arena.recorder.select_notifications(start, ID_PAGE)
             for item in page:
-                if _of_a_match(item.originator_id, item.topic):
+                if item.originator_id not in NOT_MATCHES and item.topic not in REFUSAL_TOPICS:
                     match_id = UUID(str(item.originator_id))
                     found[match_id] = found.get(match_id, 0) + 1
             if len(page) < ID_PAGE:
@@ -92,18 +108,6 @@ def stored_match_ids(arena: Arena) -> dict[UUID, int]:
             start = page[-1].id + 1
     except Exception as exc:
         raise ReplayError(f"cannot read the store's events: {_reason(exc)}") from exc
-
-
-#: The streams of a store that are not matches: its log of matches, its transparency log.
-LOG_IDS = frozenset({MATCH_LOG_ID, TRANSPARENCY_LOG_ID})
-#: The topics of a match's refusal log (domain/kernel/refusals.py) all begin so.
-REFUSAL_TOPICS = get_topic(RefusalLog)
-
-
-def _of_a_match(originator_id: object, topic: str) -> bool:
-    """Whether a stored event belongs to a match, not to one of the store's logs or a
-    match's refusal log: only those are listed as matches."""
-    return originator_id not in LOG_IDS and not topic.startswith(REFUSAL_TOPICS)
 
 
 def resolve_match(arena: Arena, text: str) -> UUID:

@@ -23,6 +23,8 @@ from replay.checkpoints import check_store, read_checkpoint
 from replay.checkpoints import print_report as print_checkpoint
 from replay.claims import Claims, all_summaries, check_claims
 from replay.receipts import check_receipt, read_receipt
+from replay.refusal_check import check_refusals
+from replay.refusals import kept_refusals, read_refusals
 from replay.source import load
 from replay.store import (
     Record,
@@ -156,7 +158,10 @@ def verify(
 ) -> None:
     """Check a match: its hash chain, the server's signature, the seed commitment, the
     random draws and (Village) the spell reveals, each reported on its own. A fork's
-    draws after its Forked event are re-derived from the fork's own seed.
+    draws after its Forked event are re-derived from the fork's own seed. The refused
+    commands kept beside the match (`refusals`): their log's chain, and every receive
+    number held once by the events or a kept refusal, a failure naming the first bad
+    receive number.
 
     With --receipt FILE, a receipt a player's client kept: the store or bundle must hold
     at least its version, with the history the server signed (truncation is caught).
@@ -200,6 +205,7 @@ def verify(
         )
         if loaded.claims is not None:
             check_claims(loaded.claims, records, report)
+        check_refusals(report, records, kept_refusals(db, loaded), _where(loaded.source))
         if receipt is not None:
             where = "store" if loaded.source == "store" else "bundle"
             check_receipt(match_id, records, receipt, public_key, report, where)
@@ -302,7 +308,16 @@ def _verify_one(
     origin = origin_records(arena, records)
     report = verify_records(records, expected_key=public_key, origin=origin)
     check_claims(claims, records, report)
+    try:
+        check_refusals(report, records, read_refusals(arena, match_id))
+    except ReplayError as exc:
+        report.notes.append(f"the refused commands are not checked: {exc}")
     return report_object(match_id, report)
+
+
+def _where(source: str) -> str:
+    """How the refusals check names where the match was read: "store" or "bundle"."""
+    return "store" if source == "store" else "bundle"
 
 
 def origin_records(arena: Any, records: list[Record]) -> list[Record] | None:

@@ -65,7 +65,14 @@ def test_js_5_1_one_match_races_close_calls_suspects_late_and_wrong_grabs(
 
     (data,) = disputes_json(db, match.id)
     assert data["match_id"] == str(match.id) and data["game"] == "jungle_speed"
-    assert data["counts"] == {"races": 2, "close_calls": 1, "suspect": 2, "late": 2, "wrong": 1}
+    assert data["counts"] == {
+        "races": 2,
+        "close_calls": 1,
+        "suspect": 2,
+        "late": 2,
+        "wrong": 1,
+        "refused": 0,
+    }
     arrows, duel, wrong = data["races"]
     assert (arrows["version"], arrows["kind"], arrows["winner"]) == (v["arrows_won"], "arrows", 2)
     assert (arrows["opened"], arrows["opened_by"]) == (v["arrows"], "Revealed")
@@ -110,7 +117,8 @@ def test_js_5_1_one_match_races_close_calls_suspects_late_and_wrong_grabs(
     text = run(db, "disputes", match.id).output
     lines = text.splitlines()
     assert lines[0] == (
-        f"Match {match.id}: 2 races, 1 close call, 2 suspect reactions, 2 late grabs, 1 wrong grab"
+        f"Match {match.id}: 2 races, 1 close call, 2 suspect reactions, 2 late grabs, "
+        "1 wrong grab, 0 refused grabs"
     )
     heads = [line for line in lines if line.startswith("v")]
     assert heads == [

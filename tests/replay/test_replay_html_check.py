@@ -289,8 +289,7 @@ def test_a_page_from_a_damaged_store_is_tampered_where_verify_says(
     change_byte(store.db, match.id, version, at, ord("0") + (state[at] - ord("0") + 1) % 10)
     report = json.loads(run("verify", match.id, "--json").stdout)
     assert report["first_bad_version"] == version
-    # The page is written all the same, and the command exits 1, as for any evidence
-    # shown from a match that fails verification.
+    # The page is written; export warns and exits 1, as for any evidence that fails.
     assert run("export", match.id, "--html", "-o", page).exit_code == 1
     verdict = checked(page.read_text(encoding="utf-8"), tmp_path, "damaged")
     assert verdict.status == "tampered" and verdict.first_bad == version, verdict

@@ -29,10 +29,11 @@ def _refusal(receive: int, seat: int, code: str, rule: str, message: str) -> Ref
 
 def _keep_refusals(store: Store) -> None:
     """A refusal log for the ended match: seat 1 refused twice (the second only counted,
-    beyond its quota of one), seat 2 once."""
+    beyond its quota of one), seat 2 once. The match's events carry no receive numbers
+    (stored as before the numbers existed), so the refusals hold numbers 1 and 2."""
     log = RefusalLog.open(store.ended.id, quota=1)
-    log.keep(_refusal(7, 1, "FAILED_PRECONDITION", "JS-8.1", "seat 1 has finished"))
-    log.keep(_refusal(8, 2, "RESOURCE_EXHAUSTED", "", "seat 2 sent more than 20 commands"))
+    log.keep(_refusal(1, 1, "FAILED_PRECONDITION", "JS-8.1", "seat 1 has finished"))
+    log.keep(_refusal(2, 2, "RESOURCE_EXHAUSTED", "", "seat 2 sent more than 20 commands"))
     log.count_not_kept(1, 1)
     arena = open_store(store.db)
     try:
@@ -55,13 +56,13 @@ def test_events_shows_refused_commands_after_the_event_they_followed(
     assert result.exit_code == 0, result.output
     first, second = _lines_after_event(result.output, AT)
     assert (
-        "REFUSED" in first and "seat 1" in first and "in match #7]" in first and "JS-8.1" in first
+        "REFUSED" in first and "seat 1" in first and "in match #1]" in first and "JS-8.1" in first
     )
     assert "GRAB_TARGET_ARROWS" in first and "seat 1 has finished" in first
     assert (
         "REFUSED" in second
         and "seat 2:" in second
-        and "in match #8]" in second
+        and "in match #2]" in second
         and "RESOURCE_EXHAUSTED" in second
     )
     assert "seat 1: 1" in result.output.splitlines()[-1]  # counted beyond the quota
@@ -78,7 +79,7 @@ def test_another_seat_sees_that_a_command_was_refused_not_what_it_said(
     assert "seat 1 has finished" in _lines_after_event(own.output, AT)[0]
     theirs = _lines_after_event(other.output, AT)[0]
     assert (
-        "seat 1: jungle_speed.grab: FAILED_PRECONDITION JS-8.1 [recv #907, in match #7]" in theirs
+        "seat 1: jungle_speed.grab: FAILED_PRECONDITION JS-8.1 [recv #901, in match #1]" in theirs
     )
     assert "finished" not in theirs and "GRAB_TARGET_ARROWS" not in theirs
 
@@ -91,9 +92,9 @@ def test_json_lines_hold_refusals_only_when_asked(store: Store, run: Run) -> Non
     assert all("refused" not in json.loads(line) for line in plain.output.splitlines())
     lines = [json.loads(line) for line in asked.output.splitlines()]
     refused = [line["refused"] for line in lines if "refused" in line]
-    assert [r["receive"] for r in refused] == [7, 8]
+    assert [r["receive"] for r in refused] == [1, 2]
     at = next(i for i, line in enumerate(lines) if line.get("version") == AT)
-    assert lines[at + 1]["refused"]["receive"] == 7
+    assert lines[at + 1]["refused"]["receive"] == 1
     assert lines[-1] == {"not_kept": {"1": 1}, "quota": 1}
 
 
@@ -103,6 +104,8 @@ def test_a_damaged_refusal_log_is_named(store: Store, run: Run) -> None:
     state = stored_state(store.db, log_id, 2)
     write_state(store.db, log_id, 2, state.replace(b"seat 1 has finished", b"seat 1 was on time!"))
     result = run("events", store.ended.id)
-    assert result.exit_code == 0
     assert "refusal log event 2 does not match its digest" in result.output
     assert "REFUSED" not in result.output  # nothing after the first problem is shown
+    # The match fails verification as `verify` says (its `refusals` check): warned, 1.
+    assert result.exit_code == 1
+    assert "receive number 1 on: the log of refused commands fails" in result.output

@@ -1,0 +1,145 @@
+"""``verify``'s ``refusals`` check: the match's log of refused commands holds, and with
+the match's events it accounts for every receive number (docs/audit.md, "Refused
+commands").
+
+The server numbers a match's commands 1, 2, 3... in receive order, applied or refused;
+an applied command's number is in the stamp of its events, a refused one's in its
+record in the refusal log, and a refused command beyond its seat's quota is only
+counted and takes no number (the next command takes it). So:
+
+1. the log's hash chain holds (:func:`replay.refusals.read_log`), and, read from a
+   bundle, the header counts its refusal lines;
+2. every number from the first to the highest is held by the events or by a kept
+   refusal (a fork's first is the one after the numbers of the history it carries);
+3. no number is held both by an event and by a refusal;
+4. each refusal sits where its number says: after the events of lower numbers, before
+   those of higher ones.
+
+A failure is a problem of its own check, :data:`REFUSALS`, at the version after which
+the first bad receive number came. The check is reported for a match whose commands are
+numbered or that has a refusal log; a bundle without refusal lines says they are not in
+the evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from replay.audit import Problem, Report
+from replay.refusals import Refusals
+from replay.store import Record
+
+#: The check this module adds to a report.
+REFUSALS = "refusals"
+
+
+def numbers_of(records: Sequence[Record]) -> tuple[int, dict[int, int]]:
+    """The number a fork's own commands start after (0 for a match that is no fork),
+    and each receive number the events hold, with the first version holding it."""
+    base, held = 0, dict[int, int]()
+    for record in records:
+        data: dict[str, Any] = vars(record.event) if record.event is not None else {}
+        if record.version == 1:
+            for entry in data.get("history", []):
+                stamp = (entry.get("fields") or {}).get("stamp") or {}
+                base = max(base, _number(stamp))
+        number = _number(data.get("stamp"))
+        if number:
+            held.setdefault(number, record.version)
+    return base, held
+
+
+def check_refusals(
+    report: Report, records: Sequence[Record], refusals: Refusals | None, source: str = "store"
+) -> None:
+    """Add the ``refusals`` check to ``report`` (see the module docstring); ``refusals``
+    None: read from a bundle that holds none. ``source`` names where they were read."""
+    base, held = numbers_of(records)
+    if refusals is None:
+        if held:
+            report.added.append(REFUSALS)
+            report.skipped[REFUSALS] = (
+                f"not in the evidence: the {source} holds no refused commands (exported "
+                "without its refusal log), so the receive numbers are not accounted for"
+            )
+        return
+    if not held and refusals.quota is None and not refusals.problems:
+        return  # commands not numbered (stored before the numbers), nothing refused
+    report.added.append(REFUSALS)
+
+    def after(number: int) -> int:
+        """The version after which the command of ``number`` came."""
+        return max((v for n, v in held.items() if n < number), default=1)
+
+    def fail(version: int, reason: str) -> None:
+        report.problems.append(Problem(version, reason, REFUSALS))
+
+    kept = refusals.refusals
+    if refusals.problems:
+        # The first number after the last good refusal that no event holds.
+        number = max((r.receive for r in kept), default=base) + 1
+        while number in held:
+            number += 1
+        fail(
+            after(number),
+            f"receive number {number} on: the log of refused commands fails "
+            f"({refusals.problems[0]}): a kept refusal was changed, removed or reordered, "
+            "and the refusals from there on are not evidence",
+        )
+        return
+    for refusal in kept:
+        if refusal.receive in held:
+            fail(
+                refusal.version,
+                f"receive number {refusal.receive} is held both by the event at version "
+                f"{held[refusal.receive]} and by a refusal kept at version {refusal.version}: "
+                "one of them was forged",
+            )
+            return
+        before = [n for n, v in held.items() if v <= refusal.version and n > refusal.receive]
+        later = [n for n, v in held.items() if v > refusal.version and n < refusal.receive]
+        if before or later:
+            wrong = min(before) if before else max(later)
+            fail(
+                refusal.version,
+                f"receive number {refusal.receive} was refused at version {refusal.version}, "
+                f"but the event at version {held[wrong]} holds number {wrong}: the refusal "
+                "is out of its place among the events (its log was rewritten)",
+            )
+            return
+    seen = set(held) | {r.receive for r in kept}
+    top = max(seen, default=base)
+    missing = [n for n in range(base + 1, top + 1) if n not in seen]
+    if missing:
+        first = missing[0]
+        more = f" ({len(missing) - 1} more numbers missing)" if len(missing) > 1 else ""
+        fail(
+            after(first),
+            f"receive number {first} is held by no event and no kept refusal{more}: the "
+            f"command received after version {after(first)} left no trace: its record was "
+            f"deleted from the {source}'s log of refused commands, or never saved",
+        )
+        return
+    detail = (
+        f"receive numbers {base + 1} to {top} each held once: "
+        f"{len(set(held))} by applied commands, {len(kept)} by kept refusals"
+        if top > base
+        else "no command numbered"
+    )
+    if refusals.quota is not None:
+        detail += "; the log of refused commands intact"
+    counted = sum(refusals.not_kept.values())
+    if counted:
+        detail += (
+            f"; {counted} more refused commands only counted (beyond {refusals.quota} per "
+            "seat), taking no number"
+        )
+    report.found[REFUSALS] = detail
+
+
+def _number(stamp: Any) -> int:
+    if not isinstance(stamp, dict):
+        return 0
+    number = stamp.get("receive", 0)
+    return number if isinstance(number, int) and not isinstance(number, bool) else 0
