@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from eventsourcing.utils import get_topic
+
 from domain.kernel.match import MatchAggregate
-from server.application import MATCH_LOG_ID, Arena, MatchLogged, store_env
+from domain.kernel.refusals import RefusalLog
+from server.application import MATCH_LOG_ID, TRANSPARENCY_LOG_ID, Arena, MatchLogged, store_env
 
 HEX_DIGITS = frozenset("0123456789abcdef")
 
@@ -70,6 +73,10 @@ def logged_matches(arena: Arena) -> list[MatchLogged]:
 
 #: Events read at a time when every match id of the store is listed.
 ID_PAGE = 1000
+#: The aggregates of a store that are not matches: its list of matches and its
+#: transparency log (by id), and each match's log of refused commands (by topic).
+NOT_MATCHES = frozenset({MATCH_LOG_ID, TRANSPARENCY_LOG_ID})
+REFUSAL_TOPIC = get_topic(RefusalLog) + "."
 
 
 def stored_match_ids(arena: Arena) -> dict[UUID, int]:
@@ -81,7 +88,9 @@ def stored_match_ids(arena: Arena) -> dict[UUID, int]:
         while True:
             page = arena.recorder.select_notifications(start, ID_PAGE)
             for item in page:
-                if item.originator_id != MATCH_LOG_ID:
+                if item.originator_id not in NOT_MATCHES and not item.topic.startswith(
+                    REFUSAL_TOPIC
+                ):
                     match_id = UUID(str(item.originator_id))
                     found[match_id] = found.get(match_id, 0) + 1
             if len(page) < ID_PAGE:
