@@ -22,7 +22,7 @@ from uuid import UUID, uuid4
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from replay_support import delete_logged, forge, open_store, truncate
+from replay_support import delete_logged, forge, open_store, relog, truncate
 from test_replay_signature import DAMAGES, Signed, as_json, ended_event, run
 from test_replay_signature import signed as signed
 
@@ -347,6 +347,7 @@ SHOWING = {
 @pytest.mark.parametrize("command", sorted(SHOWING))
 def test_a_command_showing_a_forged_match_warns_and_exits_1(signed: Signed, command: str) -> None:
     forge_stamp(signed)
+    relog(signed.db, signed.ended.id)  # the log agrees: the signature alone fails
     result = run(signed.db, command, signed.ended.id, *SHOWING[command])
     assert result.exit_code == 1, result.output
     assert result.stdout.strip(), "the evidence is still printed"
