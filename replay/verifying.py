@@ -163,8 +163,9 @@ def verify(
 
     Exit status 0 when every check holds or does not apply; 1 when one fails, naming the
     first bad version. The events must also agree with what is recorded beside them:
-    a bundle's header (match id, event count), or the store's log of matches and its
-    summary of the match (an ended match cut short fails). --all checks every match in
+    a bundle's header (match id, event count), or the store's log of matches, its
+    summary of the match and its transparency log's leaves of the match (an ended match
+    cut short, replaced or re-signed fails). --all checks every match in
     the store (MATCH is then omitted), those with events but no entry in the log and the
     entries with no events included, with a progress bar on stderr and a summary; with
     --checkpoint, it also holds the store to a checkpoint of its transparency log kept
