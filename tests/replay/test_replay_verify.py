@@ -221,3 +221,14 @@ def test_a_published_digest_of_an_earlier_event(run: Run, store: Store) -> None:
     assert result.exit_code == 1
     assert first_bad(result.stdout) == 31
     assert "that of version 30" in result.stdout
+
+
+def test_verify_all_verifies_matches_only(run: Run, store: Store) -> None:
+    """The store's other streams (the list of matches, the transparency log, a match's
+    log of refused commands) are not matches, and are not reported as broken ones."""
+    from test_replay_refusals import _keep_refusals
+
+    _keep_refusals(store)
+    result = run("verify", "--all")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == "OK 3 matches verified: 3 OK, 0 failed"
