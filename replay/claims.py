@@ -155,13 +155,18 @@ def all_summaries(arena: Arena) -> dict[UUID, Summary] | None:
         return None
 
 
-def summary_problem(summary: Summary | None, records: list[Record]) -> str | None:
-    """Why ``records`` disagree with the store's summary of their match, if they do
-    (``list``: a match cut short is not shown as merely "playing")."""
-    if summary is None:
-        return None
+def summary_problem(
+    summary: Summary | None,
+    records: list[Record],
+    leaves: tuple[tuple[int, Leaf], ...] = (),
+) -> str | None:
+    """Why ``records`` disagree with the store's summary of their match, or with its
+    ``leaves`` in the transparency log, if they do (``list``: a match cut short is not
+    shown as merely "playing", even with its summary row rewritten)."""
     report = Report(events=len(records), digest=None)
-    _check_summary(summary, records, records[-1].version if records else 0, report)
+    if summary is not None:
+        _check_summary(summary, records, records[-1].version if records else 0, report)
+    _check_leaves(Claims("the store", leaves=leaves), records, report)
     if report.ok:
         return None
     return f"version {report.first_bad_version}: {report.problems[0].reason}"

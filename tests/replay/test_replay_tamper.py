@@ -541,6 +541,26 @@ def test_a_cut_off_end_fails_verify_without_a_key_and_show_warns(signed: Signed)
     assert "FAILS" not in intact[0]
 
 
+def test_a_cut_off_end_whose_summary_row_was_rewritten_is_still_marked_by_list(
+    signed: Signed,
+) -> None:
+    """The summary row now says "playing", as the events do; the transparency log's end
+    leaf of the match still says it ended."""
+    cut = signed.ended.version - 3
+    truncate(signed.db, signed.ended.id, cut, summary_too=True)
+    listed = run(signed.db, "list")
+    assert listed.exit_code == 0
+    (line,) = [x for x in listed.stdout.splitlines() if x.startswith(str(signed.ended.id))]
+    assert "  playing  " in line
+    assert line.endswith(
+        f"FAILS VERIFICATION at version {cut + 1}: missing: leaf 1 of the store's transparency "
+        f"log, the end of match {signed.ended.id} at version {signed.ended.version}: the store "
+        f"holds only {cut} events, the log says it ended at version {signed.ended.version} "
+        "(the match was truncated)"
+    )
+    assert listed.stdout.count("FAILS VERIFICATION") == 1  # the other matches hold
+
+
 def test_verify_all_reports_a_match_whose_log_entry_was_deleted(signed: Signed) -> None:
     delete_logged(signed.db, signed.ended.id)
     result = run(signed.db, "verify", "--all")
