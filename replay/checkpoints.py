@@ -166,14 +166,25 @@ def leaf_problem(arena: Arena, leaf: Leaf) -> str | None:
         last = arena.recorder.select_events(leaf.match_id, desc=True, limit=1)
         if not last:
             return "the match is no longer in the store (deleted)"
-        return (
-            f"the store holds only {last[0].originator_version} events, the log says it "
-            f"ended at version {leaf.version} (the match was truncated)"
-        )
+        return truncation(last[0].originator_version, leaf)
     try:
         event = arena.mapper.to_domain_event(stored[0])
     except Exception as exc:
         return f"its event at version {leaf.version} cannot be read ({exc})"
+    return event_problem(leaf, event)
+
+
+def truncation(held: int, leaf: Leaf) -> str:
+    """The match holds ``held`` events, fewer than the version of its logged end."""
+    return (
+        f"the store holds only {held} events, the log says it ended at version "
+        f"{leaf.version} (the match was truncated)"
+    )
+
+
+def event_problem(leaf: Leaf, event: Any) -> str | None:
+    """Why ``event``, the match's event at the leaf's version, is not the one ``leaf``
+    logged, or None if it is (its digest recomputed, never read)."""
     digest = stored_event_digest(event)
     if leaf.kind == CREATED:
         seed = getattr(event, "seed", "")
@@ -193,7 +204,12 @@ def leaf_problem(arena: Arena, leaf: Leaf) -> str | None:
             "logged MatchEnded: the match was rewritten"
         )
     signature = getattr(event, "signature", "") or ""
-    if digest != leaf.digest or signature.lower() != leaf.signature:
+    if digest == leaf.digest and signature.lower() != leaf.signature:
+        return (
+            f"its MatchEnded carries another signature than the one logged (match digest "
+            f"{digest[:16]}…, as logged): the match was re-signed"
+        )
+    if digest != leaf.digest:
         return (
             f"its MatchEnded is not the one logged (match digest {digest[:16]}…, logged "
             f"{leaf.digest[:16]}…): the match was replaced or re-signed"

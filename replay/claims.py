@@ -6,19 +6,24 @@ say more, and each is checked here as part of the ``chain`` check:
 
 - **a bundle's header** names the match and counts its events: the lines must be events
   of that match, as many as it says (a relabelled header, or lines cut off or added);
-- **the store** keeps, in other tables than the match's events, the log of every match
-  created (one ``MatchLogged`` event per match, in the match log) and the projection of
-  match summaries (:mod:`server.summaries`), each written in the same transaction as the
-  events they describe. The match must be in the log, and its events must reach the
-  version its summary records; a summary that says ``ended`` needs the events that ended
-  it. So cutting the last events off a match, ``MatchEnded`` included, fails unless the
-  summary row is rewritten too.
+- **the store** keeps, beside the match's events, the log of every match created (one
+  ``MatchLogged`` event per match, in the match log), the projection of match summaries
+  (:mod:`server.summaries`) and the transparency log of each match's creation and signed
+  end (:mod:`domain.kernel.translog`), each written in the same transaction as the events
+  they describe. The match must be in the log of matches; its events must reach the
+  version its summary records, and a summary that says ``ended`` needs the events that
+  ended it; its first event must be the creation its leaf logged, and the event at the
+  version of its logged end must be that very ``MatchEnded`` (same digest, same
+  signature). So cutting the last events off an ended match, ``MatchEnded`` included,
+  fails unless the summary row and the transparency log are both rewritten too; so does
+  a match replaced or re-signed, even with the store's own key, unless its leaves are
+  rewritten.
 
 A tamperer who rewrites every one of these consistently is not caught here: only an
-anchor kept outside the store (a receipt, a published digest or checkpoint) shows that.
+anchor kept outside the store (a receipt, a checkpoint, a published digest) shows that.
 
-The summary is read before the events, so a match that a running server extends between
-the two reads is never taken for a truncated one.
+The summary and the leaves are read before the events, so a match that a running server
+extends or ends between the reads is never taken for a truncated one.
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+from domain.kernel.translog import Leaf
 from replay.audit import Problem, Report
-from replay.store import Record, is_end
+from replay.checkpoints import event_problem, read_leaves, truncation
+from replay.store import Record, ReplayError, is_end
 from server.application import Arena
 from server.summaries import Summary
 
@@ -56,6 +63,15 @@ class Claims:
     position: int | None = None
     #: Why the store's records could not be compared, if they could not.
     unreadable: str | None = None
+    #: The leaves the store's transparency log holds of the match, each with its index
+    #: in the log (None: not known, as for a bundle).
+    leaves: tuple[tuple[int, Leaf], ...] | None = None
+    #: Why the transparency log was not read whole (a gap in it, or it fails), if so.
+    log_note: str | None = None
+
+
+#: A match's leaves in the store's transparency log, each with its index.
+MatchLeaves = dict[UUID, tuple[tuple[int, Leaf], ...]]
 
 
 def bundle_claims(header: dict[str, Any], match_id: UUID) -> Claims:
@@ -65,8 +81,11 @@ def bundle_claims(header: dict[str, Any], match_id: UUID) -> Claims:
 
 
 def store_claims(arena: Arena, match_id: UUID) -> Claims:
-    """The store's summary row of the match and whether its log lists it. Read before
-    the match's events (see the module docstring)."""
+    """The store's summary row of the match, whether its log lists it, and the match's
+    leaves in the transparency log. Read before the match's events (see the module
+    docstring)."""
+    leaves, log_note = logged_leaves(arena)
+    logged_of = leaves.get(match_id, ())
     try:
         summary = arena.summaries.select_summary(match_id)
         logged: bool | None = None
@@ -82,7 +101,13 @@ def store_claims(arena: Arena, match_id: UUID) -> Claims:
             position = found.originator_version if found is not None else position
     except Exception as exc:  # an old store without the table, a store that fails
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return Claims("the store", match_id=match_id, unreadable=reason)
+        return Claims(
+            "the store",
+            match_id=match_id,
+            unreadable=reason,
+            leaves=logged_of,
+            log_note=log_note,
+        )
     return Claims(
         "the store",
         match_id=match_id,
@@ -90,7 +115,24 @@ def store_claims(arena: Arena, match_id: UUID) -> Claims:
         summarised=summary is not None,
         logged=logged,
         position=position,
+        leaves=logged_of,
+        log_note=log_note,
     )
+
+
+def logged_leaves(arena: Arena) -> tuple[MatchLeaves, str | None]:
+    """The leaves of the store's transparency log by match, up to its first gap, and
+    why the log was not read whole (None when it was): one reading serves ``verify
+    --all``. A store written before the log has none: its matches give no leaf."""
+    try:
+        leaves, gap = read_leaves(arena)
+    except ReplayError as exc:
+        return {}, f"{exc}: the events are not compared with it"
+    found: dict[UUID, list[tuple[int, Leaf]]] = {}
+    for index, leaf in enumerate(leaves):
+        found.setdefault(leaf.match_id, []).append((index, leaf))
+    note = None if gap is None else f"{gap}: the events are compared with the leaves before it"
+    return {match_id: tuple(each) for match_id, each in found.items()}, note
 
 
 #: Summary rows read at a time by ``verify --all`` and ``list``.
@@ -113,13 +155,18 @@ def all_summaries(arena: Arena) -> dict[UUID, Summary] | None:
         return None
 
 
-def summary_problem(summary: Summary | None, records: list[Record]) -> str | None:
-    """Why ``records`` disagree with the store's summary of their match, if they do
-    (``list``: a match cut short is not shown as merely "playing")."""
-    if summary is None:
-        return None
+def summary_problem(
+    summary: Summary | None,
+    records: list[Record],
+    leaves: tuple[tuple[int, Leaf], ...] = (),
+) -> str | None:
+    """Why ``records`` disagree with the store's summary of their match, or with its
+    ``leaves`` in the transparency log, if they do (``list``: a match cut short is not
+    shown as merely "playing", even with its summary row rewritten)."""
     report = Report(events=len(records), digest=None)
-    _check_summary(summary, records, records[-1].version if records else 0, report)
+    if summary is not None:
+        _check_summary(summary, records, records[-1].version if records else 0, report)
+    _check_leaves(Claims("the store", leaves=leaves), records, report)
     if report.ok:
         return None
     return f"version {report.first_bad_version}: {report.problems[0].reason}"
@@ -128,6 +175,13 @@ def summary_problem(summary: Summary | None, records: list[Record]) -> str | Non
 def check_claims(claims: Claims, records: list[Record], report: Report) -> None:
     """Add to ``report`` (as ``chain`` problems) every way the events disagree with
     ``claims``."""
+    _check_records(claims, records, report)
+    _check_leaves(claims, records, report)
+
+
+def _check_records(claims: Claims, records: list[Record], report: Report) -> None:
+    """The events against the bundle's header, or the store's log of matches and its
+    summary of the match."""
     problems = report.problems
     if claims.unreadable is not None:
         report.notes.append(
@@ -168,6 +222,29 @@ def check_claims(claims: Claims, records: list[Record], report: Report) -> None:
         )
     if claims.summary is not None:
         _check_summary(claims.summary, records, last, report)
+
+
+def _check_leaves(claims: Claims, records: list[Record], report: Report) -> None:
+    """The match's events against the leaves the store's transparency log holds of it:
+    its first event is the creation logged, and the event at the version of its logged
+    end is that ``MatchEnded`` (see the module docstring)."""
+    if claims.log_note is not None:
+        report.notes.append(claims.log_note)
+    last = records[-1].version if records else 0
+    at = {r.version: r for r in records}
+    for index, leaf in claims.leaves or ():
+        where = f"leaf {index} of the store's transparency log, {leaf.describe()}"
+        record = at.get(leaf.version)
+        if record is None:
+            if leaf.version > last:
+                cut = f"missing: {where}: {truncation(last, leaf)}"
+                report.problems.append(Problem(last + 1, cut))
+            continue  # a gap in the versions: the chain names it
+        if record.event is None:
+            continue  # an event that cannot be read: the chain names it
+        changed = event_problem(leaf, record.event)
+        if changed is not None:
+            report.problems.append(Problem(leaf.version, f"{where}: {changed}"))
 
 
 def _match_of(record: Record) -> UUID | None:

@@ -23,7 +23,7 @@ from domain.kernel.match import MatchAggregate, MatchStatus
 from replay import format as fmt
 from replay import games, json_output, refusals, step
 from replay.checkpoint_command import checkpoint
-from replay.claims import all_summaries, summary_problem
+from replay.claims import all_summaries, logged_leaves, summary_problem
 from replay.disputes import disputes
 from replay.explain import explain
 from replay.export import event_record
@@ -133,6 +133,7 @@ def list_(settings: Settings, as_json: bool) -> None:
     with open_arena(settings.db) as arena:
         summaries = all_summaries(arena) or {}  # before the events: see replay.claims
         entries = logged_matches(arena)
+        leaves = logged_leaves(arena)[0]
         if not entries and not as_json:
             out.print("no matches in this store")
         for entry in fmt.progress(entries, len(entries), "reading"):
@@ -157,7 +158,8 @@ def list_(settings: Settings, as_json: bool) -> None:
             line.append(f"  {match.version} events")
             if match.result:
                 line.append(f"  result: {fmt.result(match, match.result)}")
-            problem = summary_problem(summaries.get(entry.match_id), records)
+            logged = leaves.get(entry.match_id, ())
+            problem = summary_problem(summaries.get(entry.match_id), records, logged)
             if problem is not None:
                 line.append(f"  FAILS VERIFICATION at {problem}", style="bold red")
             out.print(line)

@@ -21,7 +21,7 @@ from replay import format as fmt
 from replay.audit import FAILED, OK, Report, checks_of, fork_origin, verify_records
 from replay.checkpoints import check_store, read_checkpoint
 from replay.checkpoints import print_report as print_checkpoint
-from replay.claims import Claims, all_summaries, check_claims
+from replay.claims import Claims, all_summaries, check_claims, logged_leaves
 from replay.receipts import check_receipt, read_receipt
 from replay.refusal_check import check_refusals
 from replay.refusals import kept_refusals, read_refusals
@@ -168,8 +168,9 @@ def verify(
 
     Exit status 0 when every check holds or does not apply; 1 when one fails, naming the
     first bad version. The events must also agree with what is recorded beside them:
-    a bundle's header (match id, event count), or the store's log of matches and its
-    summary of the match (an ended match cut short fails). --all checks every match in
+    a bundle's header (match id, event count), or the store's log of matches, its
+    summary of the match and its transparency log's leaves of the match (an ended match
+    cut short, replaced or re-signed fails). --all checks every match in
     the store (MATCH is then omitted), those with events but no entry in the log and the
     entries with no events included, with a progress bar on stderr and a summary; with
     --checkpoint, it also holds the store to a checkpoint of its transparency log kept
@@ -231,11 +232,12 @@ def _verify_all(
     with open_arena(db) as arena:
         if checkpoint_file is not None:
             held = check_store(arena, read_checkpoint(checkpoint_file, public_key))
-        # Events first, then summaries, then the log: each is written with or before the
+        # Events first, then summaries, then the logs: each is written with or before the
         # next, so a match created meanwhile by a running server is never half seen.
         stored = stored_match_ids(arena)
         summaries = all_summaries(arena)
         entries = logged_matches(arena)
+        leaves, log_note = logged_leaves(arena)
         logged = {entry.match_id for entry in entries}
         unlogged = [m for m in stored if m not in logged]
         todo: list[tuple[UUID, int | None]] = [(e.match_id, e.originator_version) for e in entries]
@@ -248,6 +250,8 @@ def _verify_all(
                 summarised=None if summaries is None else match_id in summaries,
                 logged=position is not None,
                 position=position,
+                leaves=leaves.get(match_id, ()),
+                log_note=log_note,
             )
             results.append(_verify_one(arena, match_id, public_key, claims, match_id in stored))
         for match_id, row in (summaries or {}).items():

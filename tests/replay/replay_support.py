@@ -17,7 +17,11 @@ from click.testing import Result
 from domain.jungle_speed import JungleSpeed, Options
 from domain.kernel import MatchStatus, ReceiveStamp
 from domain.kernel.chain import stored_event_digest
-from server.application import MATCH_LOG_ID, Arena, store_env
+from domain.kernel.match import event_name
+from domain.kernel.randomness import commitment
+from domain.kernel.signing import signed_message
+from server.application import MATCH_LOG_ID, TRANSPARENCY_LOG_ID, Arena, store_env
+from server.keys import ServerKey
 
 SEED = bytes(range(32))
 
@@ -213,6 +217,127 @@ def forge(db: Path, match_id: UUID, version: int, **changes: object) -> None:
             write_state(db, match_id, record.originator_version, bytes(again.state))
     finally:
         arena.close()
+
+
+def execute(db: Path, statement: str, *params: object) -> int:
+    """Run one SQL statement on the store's file; the number of rows it changed."""
+    with _connect(db) as conn:
+        return conn.execute(statement, params).rowcount
+
+
+def forge_stamp(db: Path, match_id: UUID, nth: int = 5) -> None:
+    """The ``nth`` reveal's receive stamp one millisecond later, and the chain rewritten
+    after it (the end's signature then no longer holds)."""
+    arena = open_store(db)
+    try:
+        events = arena.events_after(match_id)
+    finally:
+        arena.close()
+    event = [e for e in events if event_name(e) == "Revealed"][nth]
+    stamp = dict(event.stamp, wall_ns=event.stamp["wall_ns"] + 1_000_000)
+    forge(db, match_id, event.originator_version, stamp=stamp)
+
+
+def re_sign(db: Path, match_id: UUID, key: ServerKey) -> None:
+    """Sign the match's end again with ``key`` (another key, or the store's own), over
+    the match digest it now has, naming that key in the event."""
+    arena = open_store(db)
+    try:
+        ended = arena.events_after(match_id)[-1]
+    finally:
+        arena.close()
+    message = signed_message(match_id, ended.originator_version, ended.digest)
+    forge(
+        db,
+        match_id,
+        ended.originator_version,
+        signature=key.private.sign(message).hex(),
+        public_key=key.public_bytes.hex(),
+    )
+
+
+def delete_match(db: Path, match_id: UUID) -> None:
+    """Every trace of a match: its events, its summary and its entry in the list."""
+    assert execute(db, "DELETE FROM stored_events WHERE originator_id = ?", match_id.hex) > 0
+    execute(db, "DELETE FROM match_summaries WHERE match_id = ?", match_id.hex)
+    assert (
+        execute(
+            db,
+            "DELETE FROM stored_events WHERE originator_id = ? AND instr(state, ?) > 0",
+            MATCH_LOG_ID.hex,
+            match_id.hex.encode(),
+        )
+        == 1
+    )
+
+
+def replace_match(db: Path, key: ServerKey, victim: UUID, source: UUID) -> None:
+    """Put another played match's events under ``victim``'s id, chain rewritten, the end
+    re-signed with ``key`` (the store's own) and the victim's summary row rewritten to
+    agree: the forgery a key beside the store allows."""
+    execute(db, "DELETE FROM stored_events WHERE originator_id = ?", victim.hex)
+    copied = "status, players, version, result, end_reason"
+    execute(
+        db,
+        f"UPDATE match_summaries SET ({copied}) = (SELECT {copied} FROM match_summaries "
+        "WHERE match_id = ?) WHERE match_id = ?",
+        source.hex,
+        victim.hex,
+    )
+    execute(
+        db,
+        "INSERT INTO stored_events (originator_id, originator_version, topic, state) "
+        "SELECT ?, originator_version, topic, state FROM stored_events WHERE originator_id = ?",
+        victim.hex,
+        source.hex,
+    )
+    forge(db, victim, 1)  # the chain recomputed under the victim's id
+    re_sign(db, victim, key)
+
+
+def relog(db: Path, match_id: UUID) -> None:
+    """Rewrite the transparency log's leaves of ``match_id`` to what its (forged) events
+    now give, as a tamperer who knows the log would (the log's root then changes)."""
+    arena = open_store(db)
+    try:
+        events = arena.events_after(match_id)
+        for logged in arena.logged_leaves():
+            if logged.match_id != match_id:
+                continue
+            event = events[0] if logged.kind == "created" else events[-1]
+            state = vars(logged)
+            state["digest"] = event.digest
+            if logged.kind == "ended":
+                state["version"] = event.originator_version
+                state["signature"] = event.signature
+            else:
+                state["seed_commitment"] = commitment(bytes.fromhex(event.seed))
+            stored = arena.mapper.to_stored_event(logged)
+            write_state(db, TRANSPARENCY_LOG_ID, logged.originator_version, bytes(stored.state))
+    finally:
+        arena.close()
+
+
+def unlog_end(db: Path, match_id: UUID) -> None:
+    """Remove the leaf of the match's end from the transparency log and renumber the
+    leaves after it, so the log has no gap: what a tamperer who cut the match's end off
+    does to the log."""
+    arena = open_store(db)
+    try:
+        (index,) = [
+            leaf.originator_version
+            for leaf in arena.logged_leaves()
+            if leaf.match_id == match_id and leaf.kind == "ended"
+        ]
+        size = len(list(arena.logged_leaves()))
+    finally:
+        arena.close()
+    log = TRANSPARENCY_LOG_ID.hex
+    where = "WHERE originator_id = ? AND originator_version = ?"
+    assert execute(db, f"DELETE FROM stored_events {where}", log, index) == 1
+    for version in range(index + 1, size + 1):
+        renumber = f"UPDATE stored_events SET originator_version = ? {where}"
+        assert execute(db, renumber, version - 1, log, version) == 1
 
 
 def json_lines(text: str) -> list[dict[str, Any]]:

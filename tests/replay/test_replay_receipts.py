@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from replay_support import forge, open_store, truncate
+from replay_support import forge, open_store, relog, truncate, unlog_end
 from test_replay_signature import run, signed_match
 
 from domain.jungle_speed import JungleSpeed
@@ -84,11 +84,13 @@ def test_an_intact_store_holds_the_receipts_version_and_history(kept: Kept) -> N
 
 
 def test_a_store_truncated_below_a_kept_receipt_fails_naming_its_version(kept: Kept) -> None:
-    """The end of the match removed (its MatchEnded included) and its summary row
-    rewritten to match: the chain still holds and nothing in the match's own records
-    contradicts it; the receipt catches it."""
+    """The end of the match removed (its MatchEnded included), the store's summary and
+    transparency log rewritten to match: the store agrees with itself and nothing signed
+    remains to contradict it; only the receipt catches it."""
     last = kept.match.version
     truncate(kept.db, kept.match.id, last - 3, summary_too=True)
+    unlog_end(kept.db, kept.match.id)
+    assert run(kept.db, "verify", kept.match.id).exit_code == 0  # the store alone passes
 
     result = run(kept.db, "verify", kept.match.id, "--receipt", kept.last, "--key", key_hex(kept))
     assert result.exit_code == 1, result.output
@@ -105,6 +107,7 @@ def test_a_rewritten_history_before_the_receipt_fails_even_re_chained(kept: Kept
     """An event before the receipt's version changed and the chain rewritten after it, as
     whoever holds the store and its key could do: the receipt's commitment differs."""
     forge(kept.db, kept.match.id, 3, timestamp=kept.match.created_on)
+    relog(kept.db, kept.match.id)  # the store's transparency log rewritten to agree
     result = run(kept.db, "verify", kept.match.id, "--receipt", kept.middle, "--json")
     report = json.loads(result.stdout)
     assert result.exit_code == 1

@@ -28,6 +28,7 @@ from replay_support import (
     forge,
     open_store,
     play,
+    relog,
     stored_state,
     swap_versions,
 )
@@ -145,6 +146,7 @@ def test_a_changed_byte_of_the_signature_is_a_forged_signature(signed: Signed) -
     forged = bytearray(bytes.fromhex(ended.signature))
     forged[10] ^= 0x01
     forge(signed.db, signed.ended.id, ended.originator_version, signature=forged.hex())
+    relog(signed.db, signed.ended.id)  # the log agrees: only the signature's check speaks
     result = run(signed.db, "verify", signed.ended.id)
     assert result.exit_code == 1, result.output
     assert "the server signature in MatchEnded is not valid for the match digest" in result.stdout
@@ -163,8 +165,9 @@ def test_a_changed_byte_of_the_signature_is_a_forged_signature(signed: Signed) -
 def test_a_match_re_signed_with_another_key_fails_only_against_the_server_key(
     signed: Signed,
 ) -> None:
-    """Whoever rewrites the store can sign with their own key and name it in the event:
-    only the key obtained outside the store (--key) shows it."""
+    """Whoever rewrites the store (its transparency log included) can sign with their
+    own key and name it in the event: only the key obtained outside the store (--key)
+    shows it."""
     ended = ended_event(signed.db, signed.ended.id)
     other = Ed25519PrivateKey.generate()
     message = signed_message(signed.ended.id, ended.originator_version, ended.digest)
@@ -178,6 +181,7 @@ def test_a_match_re_signed_with_another_key_fails_only_against_the_server_key(
         signature=other.sign(message).hex(),
         public_key=raw.hex(),
     )
+    relog(signed.db, signed.ended.id)
     assert run(signed.db, "verify", signed.ended.id).exit_code == 0
     result = run(signed.db, "verify", signed.ended.id, "--key", signed.key.public_bytes.hex())
     assert result.exit_code == 1, result.output
@@ -196,6 +200,7 @@ def test_the_wrong_key_fails_a_genuine_signature(signed: Signed) -> None:
 def test_an_unsigned_ended_match_fails_when_a_key_is_given(signed: Signed) -> None:
     ended = ended_event(signed.db, signed.ended.id)
     forge(signed.db, signed.ended.id, ended.originator_version, signature="", public_key="")
+    relog(signed.db, signed.ended.id)
     code, report = as_json(signed.db, signed.ended.id)
     assert code == 0
     assert report["checks"]["signature"]["status"] == "not applicable"
@@ -300,6 +305,7 @@ def _bad_spell_reveal(db: Path) -> str:
     revealed = next(e for e in stored if event_name(e) == "SpellsRevealed" and e.reveals)
     reveals = [dict(r, spell="illness") for r in revealed.reveals]
     forge(db, match.id, revealed.originator_version, reveals=reveals)
+    relog(db, match.id)
     code, report = as_json(db, match.id)
     assert code == 1
     spells = report["checks"]["spell reveals"]
@@ -318,6 +324,7 @@ def test_verify_all_finds_the_one_bad_match_among_good_ones(signed: Signed) -> N
     forged = bytearray(bytes.fromhex(ended.signature))
     forged[0] ^= 0x80
     forge(signed.db, signed.other.id, ended.originator_version, signature=forged.hex())
+    relog(signed.db, signed.other.id)
     result = run(signed.db, "verify", "--all")
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()

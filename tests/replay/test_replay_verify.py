@@ -18,6 +18,7 @@ from replay_support import (
     stored_state,
     swap_versions,
     truncate,
+    unlog_end,
 )
 
 from domain.kernel.match import event_name
@@ -198,9 +199,10 @@ def test_published_digest_and_commitment(run: Run, store: Store) -> None:
     wrong = run("verify", match.id, "--commitment", "ab" * 32)
     assert wrong.exit_code == 1 and first_bad(wrong.stdout) == 1
 
-    # Removing the last events, and rewriting the store's summary to match, keeps the
-    # chain consistent: only the published digest shows it.
+    # Removing the last events, and rewriting the store's summary and transparency log
+    # to match, keeps the store consistent: only the published digest shows it.
     truncate(store.db, match.id, match.version - 1, summary_too=True)
+    unlog_end(store.db, match.id)
     assert run("verify", match.id).exit_code == 0
     cut = run("verify", match.id, "--digest", match.digest)
     assert cut.exit_code == 1
@@ -219,3 +221,14 @@ def test_a_published_digest_of_an_earlier_event(run: Run, store: Store) -> None:
     assert result.exit_code == 1
     assert first_bad(result.stdout) == 31
     assert "that of version 30" in result.stdout
+
+
+def test_verify_all_verifies_matches_only(run: Run, store: Store) -> None:
+    """The store's other streams (the list of matches, the transparency log, a match's
+    log of refused commands) are not matches, and are not reported as broken ones."""
+    from test_replay_refusals import _keep_refusals
+
+    _keep_refusals(store)
+    result = run("verify", "--all")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == "OK 3 matches verified: 3 OK, 0 failed"
