@@ -92,7 +92,8 @@ async def test_a_table_of_bots_finishes_its_match_across_a_crash_of_the_server(
 ) -> None:
     served, client = started
     # The bots reveal within milliseconds; the turn timer (JS-3.4) is only a safety net
-    # against a hung table, and the reveals it makes are counted apart (``timed_out``).
+    # (without one, a match can reach a state where every card is face up and no seat may
+    # act, restart or not), and the reveals it makes are counted apart (``timed_out``).
     created = await client.create_match(max_players=2, turn_timeout_ms=SAFETY_NET_MS)
     sessions = [await client.join(created.match_id, f"bot-{seat}") for seat in (0, 1)]
     bots = [

@@ -46,7 +46,8 @@ test('a table of bots finishes its match across a crash of the server', async (t
   t.after(() => client.close());
 
   // The bots reveal within milliseconds; the turn timer (JS-3.4) is only a safety net
-  // against a hung table, and the reveals it makes are counted apart (`timedOut`).
+  // (without one, a match can reach a state where every card is face up and no seat may
+  // act, restart or not), and the reveals it makes are counted apart (`timedOut`).
   const created = await client.createMatch({ maxPlayers: 2, turnTimeoutMs: SAFETY_NET_MS });
   const sessions = [
     await client.join(created.match_id, { name: 'bot-0' }),
