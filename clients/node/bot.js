@@ -182,20 +182,24 @@ export class JungleSpeedBot extends TableBot {
         () => this.session.reveal(),
         (error) => this.refused('reveal', version, error),
       );
-      if (sent !== 'accepted') this.revealBlockedAt = version;
+      // Refused by the rules: not again at this version. After a transient failure (the
+      // server was away) the same reveal is tried again.
+      if (sent === 'refused') this.revealBlockedAt = version;
       return;
     }
     if (action === 'break stall') {
       this.stallCountdown = null;
       this.stats.stallBreaks += 1;
-    } else {
-      for (const key of this.races(state.jungle_speed)) this.grabbed.add(key);
     }
+    const races = action === 'grab' ? this.races(state.jungle_speed) : [];
+    for (const key of races) this.grabbed.add(key);
     this.stats.grabs += 1;
-    await this.send(
+    const sent = await this.send(
       () => this.session.grab(),
       (error) => this.refused('grab', version, error),
     );
+    // The server was away (a restart): the race is still this bot's to grab for.
+    if (sent === 'transient') for (const key of races) this.grabbed.delete(key);
   }
 
   /**

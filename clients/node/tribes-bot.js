@@ -206,8 +206,8 @@ export class TribesBot extends TableBot {
 
   /**
    * Send a move. A refusal by the rules is noted, and nothing is sent again until the
-   * match changes; a transient failure (the server restarting) is retried a few times in
-   * a row; anything else stops the bot.
+   * match changes; a transient failure (the server restarting) is retried, for about two
+   * minutes of the server's absence (lib/reconnect.js); anything else stops the bot.
    * @param {Move} move
    * @param {MatchState} state the state it was chosen from
    */

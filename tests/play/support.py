@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 
 from textual.geometry import Region
@@ -78,6 +79,32 @@ async def until(
         app = pilot.app
         screen = screen_text(app) if isinstance(app, PlayApp) else ""
         raise AssertionError(f"the screen never showed {what}:\n{screen}") from None
+
+
+async def until_over(
+    pilot: Pilot[None], app: PlayApp, condition: Callable[[], bool], what: str
+) -> None:
+    """Let the app run until ``condition`` holds, for as long as its match moves on: a
+    whole match takes as long as the machine's load makes it, so the bound is on the
+    time the version the app has shown stays the same (the match has hung), never on
+    the match's length."""
+    shown_version = -1
+    while not condition():
+        version = _version(app)
+        if version == shown_version:
+            raise AssertionError(f"the match stopped at v{version} before {what}")
+        shown_version = version
+
+        def done_or_moved(seen: int = version) -> bool:
+            return condition() or _version(app) != seen
+
+        with contextlib.suppress(AssertionError):
+            await until(pilot, done_or_moved, f"{what}, or a version after v{version}")
+
+
+def _version(app: PlayApp) -> int:
+    """The version of the newest state the app has shown."""
+    return app.summary.version if app.summary is not None else 0
 
 
 async def until_shown(pilot: Pilot[None], app: PlayApp, selector: str, text: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from textual.pilot import Pilot
 
 from server.serve import RunningServer
+from tests.play import support
 from tests.play.support import AT_ONCE_MS, NEVER_MS, SIZE, player, text_of, until, until_shown
 from totem_client.play.app import PlayApp
 from totem_client.play.openings import SpectateMatch
@@ -56,7 +57,9 @@ async def test_the_match_runs_to_its_result_on_zero_deadlines(server: RunningSer
     )
     app = player(server, opening, "village")
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: "Match ended" in text_of(app, "#result"), "the result", 120)
+        await support.until_over(
+            pilot, app, lambda: "Match ended" in text_of(app, "#result"), "the result"
+        )
         await shows(pilot, app, "#table", "the match is over")
 
 

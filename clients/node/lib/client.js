@@ -10,6 +10,7 @@ import grpc from '@grpc/grpc-js';
 import { TotemError } from './errors.js';
 import { loadContract } from './proto.js';
 import { Receipts } from './receipts.js';
+import { channelOptions, pause } from './reconnect.js';
 
 /** Jungle Speed variants by their short names (JS-2.1). */
 export const VARIANTS = Object.freeze({
@@ -347,7 +348,9 @@ const VILLAGE_OPTIONS = Object.freeze([
  * @typedef {object} ClientOptions
  * @property {number | null} [callTimeoutMs]
  * @property {grpc.ChannelCredentials} [credentials]
- * @property {grpc.ChannelOptions} [channelOptions]
+ * @property {grpc.ChannelOptions} [channelOptions] gRPC channel options; the reconnection ones
+ *   of lib/reconnect.js are added unless given (after an outage, the channel tries again
+ *   at least every second)
  * @property {string} [protosDir]
  * @property {string | null} [organiserToken] sent with CreateMatch only
  * @property {string | null} [receiptsDir] where the newest receipt of each match is
@@ -403,7 +406,7 @@ export class Client {
     this.stub = new MatchService(
       address,
       options.credentials ?? grpc.credentials.createInsecure(),
-      options.channelOptions ?? {},
+      channelOptions(options.channelOptions),
     );
   }
 
@@ -842,16 +845,14 @@ function spaceNumber(value, what) {
  * When the stream breaks with a transient status (RESUMABLE_CODES: the server is
  * unavailable or restarting, or the stream fell behind and was closed with
  * RESOURCE_EXHAUSTED), it is opened again with `after_version` = the last version
- * yielded, after a short backoff (none the first time it fell behind). A version already
+ * yielded, after a pause (lib/reconnect.js: what the server's retry hint says, else 50 ms
+ * doubling up to 1 s; none the first time it fell behind). A version already
  * yielded is skipped; a missing version is treated as a break. It ends when the server
  * ends the stream (the match has ended and every event was sent), or on `close()`.
  * After `maxFailures` failures in a row with no event in between, the last one is thrown
  * as a TotemError, as is any failure that is not transient.
  */
 export class EventStream {
-  static BACKOFF_START_MS = 50;
-  static BACKOFF_MAX_MS = 2000;
-
   /**
    * @param {Client} client
    * @param {string} matchId
@@ -946,8 +947,9 @@ export class EventStream {
    * @returns {number} milliseconds
    */
   backoff(failures, failure) {
-    if (failures === 1 && failure.code === 'RESOURCE_EXHAUSTED') return 0; // it fell behind
-    return Math.min(EventStream.BACKOFF_MAX_MS, EventStream.BACKOFF_START_MS * 2 ** (failures - 1));
+    const exhausted = failure.code === 'RESOURCE_EXHAUSTED';
+    if (failures === 1 && exhausted && failure.retryDelayMs === null) return 0; // it fell behind
+    return pause(failures, failure);
   }
 }
 

@@ -2,10 +2,13 @@
 // randomness and a table's result.
 import { RESUMABLE_CODES, gameInfo } from './client.js';
 import { TotemError } from './errors.js';
+import { PATIENCE, pause } from './reconnect.js';
 
-/** Transient failures of commands in a row (server unavailable) before a bot gives up. */
-export const MAX_TRANSIENT_FAILURES = 10;
-const TRANSIENT_PAUSE_MS = 200;
+/**
+ * Transient failures of commands in a row (server unavailable) before a bot gives up:
+ * about two minutes of the server's absence (lib/reconnect.js).
+ */
+export const MAX_TRANSIENT_FAILURES = PATIENCE;
 
 /**
  * A reproducible source of uniform numbers in [0, 1) (mulberry32).
@@ -84,7 +87,10 @@ export class TableBot {
    */
   async run() {
     // From the last event seen (or the first): its state starts the bot off.
-    const stream = this.session.watch({ afterVersion: Math.max(this.session.seenVersion - 1, 0) });
+    const stream = this.session.watch({
+      afterVersion: Math.max(this.session.seenVersion - 1, 0),
+      maxFailures: PATIENCE,
+    });
     this.stream = stream;
     let playing = false;
     try {
@@ -163,8 +169,8 @@ export class TableBot {
   /**
    * Send a command. A refusal by the rules (FAILED_PRECONDITION: the state moved on,
    * someone was faster) is handed to `refused` for the bot to note; a transient failure
-   * (the server restarting) returns after a pause, a few times in a row; anything else
-   * stops the bot.
+   * (the server restarting) returns after the pause the server asked for (else up to a
+   * second), up to MAX_TRANSIENT_FAILURES times in a row; anything else stops the bot.
    * @param {() => Promise<unknown>} command
    * @param {(error: TotemError) => void} refused
    * @returns {Promise<Sent>}
@@ -178,7 +184,8 @@ export class TableBot {
       if (error instanceof TotemError && RESUMABLE_CODES.has(error.code)) {
         this.transient += 1;
         if (this.transient <= MAX_TRANSIENT_FAILURES) {
-          await new Promise((resolve) => setTimeout(resolve, TRANSIENT_PAUSE_MS));
+          const wait = pause(this.transient, error);
+          await new Promise((resolve) => setTimeout(resolve, wait));
           return 'transient';
         }
       } else if (error instanceof TotemError && error.code === 'FAILED_PRECONDITION') {

@@ -29,6 +29,7 @@ from totem.v1 import (
 )
 from totem_client.errors import CreationRefused, TotemError
 from totem_client.receipts import Receipts
+from totem_client.reconnect import channel_options, pause
 
 MatchEvent = match_service_pb2.MatchEvent
 MatchState = match_service_pb2.MatchState
@@ -310,15 +311,19 @@ def connect(
 
     Use it as ``async with connect(address) as client: ...`` from inside a running event
     loop; leaving the block closes the channel. Connecting is lazy: the first call (or
-    :meth:`Client.wait_ready`) finds out whether the server is there.
+    :meth:`Client.wait_ready`) finds out whether the server is there. ``options`` are
+    gRPC channel arguments; the reconnection ones of :mod:`totem_client.reconnect` are
+    added unless given (after an outage, the channel tries again at least every second).
     ``call_timeout`` bounds every unary call, in seconds (None: no bound); it does not
     apply to Watch streams. ``receipts_dir``: where the newest receipt of each match
     is written as it comes (:attr:`Client.receipts`; kept in memory without it).
     """
     if tls is None:
-        channel = grpc.aio.insecure_channel(address, options=list(options))
+        channel = grpc.aio.insecure_channel(address, options=channel_options(options))
     else:
-        channel = grpc.aio.secure_channel(address, tls.credentials(), options=list(options))
+        channel = grpc.aio.secure_channel(
+            address, tls.credentials(), options=channel_options(options)
+        )
     return Client(
         channel,
         address=address,
@@ -707,7 +712,8 @@ class EventStream:
     When the stream breaks with a transient status (:data:`RESUMABLE_CODES`: the server
     is unavailable or restarting, or the stream fell behind and was closed with
     RESOURCE_EXHAUSTED), it is opened again with ``after_version`` = the last version
-    yielded, after a short backoff. It ends when the server ends the stream normally
+    yielded, after a pause (:func:`totem_client.reconnect.pause`: what the server's retry
+    hint says, else 50 ms doubling up to 1 s). It ends when the server ends the stream normally
     (the match has ended and every event was sent). After ``max_failures`` failures in a
     row with no event in between (None: no limit) the last failure is raised as a
     :class:`TotemError`, as is any failure that is not transient.
@@ -715,9 +721,6 @@ class EventStream:
     ``last_version`` is the version of the last event yielded; ``resumes`` counts the
     times the stream was opened again. Use ``async with`` or :meth:`aclose` to stop early.
     """
-
-    BACKOFF_START = 0.05
-    BACKOFF_MAX = 2.0
 
     def __init__(
         self,
@@ -804,10 +807,10 @@ class EventStream:
             self.resumes += 1
 
     def _backoff(self, failures: int, failure: TotemError) -> float:
-        if failures == 1 and failure.code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        exhausted = failure.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        if failures == 1 and exhausted and failure.retry_delay is None:
             return 0.0  # it fell behind; the server is fine
-        delay: float = min(self.BACKOFF_MAX, self.BACKOFF_START * 2 ** (failures - 1))
-        return delay
+        return pause(failures, failure)
 
 
 #: The initial metadata with which the server says it has accepted a Play stream.

@@ -4,8 +4,10 @@ Every event on a player's stream carries the seat's state after it, with its leg
 actions, so a bot needs no GetMatch and no copy of the rules: it follows the stream,
 and after each change decides from the newest state (:meth:`StreamBot._step`). Commands
 go through :meth:`StreamBot._send`, which turns a refusal by the rules into a value (the
-state moved on: decide again) and retries a few transient failures (the server
-restarting; the stream resumes by itself). They go over one Play stream, as a player
+state moved on: decide again) and rides out the server's absence (a restart): it tries
+again after the pause the server asked for, or a second at most, for about two minutes
+before it gives up, while the watch stream resumes by itself just as long
+(:mod:`totem_client.reconnect`). They go over one Play stream, as a player
 who races should send them: a command on an open stream is receive-stamped as soon as
 the server reads it, so a bot racing people who play on streams races them on equal
 terms (JS-4.2).
@@ -31,12 +33,13 @@ from totem_client.client import (
     Session,
 )
 from totem_client.errors import TotemError
+from totem_client.reconnect import PATIENCE, pause
 
 log = logging.getLogger(__name__)
 
-#: Transient failures in a row (server unavailable) after which a bot gives up.
-MAX_TRANSIENT_FAILURES = 10
-TRANSIENT_PAUSE = 0.2
+#: Transient failures in a row (server unavailable) after which a bot gives up: about
+#: two minutes of the server's absence (:data:`totem_client.reconnect.PATIENCE`).
+MAX_TRANSIENT_FAILURES = PATIENCE
 
 
 class StreamBot:
@@ -51,6 +54,9 @@ class StreamBot:
         self._changed = asyncio.Event()
         self._transient = 0
         self._follower: asyncio.Task[None] | None = None
+        #: The bot's watch stream while it plays: its ``resumes`` say how often it was
+        #: opened again after the server went away.
+        self.stream: EventStream | None = None
 
     @property
     def name(self) -> str:
@@ -73,7 +79,10 @@ class StreamBot:
 
     async def _play_to_the_end(self) -> MatchSummary:
         # From the last event seen (or the first): its state starts the bot off.
-        stream = self.session.watch(after_version=max(self.session.seen_version - 1, 0))
+        stream = self.session.watch(
+            after_version=max(self.session.seen_version - 1, 0), max_failures=PATIENCE
+        )
+        self.stream = stream
         follower = asyncio.create_task(self._follow(stream), name=f"bot {self.name} watch")
         follower.add_done_callback(lambda _: self._changed.set())
         self._follower = follower
@@ -135,8 +144,10 @@ class StreamBot:
         self, command: str, version: int, send: Callable[[], Awaitable[ActResponse]]
     ) -> TotemError | None:
         """Send a command; return None once it is accepted, or the error: a refusal by
-        the rules (FAILED_PRECONDITION: the state moved on) or a transient failure, a
-        few times in a row. Any other error is raised."""
+        the rules (FAILED_PRECONDITION: the state moved on) or a transient failure, once
+        the pause before trying again is over (the server's retry hint, else up to a
+        second), up to :data:`MAX_TRANSIENT_FAILURES` in a row. Any other error is
+        raised."""
         try:
             await send()
         except TotemError as error:
@@ -145,7 +156,7 @@ class StreamBot:
                 if self._transient > MAX_TRANSIENT_FAILURES:
                     raise
                 log.info("bot %s: %s; trying again", self.name, error)
-                await asyncio.sleep(TRANSIENT_PAUSE)
+                await asyncio.sleep(pause(self._transient, error))
                 await self._catch_up()
                 return error
             if error.code != grpc.StatusCode.FAILED_PRECONDITION:

@@ -33,6 +33,7 @@ from totem.v1 import common_pb2, jungle_speed_pb2
 from totem_client.bots.base import StreamBot
 from totem_client.bots.table import Standing, TableResult, bot_names, run_bots
 from totem_client.client import (
+    RESUMABLE_CODES,
     ActResponse,
     Client,
     MatchEvent,
@@ -174,14 +175,20 @@ class JungleSpeedBot(StreamBot):
         return self.rng.uniform(*bounds) / 1000
 
     async def _grab(self, state: MatchState) -> None:
-        self._grabbed.update(self._races(state.jungle_speed))
+        races = self._races(state.jungle_speed)
+        self._grabbed.update(races)
         self.stats.grabs += 1
-        await self._send("grab", state.summary.version, self.session.grab)
+        error = await self._send("grab", state.summary.version, self.session.grab)
+        if error is not None and error.code in RESUMABLE_CODES:
+            # The server was away (a restart): the race is still this bot's to grab for.
+            self._grabbed.difference_update(races)
 
     async def _reveal(self, version: int) -> None:
         self._reveal_due = None
         error = await self._send("reveal", version, self.session.reveal)
-        if error is not None:
+        if error is not None and error.code == grpc.StatusCode.FAILED_PRECONDITION:
+            # Refused by the rules: not again at this version. After a transient failure
+            # (the server was away) the same reveal is tried again.
             self._reveal_blocked_at = version
 
     async def _send(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -30,14 +30,6 @@ from totem_client.command_line import failure_line
 from totem_client.errors import TotemError
 from totem_client.play import GameEntry
 from totem_client.play.openings import CannotOpen, Opening, Table
-
-#: Channel options: after an outage, try the server again at least every two seconds,
-#: so that a player is back soon after the server is (gRPC's default waits up to 120 s).
-CHANNEL_OPTIONS: Sequence[tuple[str, Any]] = (
-    ("grpc.initial_reconnect_backoff_ms", 200),
-    ("grpc.min_reconnect_backoff_ms", 200),
-    ("grpc.max_reconnect_backoff_ms", 2000),
-)
 
 Command = Callable[[Session], Awaitable[object]]
 
@@ -107,13 +99,16 @@ class Notice(Static):
     def refused(self, label: str, seen_version: int, error: TotemError) -> None:
         """Show a refusal: the command, the version the user had seen when sending it (the
         notice stays until the next command, so it says how old it is), the status code,
-        the rule id and the server's sentence."""
+        the rule id and the server's sentence, and when the server said to try again
+        (the server is restarting, a quota is spent)."""
         where = f"{error.code.name}, {error.rule}" if error.rule else error.code.name
+        retry = "" if error.retry_delay is None else f" (try again in {error.retry_delay:g} s)"
         self.say(
             Content.assemble(
                 (f"{label} refused", "bold"),
                 f" at v{seen_version} ({where}): ",
                 error.message,
+                retry,
             )
         )
 
@@ -238,7 +233,6 @@ class PlayApp(App[None]):
         self.status_line.set_connection(f"connecting to {self.address}")
         async with connect(
             self.address,
-            options=CHANNEL_OPTIONS,
             organiser_token=self.organiser_token,
             tls=self.tls,
             receipts_dir=self.receipts,
