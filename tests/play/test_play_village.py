@@ -163,3 +163,85 @@ async def test_every_decision_of_a_round_by_keys(server: RunningServer) -> None:
         await sends(pilot, app, "spare a young woman of cottage 0")
         await pilot.press("enter")
         await logged(pilot, app, "family 0 (alice) spared a young woman of cottage 0 from age")
+
+
+async def test_a_pass_by_key_under_spells_a(server: RunningServer) -> None:
+    """spells_a (VI-2.2): after placing one of its two spells, family 0 passes with p and
+    loses the other."""
+    opening = NewVillageMatch(
+        name="alice", players=2, variations=("spells_a",), bot_think_ms=AT_ONCE_MS, seed=4
+    )
+    app = player(server, opening, "village")
+    async with app.run_test(size=SIZE) as pilot:
+        await owe(pilot, app, 0, pb.VILLAGE_DECISION_KIND_CHOOSE)
+        for spell in ("girls", "boys"):
+            await set_row(pilot, app, spell, [1])
+        await set_row(pilot, app, "birds to sacrifice", [1])
+        await pilot.press("enter")
+        await logged(pilot, app, "family 0 (alice) chose 2 spells in secret, sacrificing 1 bird")
+        await owe(pilot, app, 0, pb.VILLAGE_DECISION_KIND_PLACE)
+        await shows(pilot, app, "#owed", "p pass")
+        await pilot.press("enter")
+        await logged(pilot, app, "family 0 (alice) placed")
+        await owe(pilot, app, 0, pb.VILLAGE_DECISION_KIND_PLACE)
+        await pilot.press("p")
+        await logged(pilot, app, "family 0 (alice) passed, losing 1 unplaced spells")
+
+
+async def test_placements_submitted_and_victims_named_by_keys(server: RunningServer) -> None:
+    """spells_b and feast_b together (VI-7.10): family 0 submits every placement at once,
+    lack on its hunters' cottage, abundance on a rival's; twins and lack starve it of two
+    birds, and family 2 names its share of the victims (VI-2.6)."""
+    opening = NewVillageMatch(
+        name="alice",
+        players=2,
+        variations=("spells_b", "feast_b"),
+        bot_think_ms=AT_ONCE_MS,
+        seed=5,
+    )
+    app = player(server, opening, "village")
+    async with app.run_test(size=SIZE) as pilot:
+        await owe(pilot, app, 0, pb.VILLAGE_DECISION_KIND_ARRANGE)
+        await set_row(pilot, app, "young woman", [2, 0, 0])
+        await set_row(pilot, app, "young man", [2, 0, 0])
+        await set_row(pilot, app, "mature woman", [0, 1, 0])
+        await set_row(pilot, app, "mature man", [1, 0, 0])
+        await set_row(pilot, app, "elder", [0, 1, 0])
+        await pilot.press("enter")
+        await owe(pilot, app, 0, pb.VILLAGE_DECISION_KIND_CHOOSE)
+        spells = ("twins", "abundance", "lack", "big cure", "little cure", "youth")
+        for spell in spells:
+            await set_row(pilot, app, spell, [1])
+        await set_row(pilot, app, "birds to sacrifice", [5])
+        await pilot.press("enter")
+        await logged(pilot, app, "family 0 (alice) chose 6 spells in secret, sacrificing 5")
+
+        await owe(pilot, app, 0, pb.VILLAGE_DECISION_KIND_SUBMIT)
+        draft = screen_of(app).draft()
+        assert draft is not None
+        home = "family 0 (alice) cottage 0"
+        rival = "family 3 (bot-1) cottage 0"
+        for row in draft.rows:
+            target = rival if row.label == "abundance" else home
+            await set_row(pilot, app, row.label, [row.cells[0].options.index(target)])
+        await shows(pilot, app, "#owed", f"abundance on {rival}", f"lack on {home}")
+        await pilot.press("enter")
+        await logged(pilot, app, "family 0 (alice) submitted 6 placements in secret")
+        await logged(pilot, app, "the placements went on the board")
+
+        await owe(pilot, app, 0, pb.VILLAGE_DECISION_KIND_REVEAL)
+        await pilot.press("enter")
+        await logged(pilot, app, "family 0 (alice) revealed twins")
+        await owe(pilot, app, 0, pb.VILLAGE_DECISION_KIND_REVEAL)
+        await pilot.press("enter")
+        await logged(pilot, app, "family 0 (alice) revealed", "lack (#", "in phase 4")
+
+        await owe(pilot, app, 2, pb.VILLAGE_DECISION_KIND_NAME_VICTIMS)
+        draft = screen_of(app).draft()
+        assert draft is not None
+        for row in draft.rows:
+            await set_row(pilot, app, row.label, [0])
+        await set_row(pilot, app, "cottage 1: mature woman", [1])
+        await sends(pilot, app, "victims: a mature woman of cottage 1")
+        await pilot.press("enter")
+        await logged(pilot, app, "family 2 (alice) named 1 victims of family 0 (alice) in secret")
