@@ -34,3 +34,4 @@ export {
   playTribesTable,
 } from './tribes-bot.js';
 export { VillageBot, VillageBotStats, playVillageTable } from './village-bot.js';
+export { arrangeCottages, bestCottage, decide, sameCommand } from './village-strategy.js';

@@ -1,16 +1,21 @@
 // A Village bot that plays from its watch stream alone, and a table of bots.
 //
 // Every watched event carries the seat's state after it, with the decisions its families
-// owe now (`state.village.legal.decisions`), each with its deadline and `default`: the
-// command the deadline would send for the family, valid as is. The bot answers each owed
-// decision with that default, a little before its deadline would (after a short think),
-// one command at a time. It never calls GetMatch.
+// owe now (`state.village.legal.decisions`), each with its deadline, its choices and
+// `default`: the command the deadline would send. The bot answers each owed decision
+// with the strategy of the Python Village bot (village-strategy.js: cottages that keep
+// couples together, helpful spells on its own cottages, children before elders, a rival's
+// elders when it is about to win), after a short think and before the deadline would
+// answer, one command at a time. It never calls GetMatch.
 //
-// A command the rules refuse (FAILED_PRECONDITION: the deadline fired first, say) is not
-// sent again for that decision.
+// A command the server refuses (FAILED_PRECONDITION: the deadline fired first, say; or
+// INVALID_ARGUMENT: the decision changed under it) is not sent again for that decision:
+// the deadline's default then applies.
 import { randomBytes } from 'node:crypto';
 
+import { TotemError } from './lib/errors.js';
 import { TableBot, newestSummary, standingsOf } from './lib/table.js';
+import { decide, sameCommand } from './village-strategy.js';
 
 /** Default delay before each command: [low, high] milliseconds. */
 export const DEFAULT_THINK_MS = Object.freeze([5, 20]);
@@ -38,6 +43,7 @@ export function decisionKey(decision) {
 /** What one bot did, counted from its commands and the match's events. */
 export class VillageBotStats {
   sent = 0; // commands accepted
+  decided = 0; // of them, commands other than the decision's default
   /** @type {{version: number, kind: string, rule: string}[]} commands refused */
   refusals = [];
 }
@@ -74,26 +80,43 @@ export class VillageBot extends TableBot {
     const [low, high] = this.thinkMs;
     const left = Number(owed.deadline_ms) - Date.now();
     const delayMs = Math.min(low + (high - low) * this.random(), left / 2);
-    return { delayMs, act: () => this.answer(owed, state.summary.version) };
+    return { delayMs, act: () => this.answer(owed, state) };
   }
 
   /**
-   * Send an owed decision's default command; one the rules refuse is not sent again.
+   * Send the strategy's command for an owed decision; one the server refuses is not sent
+   * again.
    * @param {Message} decision a `VillageOwedDecision`
-   * @param {number} version the version it was read at
+   * @param {MatchState} state the state it was read in
    */
-  async answer(decision, version) {
+  async answer(decision, state) {
     const key = decisionKey(decision);
-    const sent = await this.send(
-      () => this.session.village(decision.default),
-      (error) => {
-        this.answered.add(key);
-        this.stats.refusals.push({ version, kind: decision.kind, rule: error.rule });
-      },
-    );
+    const version = state.summary.version;
+    const command = decide(state.village, this.seat, decision);
+    const refused = (/** @type {TotemError} */ error) => {
+      this.answered.add(key);
+      this.stats.refusals.push({ version, kind: decision.kind, rule: error.rule });
+    };
+    /** @type {TotemError | null} */
+    let invalid = null;
+    const sent = await this.send(async () => {
+      try {
+        await this.session.village(command);
+      } catch (error) {
+        // The decision may have changed under a command built for it (a deadline
+        // passed): the command no longer fits. Not sent again; the stream goes on.
+        if (!(error instanceof TotemError && error.code === 'INVALID_ARGUMENT')) throw error;
+        invalid = error;
+      }
+    }, refused);
+    if (invalid) {
+      refused(invalid);
+      return;
+    }
     if (sent !== 'accepted') return;
     this.answered.add(key);
     this.stats.sent += 1;
+    if (!sameCommand(command, decision.default)) this.stats.decided += 1;
   }
 }
 

@@ -170,7 +170,7 @@ def test_the_village_help_names_every_option_and_key() -> None:
         assert option in output
     for option in ("--deadline-ms", "--bot-think-ms LOW HIGH"):
         assert option in output
-    for key in ("d sends the default", "tab selects", "n keeps every spell secret", "q quits"):
+    for key in ("d sends the default", "tab selects", "enter sends the draft", "q quits"):
         assert key in " ".join(output.split())
     code, output = run("play", "village", "--spectate", "m", "--variation", "feast_a")
     assert code != 0 and "--variation is for a new match" in output

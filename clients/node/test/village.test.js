@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { TotemError, connect, playVillageTable, villageCommands } from '../index.js';
+import { TotemError, connect, playVillageTable, seeded, villageCommands } from '../index.js';
 import { bounded, recordCalls, serverFor, ORGANISER_TOKEN } from './support.js';
 
 /** Short deadlines, so that a bot that stops answering is replaced by the timers. */
@@ -98,7 +98,32 @@ test('two Village bots play a whole match from their streams alone', async (t) =
     assert.deepEqual(state.summary, referee.summary, `seat ${seat}'s summary`);
     assert.deepEqual(seen(state.village), seen(referee.village), `seat ${seat}`);
     assert.ok(result.bots[seat].stats.sent > 0, `seat ${seat} answered decisions`);
+    assert.deepEqual(result.bots[seat].stats.refusals, [], `seat ${seat}'s commands were legal`);
   }
   assert.ok(referee.village.families.some((/** @type {any} */ f) => f.pole === 6));
   assert.ok(referee.village.seed.length > 0, 'the seed is public at the end');
+});
+
+test('Village bots play a match to its end by their strategy, not the defaults', async (t) => {
+  const { client } = await serverFor(t);
+  const result = await bounded(
+    playVillageTable(client, 3, {
+      matchOptions: { ...DEADLINES, spellsA: true, feastA: true },
+      random: seeded(25),
+    }),
+    MATCH_BOUND_MS,
+  );
+  const referee = await client.getMatch(result.matchId, { token: result.created.referee_token });
+  assert.equal(referee.summary.status, 'MATCH_STATUS_ENDED');
+  assert.ok(referee.village.families.some((/** @type {any} */ f) => f.pole === 6));
+  for (const [seat, bot] of result.bots.entries()) {
+    // Every accepted command is counted; those other than the decision's default are
+    // the strategy's own (cottages, spells, placements, victims, the spared).
+    assert.deepEqual(bot.stats.refusals, [], `seat ${seat}'s commands were legal`);
+    assert.ok(bot.stats.decided > 0, `seat ${seat} made decisions of its own`);
+    assert.ok(bot.stats.decided <= bot.stats.sent);
+  }
+  const decided = result.bots.reduce((n, bot) => n + bot.stats.decided, 0);
+  const sent = result.bots.reduce((n, bot) => n + bot.stats.sent, 0);
+  t.diagnostic(`${decided} of ${sent} accepted commands were not the default`);
 });

@@ -375,9 +375,11 @@ def village(
     --join MATCH, take a free seat in an existing match, or with --join MATCH --token
     TOKEN the seat that token holds (a fork's); with --spectate MATCH, watch one.
 
-    Keys: d sends the default of the selected decision your families owe, tab selects
-    the next one, n keeps every spell secret at a reveal or chooses no spell, s starts a
-    waiting match with the seats taken, q quits. When you quit, the match id is printed.
+    Keys: each decision your families owe is a draft, set to its default: tab selects
+    the next decision, the arrows (or h j k l) move over its rows and cells (cottages,
+    spells, targets, people), + or space and - change the cell, enter sends the draft,
+    d sends the default as is, p passes (spells_a), s starts a waiting match with the
+    seats taken, q quits. When you quit, the match id is printed.
     """
     timeouts = {kind: deadline_ms for kind in VILLAGE_DEADLINES} if deadline_ms is not None else {}
     opening = existing_match(ctx, join, seat, spectate, name, token) or NewVillageMatch(

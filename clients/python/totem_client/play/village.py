@@ -3,13 +3,16 @@ the decision awaited, what the user's families owe, the log, the result.
 
 Everything is drawn from the state each watched event carries (``event.state.village``);
 what the user may do comes from its legal actions (``legal.decisions``: kind, rule,
-deadline, choices and the default the deadline would apply). The screen never works
-out the rules itself.
+deadline, choices and the default the deadline would apply). Each owed decision becomes a
+draft (:mod:`totem_client.play.village_drafts`): rows of cells built from its choices,
+set to its default, that the keys change. The screen never works out the rules itself.
 
-Keys: d sends the default of the decision selected (sendable as is); tab selects the
-next decision owed; n answers a reveal by keeping every spell secret, a choice of spells
-by choosing none; s starts a waiting match. A key sends its command even when nothing
-is owed: the server decides, and its refusal is shown. Spectators get no keys but q.
+Keys: tab selects the next decision owed; the arrows (or h j k l) move over the draft's
+rows and cells; + or space steps the cell to its next value, - to the previous one (how
+many of a kind in a cottage, a spell or not, a cottage among the targets); enter sends the
+draft; d sends the decision's default as is; p passes (spells_a); s starts a waiting match.
+A key sends its command even when the server may refuse it: the server decides, and its
+refusal is shown. Spectators get no keys but q.
 """
 
 from __future__ import annotations
@@ -25,80 +28,54 @@ from totem.v1 import common_pb2
 from totem.v1 import village_pb2 as pb
 from totem_client.client import MatchEvent, MatchState, Session, VillageCommand
 from totem_client.play.app import GameScreen
+from totem_client.play.village_drafts import Draft, Key, draft_for, key_of
+from totem_client.play.village_text import (
+    Families,
+    command_words,
+    counts_words,
+    decision_word,
+    describe,
+    spell_word,
+)
 from totem_client.play.widgets import EventLog, Panel
-from totem_client.play.words import Names, describe_common, result_lines
+from totem_client.play.words import Names, result_lines
 
 TICK = 0.2
-KIND_FIELDS = ("girl", "boy", "young_woman", "young_man", "mature_woman", "mature_man", "elder")
-KIND_SHORT = {"girl": "g", "boy": "b", "young_woman": "yw", "young_man": "ym"}
-KIND_SHORT |= {"mature_woman": "mw", "mature_man": "mm", "elder": "E"}
 
 
 def _now_ms() -> float:
     return time.time() * 1000
 
 
-def enum_word(enum: object, value: int, prefix: str) -> str:
-    name: str = enum.Name(value)  # type: ignore[attr-defined]
-    return name.removeprefix(prefix).lower().replace("_", " ")
-
-
-def kind_word(kind: int) -> str:
-    return enum_word(pb.VillageKind, kind, "VILLAGE_KIND_")
-
-
-def spell_word(spell: int) -> str:
-    return enum_word(pb.VillageSpell, spell, "VILLAGE_SPELL_") if spell else "face down"
-
-
-def decision_word(kind: int) -> str:
-    return enum_word(pb.VillageDecisionKind, kind, "VILLAGE_DECISION_KIND_")
-
-
-def counts_words(counts: pb.VillageCounts) -> str:
-    parts = [f"{getattr(counts, k)}{KIND_SHORT[k]}" for k in KIND_FIELDS if getattr(counts, k)]
-    return " ".join(parts) or "empty"
-
-
 def seconds_left(deadline_ms: int) -> str:
     return f"{max(0.0, (deadline_ms - _now_ms()) / 1000):.1f} s" if deadline_ms else "no deadline"
-
-
-def describe(event: MatchEvent, names: Names) -> str:
-    """The event in words, for the log."""
-    common = describe_common(event, names)
-    body = f"v{event.version} "
-    if common is not None:
-        return body + common
-    if event.WhichOneof("event") != "village":
-        return body + (event.WhichOneof("event") or "event")
-    village = event.village
-    kind = village.WhichOneof("event") or "event"
-    detail = getattr(village, kind)
-    fam = getattr(detail, "family", None)
-    who = f"family {fam}: " if isinstance(fam, int) and kind != "round_began" else ""
-    if kind == "round_began":
-        return body + f"round {detail.round} began, start family {detail.start_family}"
-    if kind == "phase_began":
-        return body + f"phase {detail.phase} began"
-    if kind == "decision_awaited":
-        return body + "a decision is awaited"
-    if kind == "totem_completed":
-        winner = f"family {detail.winner} wins" if detail.HasField("winner") else "a tie"
-        return body + f"a totem pole is complete: {winner}"
-    return body + who + kind.replace("_", " ")
 
 
 class VillageScreen(GameScreen):
     """A Village table: the table, the families, the board, the decisions, the log."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "default", "send default", priority=True),
         Binding("tab", "next_decision", "next decision", priority=True),
-        Binding("n", "none", "none/secret", priority=True),
+        Binding("up", "move(-1, 0)", "row/cell", key_display="←↑↓→ hjkl", priority=True),
+        Binding("down", "move(1, 0)", show=False, priority=True),
+        Binding("left", "move(0, -1)", show=False, priority=True),
+        Binding("right", "move(0, 1)", show=False, priority=True),
+        Binding("k", "move(-1, 0)", show=False, priority=True),
+        Binding("j", "move(1, 0)", show=False, priority=True),
+        Binding("h", "move(0, -1)", show=False, priority=True),
+        Binding("l", "move(0, 1)", show=False, priority=True),
+        Binding("plus", "change(1)", "change", key_display="+ - space", priority=True),
+        Binding("space", "change(1)", show=False, priority=True),
+        Binding("equals_sign", "change(1)", show=False, priority=True),
+        Binding("minus", "change(-1)", show=False, priority=True),
+        Binding("enter", "send_draft", "send", priority=True),
+        Binding("d", "default", "send default", priority=True),
+        Binding("p", "pass", "pass", priority=True),
         Binding("s", "start", "start", priority=True),
     ]
-    PLAYER_ACTIONS = frozenset({"default", "next_decision", "none", "start"})
+    PLAYER_ACTIONS = frozenset(
+        {"next_decision", "move", "change", "send_draft", "default", "pass", "start"}
+    )
 
     DEFAULT_CSS = """
     VillageScreen #result { border: heavy $success; }
@@ -108,15 +85,17 @@ class VillageScreen(GameScreen):
     def __init__(self, title: str) -> None:
         super().__init__(title)
         self.names = Names()
+        self.families_named = Families()
         self.state: MatchState | None = None
         self.selected = 0
+        self.drafts: dict[Key, Draft] = {}
         self.table = Panel("table", id="table")
         self.families = Panel("families", id="families")
         self.board = Panel("spells on the board", id="board")
         self.owed = Panel("you owe", id="owed")
         self.result = Panel("result", id="result", classes="-hidden")
         self.events = EventLog(id="log", max_lines=1000)
-        self.status_for = -1
+        self.keys_for: tuple[int, bool] = (-1, False)
 
     def compose_game(self) -> ComposeResult:
         yield self.table
@@ -138,12 +117,14 @@ class VillageScreen(GameScreen):
         state = event.state if event.HasField("state") else None
         if state is not None:
             self.names.update(state.summary)
-        self.events.write_line(describe(event, self.names))
+            if state.WhichOneof("game") == "village":
+                self.families_named.update(state.village)
+        self.events.write_line(describe(event, self.names, self.families_named))
         if state is not None and state.WhichOneof("game") == "village":
             self.state = state
             self._redraw()
 
-    # ---- drawing -----------------------------------------------------------------------
+    # ---- the decisions and their drafts ------------------------------------------------
 
     def decisions(self) -> list[pb.VillageOwedDecision]:
         return list(self.state.village.legal.decisions) if self.state is not None else []
@@ -152,13 +133,34 @@ class VillageScreen(GameScreen):
         owed = self.decisions()
         return owed[self.selected % len(owed)] if owed else None
 
+    def draft(self) -> Draft | None:
+        """The draft of the selected decision, made from its default when first shown."""
+        decision = self.current()
+        if decision is None or self.state is None:
+            return None
+        key = key_of(decision)
+        if key not in self.drafts:
+            self.drafts[key] = draft_for(decision, self.families_named, self.state.village.board)
+        return self.drafts[key]
+
+    def _forget_answered(self) -> None:
+        """Drop the drafts of decisions no longer owed, keep the selection in range."""
+        owed = {key_of(d) for d in self.decisions()}
+        self.drafts = {k: d for k, d in self.drafts.items() if k in owed}
+        if owed:
+            self.selected %= len(owed)
+
+    # ---- drawing -----------------------------------------------------------------------
+
     def _redraw(self) -> None:
         state = self.state
         if state is None:
             return
-        if state.summary.status != self.status_for:
-            self.status_for = state.summary.status
-            self.refresh_bindings()
+        keys = (state.summary.status, state.village.options.spells_a)
+        if keys != self.keys_for:
+            self.keys_for = keys
+            self.refresh_bindings()  # p is for spells_a, s for a waiting match
+        self._forget_answered()
         self._draw_table()
         self.families.update(self._families())
         self.board.update(self._board())
@@ -177,7 +179,7 @@ class VillageScreen(GameScreen):
             lines.append(("the match is over", "bold"))
         else:
             lines.append((f"round {game.round} · phase {game.phase} {game.phase_name}", "bold"))
-            lines.append(f"\nstart family: {game.start_family}")
+            lines.append(f"\nstart family: {self.families_named(game.start_family)}")
         variations = [
             v
             for v in ("village", "spells_a", "spells_b", "feast_a", "feast_b", "totem_a", "totem_b")
@@ -186,12 +188,12 @@ class VillageScreen(GameScreen):
         lines.append(f"\nvariations: {', '.join(variations) or 'none'}")
         decision = game.decision
         if decision.kind and summary.status == common_pb2.MATCH_STATUS_PLAYING:
-            parties = ", ".join(str(f) for f in decision.parties) or "nobody"
             lines.append(
                 Content.assemble(
                     "\nawaited: ",
                     (f"{decision_word(decision.kind)} ({decision.rule})", "bold"),
-                    f" from families {parties} · deadline in {seconds_left(decision.deadline_ms)}",
+                    f" from {self.families_named.listed(decision.parties)}",
+                    f" · deadline in {seconds_left(decision.deadline_ms)}",
                 )
             )
         self.table.update(Content.assemble(*lines))
@@ -234,20 +236,21 @@ class VillageScreen(GameScreen):
         board = self.state.village.board
         if not board:
             return Content("no spells on the board")
+        fam = self.families_named
         down = [s for s in board if not s.revealed]
         up = [s for s in board if s.revealed]
         lines: list[str] = [f"face down: {len(down)}"]
         for spot in down:
             what = f" ({spell_word(spot.spell)})" if spot.spell else ""
             lines.append(
-                f"  #{spot.position} by family {spot.owner} on family {spot.family} "
+                f"  #{spot.position} by {fam(spot.owner)} on {fam(spot.family)} "
                 f"cottage {spot.cottage}{what}"
             )
         lines.append(f"revealed: {len(up)}")
         for spot in up:
             lines.append(
-                f"  #{spot.position} {spell_word(spot.spell)} by family {spot.owner} on "
-                f"family {spot.family} cottage {spot.cottage}"
+                f"  #{spot.position} {spell_word(spot.spell)} by {fam(spot.owner)} on "
+                f"{fam(spot.family)} cottage {spot.cottage}"
             )
         return Content("\n".join(lines))
 
@@ -267,92 +270,60 @@ class VillageScreen(GameScreen):
                 return Content.assemble(("s", "bold reverse"), " start with the seats taken")
             return Content("waiting for the other players")
         owed = self.decisions()
-        if not owed:
+        draft = self.draft()
+        if not owed or draft is None:
             return Content("you owe nothing now")
         lines: list[Content] = []
-        current = self.current()
         for decision in owed:
-            mark = "▶ " if decision is current else "  "
+            mark = "▶ " if key_of(decision) == draft.key else "  "
             lines.append(
                 Content.assemble(
                     mark,
-                    (f"family {decision.family}: {decision_word(decision.kind)}", "bold"),
+                    (
+                        f"{self.families_named(decision.family)}: {decision_word(decision.kind)}",
+                        "bold",
+                    ),
                     f" ({decision.rule}) · deadline in {seconds_left(decision.deadline_ms)}",
                 )
             )
-            lines.append(Content("    choices: " + self._choices(decision)))
-            lines.append(Content("    default: " + self._command(decision.default)))
-        lines.append(
-            Content.assemble(
-                Content.styled("d", "bold reverse"),
-                " sends the default of ▶ · ",
-                Content.styled("tab", "bold reverse"),
-                " next · ",
-                Content.styled("n", "bold reverse"),
-                " keep secret / choose no spell",
-            )
-        )
+        lines.extend(Content(f"    {note}") for note in draft.notes)
+        for r, row in enumerate(draft.rows):
+            cells: list[str | tuple[str, str] | Content] = [f"    {row.label}: "]
+            for c, cell in enumerate(row.cells):
+                if c:
+                    cells.append(" | ")
+                here = r == draft.row and c == draft.column
+                cells.append((cell.label, "bold reverse" if here else "bold"))
+            lines.append(Content.assemble(*cells))
+        sends = command_words(draft.command(), self.families_named)
+        default = command_words(draft.decision.default, self.families_named)
+        lines.append(Content.assemble("  enter sends: ", (sends, "bold")))
+        lines.append(Content(f"  d sends the default: {default}"))
+        keys: list[str | Content] = [
+            Content.styled("↑↓←→", "bold reverse"),
+            " row and cell · ",
+            Content.styled("+ - space", "bold reverse"),
+            " change · ",
+            Content.styled("enter", "bold reverse"),
+            " send · ",
+            Content.styled("d", "bold reverse"),
+            " default",
+        ]
+        if len(owed) > 1:
+            keys.extend([" · ", Content.styled("tab", "bold reverse"), " next decision"])
+        if draft.decision.kind == pb.VILLAGE_DECISION_KIND_PLACE and draft.decision.place.can_pass:
+            keys.extend([" · ", Content.styled("p", "bold reverse"), " pass"])
+        lines.append(Content.assemble("  ", *keys))
         return Content("\n").join(lines)
-
-    @staticmethod
-    def _choices(decision: pb.VillageOwedDecision) -> str:
-        which = decision.WhichOneof("choices")
-        if which == "arrange":
-            a = decision.arrange
-            return f"house {a.house} of {counts_words(a.members)}, {a.capacity} a cottage"
-        if which == "choose":
-            c = decision.choose
-            return f"up to {c.max_spells} spells ({c.pieces} free, {c.birds} birds to sacrifice)"
-        if which == "place":
-            p = decision.place
-            hand = ", ".join(spell_word(s) for s in p.hand)
-            return f"hand {hand} on {len(p.targets)} cottages" + (" or pass" if p.can_pass else "")
-        if which == "reveal":
-            r = decision.reveal
-            return f"phase {r.phase}: positions {' '.join(map(str, r.revealable)) or 'none'}"
-        if which == "victims":
-            v = decision.victims
-            people = ", ".join(
-                f"{c.count} {kind_word(c.kind)} in cottage {c.cottage}" for c in v.candidates
-            )
-            return f"{v.count} of family {v.starving}: {people}"
-        if which == "youth":
-            y = decision.youth
-            return f"per cottage at most {list(y.needs)}, at least {list(y.minimum)}"
-        return "none"
-
-    @staticmethod
-    def _command(command: VillageCommand) -> str:
-        which = command.WhichOneof("command")
-        if which is None:
-            return "none"
-        body = getattr(command, which)
-        if which == "arrange":
-            return "arrange " + " | ".join(counts_words(c) for c in body.cottages)
-        if which == "choose_spells":
-            spells = ", ".join(spell_word(s) for s in body.spells) or "no spell"
-            return f"choose {spells}" + (f", {body.birds} birds" if body.birds else "")
-        if which == "place_spell":
-            return (
-                f"place {spell_word(body.spell)} on family {body.target_family} "
-                f"cottage {body.cottage}"
-            )
-        if which == "reveal_spells":
-            return "reveal " + (" ".join(map(str, body.positions)) or "nothing")
-        if which in ("choose_victims", "spare_from_age"):
-            people = body.victims if which == "choose_victims" else body.spared
-            named = ", ".join(f"{kind_word(p.kind)} of cottage {p.cottage}" for p in people)
-            return which.replace("_", " ") + ": " + (named or "nobody")
-        return which.replace("_", " ")
 
     def _result(self) -> Content:
         assert self.state is not None
         lines = result_lines(self.state.summary, self.names)
         outcome = self.state.village.outcome
         if outcome.HasField("winner"):
-            extra = f"\nfamily {outcome.winner} completed its totem pole first"
+            extra = f"\n{self.families_named(outcome.winner)} completed its totem pole first"
         elif outcome.tied:
-            extra = "\ntied families: " + ", ".join(map(str, outcome.tied))
+            extra = "\ntied: " + self.families_named.listed(outcome.tied)
         else:
             extra = ""
         return Content.assemble(lines, (extra, "bold"))
@@ -372,8 +343,38 @@ class VillageScreen(GameScreen):
         if action == "start":
             return state is None or state.summary.status == common_pb2.MATCH_STATUS_WAITING
         if action in self.PLAYER_ACTIONS:
-            return state is not None and state.summary.status == common_pb2.MATCH_STATUS_PLAYING
+            playing = state is not None and state.summary.status == common_pb2.MATCH_STATUS_PLAYING
+            if action == "pass":
+                return playing and state is not None and state.village.options.spells_a
+            return playing
         return True
+
+    def action_next_decision(self) -> None:
+        self.selected += 1
+        self.owed.update(self._owed())
+
+    def action_move(self, rows: int, columns: int) -> None:
+        draft = self.draft()
+        if draft is not None:
+            draft.move(rows, columns)
+            self.owed.update(self._owed())
+
+    def action_change(self, by: int) -> None:
+        draft = self.draft()
+        if draft is not None:
+            draft.change(by)
+            self.owed.update(self._owed())
+
+    def _send_command(self, decision: pb.VillageOwedDecision, command: VillageCommand) -> None:
+        label = f"{decision_word(decision.kind)} for family {decision.family}"
+        self.send(label, lambda session: session.act(command))
+
+    def action_send_draft(self) -> None:
+        draft = self.draft()
+        if draft is None:
+            self.notice.say("you owe no decision now")
+            return
+        self._send_command(draft.decision, draft.command())
 
     def action_default(self) -> None:
         decision = self.current()
@@ -382,24 +383,15 @@ class VillageScreen(GameScreen):
             return
         command = VillageCommand()
         command.CopyFrom(decision.default)
-        label = f"{decision_word(decision.kind)} for family {decision.family}"
-        self.send(label, lambda session: session.act(command))
+        self._send_command(decision, command)
 
-    def action_next_decision(self) -> None:
-        self.selected += 1
-        self.owed.update(self._owed())
-
-    def action_none(self) -> None:
-        """Keep every spell secret (a reveal) or choose no spell (a choice); for another
-        decision, or none, a reveal of nothing is sent and the server says why not."""
+    def action_pass(self) -> None:
+        """Place no more spells this round (spells_a): for the selected decision's family,
+        or the user's first; the server says if it may not."""
         decision = self.current()
         family = decision.family if decision is not None else self._first_family()
-        if decision is not None and decision.kind == pb.VILLAGE_DECISION_KIND_CHOOSE:
-            choose = pb.VillageChooseSpells(family=family)
-            self.send("choose no spell", lambda s: s.act(VillageCommand(choose_spells=choose)))
-            return
-        reveal = pb.VillageRevealSpells(family=family)
-        self.send("keep spells secret", lambda s: s.act(VillageCommand(reveal_spells=reveal)))
+        command = VillageCommand(pass_spells=pb.VillagePassSpells(family=family))
+        self.send(f"pass for family {family}", lambda session: session.act(command))
 
     def _first_family(self) -> int:
         state = self.state
