@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from server.serve import RunningServer
 from tests.play import support
-from tests.play.support import AT_ONCE_MS, NEVER_MS, SIZE, player, text_of, until, until_shown
+from tests.play.support import AT_ONCE_MS, NEVER_MS, SIZE, player, text_of, until_shown
 from tests.play.village_keys import logged, owe, screen_of, sends, set_row, shows
 from totem.v1 import village_pb2 as pb
 from totem_client.play.openings import SpectateMatch
