@@ -343,8 +343,8 @@ def serve(
         raise click.ClickException(str(exc)) from exc
 
 
-@main.command("rebuild-summaries")
-@click.option(
+#: The store a maintenance command works on, as `totem serve --db` names it.
+store_db_option = click.option(
     "--db",
     envvar="TOTEM_DB",
     default=DEFAULT_DB,
@@ -352,6 +352,10 @@ def serve(
     help="SQLite file of the event store (env TOTEM_DB). Ignored when PostgreSQL is "
     "selected with PERSISTENCE_MODULE=eventsourcing.postgres or POSTGRES_DBNAME.",
 )
+
+
+@main.command("rebuild-summaries")
+@store_db_option
 def rebuild_summaries(db: str) -> None:
     """Rewrite the summary of every match from its events.
 
@@ -373,14 +377,7 @@ def rebuild_summaries(db: str) -> None:
 
 
 @main.command("log-matches")
-@click.option(
-    "--db",
-    envvar="TOTEM_DB",
-    default=DEFAULT_DB,
-    show_default=True,
-    help="SQLite file of the event store (env TOTEM_DB). Ignored when PostgreSQL is "
-    "selected with PERSISTENCE_MODULE=eventsourcing.postgres or POSTGRES_DBNAME.",
-)
+@store_db_option
 def log_matches(db: str) -> None:
     """Add to the transparency log the matches it lacks: those of a store written before
     the log existed.

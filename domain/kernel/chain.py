@@ -59,6 +59,23 @@ def event_digest(name: str, fields: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical_event(name, fields)).hexdigest()
 
 
+def next_link(
+    event_class: Any, originator_id: UUID, prev_digest: str, version: int, kwargs: dict[str, Any]
+) -> tuple[datetime, str]:
+    """The timestamp and digest of the event ``event_class`` with ``kwargs`` about to be
+    triggered at ``version`` after ``prev_digest``: what every chained aggregate (a match,
+    a refusal log) adds to each event it triggers. Pops ``timestamp`` from ``kwargs``."""
+    timestamp = kwargs.pop("timestamp", None) or event_class.create_timestamp()
+    fields = dict(
+        kwargs,
+        originator_id=originator_id,
+        originator_version=version,
+        timestamp=timestamp,
+        prev_digest=prev_digest,
+    )
+    return timestamp, event_digest(event_class.__name__, fields)
+
+
 def stored_event_digest(event: object) -> str:
     """Recompute the digest of an event object as loaded from the store."""
     fields = dict(vars(event))

@@ -21,7 +21,7 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.domain import Snapshot as LibrarySnapshot
 from eventsourcing.utils import get_topic
 
-from domain.kernel.chain import GENESIS_DIGEST, event_digest
+from domain.kernel.chain import GENESIS_DIGEST, event_digest, next_link
 from domain.kernel.errors import InvalidArgument, RuleViolation
 from domain.kernel.options import DEFAULT_ABANDON_AFTER_MS
 from domain.kernel.randomness import commitment, effective_seed
@@ -151,15 +151,7 @@ class MatchAggregate(Aggregate):
         )
 
     def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
-        timestamp = kwargs.pop("timestamp", None) or event_class.create_timestamp()
-        fields = dict(
-            kwargs,
-            originator_id=self.id,
-            originator_version=self.version + 1,
-            timestamp=timestamp,
-            prev_digest=self.digest,
-        )
-        digest = event_digest(event_class.__name__, fields)
+        timestamp, digest = next_link(event_class, self.id, self.digest, self.version + 1, kwargs)
         if event_class.__name__ == "MatchEnded" and self.signer is not None:
             # The one place a match ends: signed in the same event, so in the same save.
             kwargs.update(self.signer.signature_fields(self.id, self.version + 1, digest))

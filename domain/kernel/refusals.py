@@ -32,7 +32,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.utils import get_topic
 
-from domain.kernel.chain import GENESIS_DIGEST, event_digest
+from domain.kernel.chain import GENESIS_DIGEST, event_digest, next_link
 from domain.kernel.views import Viewer
 
 #: Records kept per seat of a match (and for the referee) unless the server says
@@ -138,15 +138,7 @@ class RefusalLog(Aggregate):
 
     def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
         """Chain each event to the one before, as a match's are."""
-        timestamp = kwargs.pop("timestamp", None) or event_class.create_timestamp()
-        fields = dict(
-            kwargs,
-            originator_id=self.id,
-            originator_version=self.version + 1,
-            timestamp=timestamp,
-            prev_digest=self.digest,
-        )
-        digest = event_digest(event_class.__name__, fields)
+        timestamp, digest = next_link(event_class, self.id, self.digest, self.version + 1, kwargs)
         super().trigger_event(
             event_class, timestamp=timestamp, prev_digest=self.digest, digest=digest, **kwargs
         )
