@@ -26,6 +26,7 @@ from domain.kernel.errors import InvalidArgument, RuleViolation
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
 from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
+from domain.kernel.ties import Held, tie_draw, tie_record, window_us
 from domain.kernel.topics import register_game
 
 #: Values of a grab's ``target`` (JS-6.1, ES only).
@@ -39,9 +40,18 @@ GRAB_DUEL = "duel"
 GRAB_ARROWS = "arrows"
 GRAB_LATE = "late"
 GRAB_WRONG = "wrong"
+#: A grab that would win a race, held open for the tie window (JS-4.2a): what it does
+#: is known once the server settles the race (:meth:`JungleSpeed.settle_held`).
+GRAB_HELD = "held"
+WINNING = (GRAB_DUEL, GRAB_ARROWS)
 
 REVEAL_TURN = "turn"
 REVEAL_TIMEOUT = "timeout"
+
+
+def _contender(seat: int, target: str, stamp: ReceiveStamp) -> dict[str, Any]:
+    """A grab held in a tie, as the deciding event records it (JS-4.2a)."""
+    return {"seat": seat, "target": target, "stamp": stamp.to_dict()}
 
 
 def shuffled_deck(effective_seed: bytes, size: int) -> list[int]:
@@ -248,6 +258,7 @@ class JungleSpeed(MatchAggregate):
 
     def reveal(self, seat: int, stamp: ReceiveStamp) -> None:
         """Reveal the top face-down card of ``seat`` (JS-3.1, JS-3.2)."""
+        self.settle_held()  # a race held open was decided before this reveal came
         self._require_in_game(seat)
         refusal = self.reveal_refusal(seat)
         if refusal is not None:
@@ -374,10 +385,14 @@ class JungleSpeed(MatchAggregate):
     # ---- grabbing (JS-4, JS-5, JS-6.1) ----------------------------------------------
 
     def grab(self, seat: int, stamp: ReceiveStamp, target: str = TARGET_DEFAULT) -> str:
-        """Grab the totem; return what it did: "duel", "arrows", "wrong" or "late".
+        """Grab the totem; return what it did: "duel", "arrows", "wrong", "late", or
+        "held" for a grab that would win a race in a match with a tie window.
 
         Grabs are decided in the order the server received them (JS-4.2): this method is
-        called in that order, so the first grab that finds a race open wins it.
+        called in that order, so the first grab that finds a race open wins it, unless
+        the match has a tie window (JS-4.2a): then that grab is held, the grabs that
+        would win a race received within the window after it join it, and
+        :meth:`settle_held` draws the winner among them.
         """
         self._require_in_game(seat)
         if target not in TARGETS:
@@ -386,8 +401,51 @@ class JungleSpeed(MatchAggregate):
             raise InvalidArgument(
                 "JS-6.1", "only the ES variant lets the grabber choose between duel and arrows"
             )
+        outcome, _ = self.grab_outcome(seat, target)
+        if self.held is not None:
+            if outcome in WINNING and self._joins(seat, stamp):
+                self.held.entries.append(_contender(seat, target, stamp))
+                return GRAB_HELD
+            self.settle_held()
+            outcome, _ = self.grab_outcome(seat, target)
+        window = window_us(self.options.tie_window_us, self.options.call_tie_window_us, stamp)
+        if outcome in WINNING and window:
+            self.held = Held(stamp, window * 1000, [_contender(seat, target, stamp)])
+            return GRAB_HELD
+        return self._take_totem(seat, target, stamp)
+
+    def _joins(self, seat: int, stamp: ReceiveStamp) -> bool:
+        """Whether a winning grab by ``seat`` is simultaneous with the held one (JS-4.2a):
+        within the window, and not a second grab of a seat already in it."""
+        assert self.held is not None
+        seats = {e["seat"] for e in self.held.entries}
+        return seat not in seats and self.held.admits(stamp)
+
+    def settle_held(self) -> None:
+        """Decide a held race (JS-4.2a): alone, its grab wins as if it had never been
+        held; with simultaneous grabs, the winner is drawn from the match's committed
+        randomness, and the deciding event records the window, every contender and the
+        draw. The other contenders' grabs do nothing more: they lost the draw."""
+        held = self.held
+        if held is None:
+            return
+        del self.held  # back to the class's None: nothing held stays in the state
+        if len(held.entries) == 1:
+            (only,) = held.entries
+            self._take_totem(only["seat"], only["target"], held.first)
+            return
+        drawn = tie_draw(self.effective_seed(), self.GAME, self.version + 1, len(held.entries))
+        winner = held.entries[drawn]
+        stamp = ReceiveStamp.from_dict(winner["stamp"])
+        self._take_totem(winner["seat"], winner["target"], stamp, tie_record(held, drawn))
+
+    def _take_totem(
+        self, seat: int, target: str, stamp: ReceiveStamp, tie: dict[str, Any] | None = None
+    ) -> str:
+        """What a grab does, decided now (JS-4.2 … JS-6.1), and what follows from it."""
         duels, arrows = self.open_duels(), self.open_arrows()
         outcome, mine = self._outcome(seat, target, duels, arrows)
+        extra = {} if tie is None else {"tie": tie}
         if outcome == GRAB_DUEL:
             assert mine is not None
             self._duel_won(
@@ -396,10 +454,14 @@ class JungleSpeed(MatchAggregate):
                 stamp=stamp.to_dict(),
                 annulled=sorted({s for d in duels if d != mine for s in d}),
                 arrows_annulled=bool(arrows),
+                **extra,
             )
         elif outcome == GRAB_ARROWS:
             self._arrows_won(
-                winner=seat, stamp=stamp.to_dict(), annulled=sorted({s for d in duels for s in d})
+                winner=seat,
+                stamp=stamp.to_dict(),
+                annulled=sorted({s for d in duels for s in d}),
+                **extra,
             )
         elif outcome == GRAB_LATE:
             decided = self._decided_for(seat)
@@ -477,7 +539,9 @@ class JungleSpeed(MatchAggregate):
         stamp: dict[str, Any],
         annulled: list[int],
         arrows_annulled: bool,
+        tie: dict[str, Any] | None = None,
     ) -> None:
+        """``tie``: the simultaneous grabs the winner was drawn from (JS-4.2a), if any."""
         participants = self._sharing_symbol(winner)  # before any card moves (JS-5.3)
         self._annul_all_but(winner)
         winner_pile, self.up[winner] = self.up[winner], []
@@ -497,7 +561,14 @@ class JungleSpeed(MatchAggregate):
         self._grabbed(participants, stamp)
 
     @event("ArrowsWon")
-    def _arrows_won(self, winner: int, stamp: dict[str, Any], annulled: list[int]) -> None:
+    def _arrows_won(
+        self,
+        winner: int,
+        stamp: dict[str, Any],
+        annulled: list[int],
+        tie: dict[str, Any] | None = None,
+    ) -> None:
+        """``tie``: the simultaneous grabs the winner was drawn from (JS-4.2a), if any."""
         racing = self.must_win is not None and self.must_win[1] in self.open_arrows()
         must_win = self.must_win if racing else None
         self._annul_all_but(None)
@@ -579,6 +650,7 @@ class JungleSpeed(MatchAggregate):
         it makes it; if nobody can reveal, every face-up pile is turned over onto its
         owner's face-down pile, shuffled (decided here, so a match never stalls).
         """
+        self.settle_held()
         self._require_playing()
         if not self.timer_due(stamp):
             raise RuleViolation("JS-3.4", "the turn timer has not elapsed")

@@ -8,6 +8,7 @@ from typing import Any
 from domain.jungle_speed.cards import Deck
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.options import CommonOptions
+from domain.kernel.ties import MAX_WINDOW_US
 
 VARIANTS = ("ES", "RU")
 MAX_TIMEOUT_MS = 3_600_000
@@ -20,6 +21,11 @@ class Options(CommonOptions):
 
     ``turn_timeout_ms`` of 0 turns the turn timer off (JS-3.4).
     ``prearranged_deal`` replaces the shuffle with an explicit deck order, top first (JS-2.4).
+    ``tie_window_us`` and ``call_tie_window_us`` are the server's tie windows (JS-4.2a),
+    recorded when the match is created: grabs received that close after a race's first
+    grab (read on an open stream; stamped when a call was admitted) are simultaneous
+    with it. 0: no window, every race decided by receive order alone (a match stored
+    before the windows existed).
     """
 
     variant: str = "ES"
@@ -30,6 +36,8 @@ class Options(CommonOptions):
     outward_arrows: int = 3
     coloured_arrows: int = 2
     prearranged_deal: list[int] | None = field(default=None)
+    tie_window_us: int = 0
+    call_tie_window_us: int = 0
 
     def validate(self) -> Options:
         """Return self, or raise :class:`InvalidArgument` naming the rule of the bad field."""
@@ -44,6 +52,9 @@ class Options(CommonOptions):
         for name in ("inward_arrows", "outward_arrows", "coloured_arrows"):
             if not 0 <= getattr(self, name) <= MAX_SPECIALS_EACH:
                 raise InvalidArgument("JS-1.3", f"{name} must be between 0 and {MAX_SPECIALS_EACH}")
+        for name in ("tie_window_us", "call_tie_window_us"):
+            if not 0 <= getattr(self, name) <= MAX_WINDOW_US:
+                raise InvalidArgument("JS-4.2a", f"{name} must be between 0 and {MAX_WINDOW_US}")
         if self.prearranged_deal is not None:
             size = len(self.deck())
             if sorted(self.prearranged_deal) != list(range(size)):

@@ -28,6 +28,7 @@ from domain.kernel.randomness import commitment, effective_seed
 from domain.kernel.signing import Signer
 from domain.kernel.snapshots import domain_class, freeze, thaw
 from domain.kernel.stamps import ReceiveStamp
+from domain.kernel.ties import Held, stamps_of
 
 M = TypeVar("M", bound="MatchAggregate")
 
@@ -87,6 +88,9 @@ class MatchAggregate(Aggregate):
             stamp = getattr(self, "stamp", None)
             if isinstance(stamp, dict) and stamp.get("receive"):
                 agg.last_receive = stamp["receive"]
+            if getattr(self, "tie", None):  # contenders received after the winner
+                numbers = [s.get("receive", 0) for s in stamps_of(vars(self))]
+                agg.last_receive = max(agg.last_receive, *numbers)
             return agg
 
     class Created(Event, Aggregate.Created):
@@ -94,7 +98,7 @@ class MatchAggregate(Aggregate):
 
     #: Attributes no event sets, never put in a snapshot: the server's signer holds its
     #: private key, and is given again to every match an actor takes.
-    TRANSIENT: ClassVar[frozenset[str]] = frozenset({"signer"})
+    TRANSIENT: ClassVar[frozenset[str]] = frozenset({"signer", "held"})
 
     class Snapshot(LibrarySnapshot):
         """The match's whole state at one version, as its events built it, each value
@@ -125,6 +129,9 @@ class MatchAggregate(Aggregate):
     #: Signs the match when it ends; given by the server (never stored, shared by copies).
     #: None (tests, tools): the match ends unsigned.
     signer: Signer | None = None
+    #: A decision held open for simultaneous commands (:mod:`domain.kernel.ties`):
+    #: only ever set between the commands of one batch of the server's actor.
+    held: Held | None = None
 
     # ---- the audit chain -------------------------------------------------------
 
@@ -325,6 +332,22 @@ class MatchAggregate(Aggregate):
         ended it."""
         assert self.end_reason is not None
         return RuleViolation(self.END_RULES[self.end_reason], "the match has ended")
+
+    # ---- simultaneous commands (domain.kernel.ties) -----------------------------
+
+    def held_until_ns(self) -> int | None:
+        """The receive time (``monotonic_ns`` of the stamps) until which this match holds
+        a decision open for simultaneous commands, or None when it holds none.
+
+        The server then runs the commands of the same kind received until that time, and
+        calls :meth:`settle_held` before it saves or answers anything."""
+        return None if self.held is None else self.held.deadline_ns
+
+    def settle_held(self) -> None:
+        """Decide what is held (a game that holds decisions overrides it); nothing held,
+        nothing to do."""
+        if self.held is not None:
+            del self.held
 
     # ---- timers ------------------------------------------------------------------
 
