@@ -6,11 +6,17 @@ runs the work on its in-memory aggregate, saves the resulting events through a t
 (the library is synchronous), answers once they are committed (nothing acknowledged is
 lost), then hands them to the publisher for the watchers. It also owns the match's
 timer, rebuilt from the aggregate after a restart.
+
+A command that leaves a race held open for simultaneous commands (JS-4.2a,
+:mod:`domain.kernel.ties`) starts a batch: the actor waits out the window, takes the
+commands of the same kind received within it from the head of its queue, runs them, has
+the match decide, and saves and answers the batch together.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import copy
 import logging
@@ -38,7 +44,19 @@ from server.threads import StoreThreads
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Work = Callable[[MatchAggregate], T]
+
+
+class Deferred(Generic[T]):
+    """The answer to a command whose outcome waits on commands received after it (a race
+    held open, :mod:`domain.kernel.ties`): made by the actor once the match has settled
+    what it held, before anything is saved or answered."""
+
+    def __init__(self, answer: Callable[[], T]) -> None:
+        self.answer = answer
+
+
+#: A piece of work on a match; a command's may answer later (:class:`Deferred`).
+Work = Callable[[MatchAggregate], T | Deferred[T]]
 #: A piece of work waiting for its actor: the work, its caller's future, its command.
 Queued = tuple[Work[Any], "asyncio.Future[Outcome[Any]]", Intake | None]
 
@@ -57,6 +75,28 @@ INLINE_ENCODINGS = 2
 #: What a command refused while the server shuts down is told.
 NOT_APPLIED = "this command was not applied: send it again"
 
+#: Waiting for a race held open to close (:meth:`MatchActor._gather`), the actor sleeps
+#: while more than this is left (ns), then goes round the loop until the deadline.
+SPIN_NS = 1_000_000
+#: How long (s), past a held race's deadline, the actor waits at most for calls stamped
+#: within the window to reach their handler (a handler runs a turn of the loop after the
+#: call's arrival stamp: :mod:`server.stamps`).
+ARRIVAL_GRACE_S = 0.25
+
+
+class WorkQueue(asyncio.Queue[Queued]):
+    """An actor's queue, whose next piece of work can be looked at without taking it."""
+
+    def _init(self, maxsize: int) -> None:
+        self._queue: collections.deque[Queued] = collections.deque()
+
+    def peek(self) -> Queued | None:
+        return self._queue[0] if self._queue else None
+
+
+class _DecideAgain(Exception):
+    """A batch was refused on an old copy of its match: decide it again on the store's."""
+
 
 class Outcome(Generic[T]):
     """What a piece of work returned and the events it caused (saved, in order)."""
@@ -72,7 +112,7 @@ class MatchActor:
         self.actors = actors
         self.match_id = match_id
         self.match: MatchAggregate | None = None
-        self.queue: asyncio.Queue[Queued] = asyncio.Queue(MAX_QUEUED)
+        self.queue = WorkQueue(MAX_QUEUED)
         #: The match's refusal log and receive numbers (None until the match is loaded).
         self.refusals: RefusalKeeper | None = None
         self.timer: asyncio.TimerHandle | None = None
@@ -112,25 +152,39 @@ class MatchActor:
             item = await self._next()
             if item is None:
                 return  # retired while idle
-            work, future, intake = item
+            batch = [item]
             self.busy = True
             try:
-                outcome = await self._execute(work, intake)
-            except Exception as error:  # handed to the caller, who maps it to a status
-                if not future.done():
-                    future.set_exception(error)
-                if intake is not None and self.refusals is not None:
-                    self._keep(intake, error)
-            else:
-                if not future.done():
-                    future.set_result(outcome)
-                # Answered first; the watchers' share of the work is the publisher's.
-                self._published(outcome.events)
+                try:
+                    results = await self._execute(batch)
+                except Exception as error:  # handed to the callers, who map it to a status
+                    results = [error] * len(batch)
+                    self._answer(batch, results)
+                    lead = batch[0][2]
+                    if lead is not None and self.refusals is not None:
+                        self._keep(lead, error)  # after its answer
+                else:
+                    self._answer(batch, results)
+                    # Answered first; the watchers' share of the work is the publisher's.
+                    saved = [r for r in results if isinstance(r, Outcome)]
+                    if saved:
+                        self._published(saved[-1].events)
             finally:
                 self.busy = False
-                self.queue.task_done()
+                for _ in batch:
+                    self.queue.task_done()
             if self._retired():
                 return
+
+    @staticmethod
+    def _answer(batch: list[Queued], results: list[Outcome[Any] | Exception]) -> None:
+        for (_, future, _), result in zip(batch, results, strict=True):
+            if future.done():
+                continue
+            if isinstance(result, Outcome):
+                future.set_result(result)
+            else:
+                future.set_exception(result)
 
     def refuse_waiting(self) -> int:
         """Refuse every command still waiting (none of them has run): the server is
@@ -304,43 +358,115 @@ class MatchActor:
             )
         return self.refusals
 
-    async def _execute(self, work: Work[T], intake: Intake | None = None) -> Outcome[T]:
+    async def _execute(self, batch: list[Queued]) -> list[Outcome[Any] | Exception]:
+        """Run ``batch``'s work on the match, in order, and save what it caused in one
+        transaction; what each piece of work came to, in the same order.
+
+        A batch is one piece of work, unless that work leaves a decision held open for
+        simultaneous commands (:mod:`domain.kernel.ties`): then the commands of the same
+        kind received within the window join it (:meth:`_gather`), the match settles
+        what it held, and the answers that waited for it are made (:class:`Deferred`).
+        A refused command of the batch is kept before the save, in its transaction. The
+        batch's first piece of work raises if refused (nothing else ran); a later one
+        that leaves the match half-changed spoils the whole batch."""
         for attempt in range(SAVE_ATTEMPTS):
             match = await self._loaded()
-            if intake is not None:
-                (await self._keeper()).number(intake, match)
             try:
-                value = work(match)
-            except BaseException:
+                values = await self._run_batch(match, batch, gather=attempt == 0)
+            except _DecideAgain:
+                continue
+            match.settle_held()
+            values = [v.answer() if isinstance(v, Deferred) else v for v in values]
+            events: list[Any] = []
+            if match.pending_events:
+                # Refusals not saved yet go in the same transaction: a number is never
+                # stored while a smaller one is not.
+                refused = self.refusals.take() if self.refusals is not None else []
+                try:
+                    recordings = await self.actors.committer.save(match, *refused)
+                except IntegrityError:
+                    # Another server instance wrote to this match: reload and decide again.
+                    self._unsaved(refused)
+                    self.match = None
+                    if attempt == SAVE_ATTEMPTS - 1:
+                        raise
+                    continue
+                except BaseException:
+                    self._unsaved(refused)
+                    self.match = None
+                    raise
+                events = [r.domain_event for r in recordings]
+                events = [e for e in events if e.originator_id == match.id]
+            self._schedule_timer(match)
+            return [v if isinstance(v, Exception) else Outcome(v, events, match) for v in values]
+        raise AssertionError("unreachable")
+
+    async def _run_batch(
+        self, match: MatchAggregate, batch: list[Queued], gather: bool
+    ) -> list[Any]:
+        """Each piece of work's value, or a later one's refusal (kept now, the first
+        time it is decided: a batch decided again on a newer copy keeps nothing twice)."""
+        values: list[Any] = []
+        receive = 0  # the batch's last receive number: the match may not hold it yet
+        while len(values) < len(batch):
+            work, _, intake = batch[len(values)]
+            if intake is not None:
+                (await self._keeper()).number(intake, match, after=receive)
+                receive = intake.stamp.receive
+            before = len(match.pending_events)
+            try:
+                values.append(work(match))
+            except Exception as error:
+                if values and len(match.pending_events) == before:
+                    values.append(error)
+                    if intake is not None and gather:
+                        self._keep(intake, error)
+                    continue
                 if match.pending_events:  # a half-done command must not linger
                     self.match = None
-                if attempt == 0 and self.actors.shared and await self._stale(match):
-                    continue  # refused on an old copy: decide again on the store's
+                if not values and gather and self.actors.shared and await self._stale(match):
+                    raise _DecideAgain from error  # refused on an old copy: the store's
                 raise
-            if not match.pending_events:
-                self._schedule_timer(match)
-                return Outcome(value, [], match)
-            # Refusals not saved yet go in the same transaction: a number is never
-            # stored while a smaller one is not.
-            refused = self.refusals.take() if self.refusals is not None else []
-            try:
-                recordings = await self.actors.committer.save(match, *refused)
-            except IntegrityError:
-                # Another server instance wrote to this match: reload and decide again.
-                self._unsaved(refused)
-                self.match = None
-                if attempt == SAVE_ATTEMPTS - 1:
-                    raise
-                continue
             except BaseException:
-                self._unsaved(refused)
-                self.match = None
+                if match.pending_events:
+                    self.match = None
                 raise
-            events = [r.domain_event for r in recordings]
-            events = [e for e in events if e.originator_id == match.id]
-            self._schedule_timer(match)
-            return Outcome(value, events, match)
-        raise AssertionError("unreachable")
+            deadline = match.held_until_ns()
+            if gather and deadline is not None and len(values) == len(batch):
+                batch.extend(self._joining(await self._gather(deadline), batch[0][2]))
+        return values
+
+    async def _gather(self, deadline_ns: int) -> int:
+        """Wait until a race held open until ``deadline_ns`` (the receive clock,
+        ``monotonic_ns``) is past, and until every call stamped by then has reached its
+        handler (capped at :data:`ARRIVAL_GRACE_S`), so that the commands received within
+        the window are in the queue; return the deadline."""
+        while (left := deadline_ns - time.monotonic_ns()) > 0:  # noqa: ASYNC110 (a clock)
+            # The loop's timers are coarse (about a millisecond): sleep while that much
+            # is left, then go round the loop, which reads the connections meanwhile.
+            await asyncio.sleep((left - SPIN_NS) / 1e9 if left > SPIN_NS else 0)
+        stamper = self.actors.stamper
+        give_up = time.monotonic_ns() + int(ARRIVAL_GRACE_S * 1e9)
+        while stamper.arriving_by(deadline_ns) and time.monotonic_ns() < give_up:  # noqa: ASYNC110
+            await asyncio.sleep(0)  # one turn of the loop: the handlers read their messages
+        return deadline_ns
+
+    def _joining(self, deadline_ns: int, lead: Intake | None) -> list[Queued]:
+        """The commands at the head of the queue, in order, of ``lead``'s kind and
+        received by ``deadline_ns`` on the same server instance: taken from the queue."""
+        joining: list[Queued] = []
+        while (item := self.queue.peek()) is not None:
+            intake = item[2]
+            if (
+                lead is None
+                or intake is None
+                or intake.action != lead.action
+                or intake.stamp.instance != lead.stamp.instance
+                or intake.stamp.monotonic_ns > deadline_ns
+            ):
+                break
+            joining.append(self.queue.get_nowait())
+        return joining
 
     def _unsaved(self, refused: list[Any]) -> None:
         if self.refusals is not None:

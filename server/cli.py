@@ -14,7 +14,7 @@ from server import access, keys
 from server.application import DEFAULT_DB, store_env
 from server.checkpoint_command import checkpoint
 from server.cluster import InstanceNameError
-from server.limits import ENV_NAMES, Limits
+from server.limits import CALL_PRECISION_MS, ENV_NAMES, STREAM_PRECISION_MS, Limits
 from server.organiser_command import organiser_token
 from totem_client.cli import bots
 from totem_client.play.cli import play
@@ -223,6 +223,26 @@ def main() -> None:
     "beyond, they are only counted (env TOTEM_REFUSALS_KEPT_PER_SEAT).",
 )
 @click.option(
+    "--tie-window-ms",
+    type=click.FloatRange(min=STREAM_PRECISION_MS, max=1000),
+    envvar=ENV_NAMES["tie_window_ms"],
+    default=Limits.tie_window_ms,
+    show_default=True,
+    help="Jungle Speed grabs received on open Play streams within this many milliseconds "
+    "after a race's first grab are simultaneous with it: the winner is drawn from the "
+    "match's committed randomness (JS-4.2a). Recorded in each match when it is created; "
+    "never below the stamp precision (env TOTEM_TIE_WINDOW_MS).",
+)
+@click.option(
+    "--call-tie-window-ms",
+    type=click.FloatRange(min=CALL_PRECISION_MS, max=1000),
+    envvar=ENV_NAMES["call_tie_window_ms"],
+    default=Limits.call_tie_window_ms,
+    show_default=True,
+    help="The same window for a race whose first grab came as an Act call, whose stamp "
+    "is coarser (JS-4.2a); the race's answers wait for it (env TOTEM_CALL_TIE_WINDOW_MS).",
+)
+@click.option(
     "--instance",
     envvar="TOTEM_INSTANCE",
     default=None,
@@ -254,6 +274,8 @@ def serve(
     pending_calls: int,
     idle_actor_seconds: float,
     refusals_kept_per_seat: int,
+    tie_window_ms: float,
+    call_tie_window_ms: float,
     instance: str | None,
     log_level: str,
 ) -> None:
@@ -292,6 +314,8 @@ def serve(
         pending_calls=pending_calls,
         idle_actor_s=idle_actor_seconds,
         refusals_kept_per_seat=refusals_kept_per_seat,
+        tie_window_ms=tie_window_ms,
+        call_tie_window_ms=call_tie_window_ms,
     )
     from server.serve import serve_forever
     from server.tls_files import TlsFileError, server_tls

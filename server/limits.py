@@ -26,7 +26,14 @@ from uuid import UUID
 import grpc
 
 from domain.kernel.refusals import DEFAULT_QUOTA
+from domain.kernel.ties import MAX_WINDOW_US
 from server.errors import ServiceError, status_text, trailing_metadata
+
+#: How close two receive stamps may be and still not show which command reached the
+#: server first, in milliseconds: both read on open Play streams, or either an Act call
+#: (measured: docs/api.md, "Stamp precision"; docs/performance.md, "Grab races").
+STREAM_PRECISION_MS = 0.2
+CALL_PRECISION_MS = 2.0
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,12 @@ class Limits:
     #: Refused commands kept as evidence per seat of a match, and for its referee
     #: (:mod:`domain.kernel.refusals`); beyond, they are only counted.
     refusals_kept_per_seat: int = DEFAULT_QUOTA
+    #: The tie windows recorded in every match whose rules hold simultaneous commands
+    #: (JS-4.2a, :mod:`domain.kernel.ties`), in milliseconds: for a race first grabbed on
+    #: an open Play stream, and for one first grabbed with an Act call. Never below the
+    #: stamp precision measured for each (docs/api.md, "Stamp precision").
+    tie_window_ms: float = STREAM_PRECISION_MS
+    call_tie_window_ms: float = CALL_PRECISION_MS
 
     def __post_init__(self) -> None:
         for name in (
@@ -76,6 +89,19 @@ class Limits:
                 raise ValueError(f"{name} must be at least 1")
         if self.refusals_kept_per_seat < 0:
             raise ValueError("refusals_kept_per_seat cannot be negative")
+        for name, floor in (
+            ("tie_window_ms", STREAM_PRECISION_MS),
+            ("call_tie_window_ms", CALL_PRECISION_MS),
+        ):
+            if not floor <= getattr(self, name) <= MAX_WINDOW_US / 1000:
+                raise ValueError(
+                    f"{name} must be between the stamp precision, {floor} ms, and "
+                    f"{MAX_WINDOW_US // 1000} ms (JS-4.2a)"
+                )
+
+    def tie_windows_us(self) -> tuple[int, int]:
+        """The tie windows as a match records them: (stream, call), in microseconds."""
+        return round(self.tie_window_ms * 1000), round(self.call_tie_window_ms * 1000)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Limits:
@@ -111,6 +137,8 @@ ENV_NAMES = {
     "pending_calls": "TOTEM_PENDING_CALLS",
     "idle_actor_s": "TOTEM_IDLE_ACTOR_SECONDS",
     "refusals_kept_per_seat": "TOTEM_REFUSALS_KEPT_PER_SEAT",
+    "tie_window_ms": "TOTEM_TIE_WINDOW_MS",
+    "call_tie_window_ms": "TOTEM_CALL_TIE_WINDOW_MS",
 }
 
 

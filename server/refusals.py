@@ -102,9 +102,11 @@ class RefusalKeeper:
         #: next copy of the match reads the log again).
         self.broken = False
 
-    def number(self, intake: Intake, match: MatchAggregate) -> None:
-        """Give ``intake`` the next receive number of ``match``."""
-        receive = max(match.last_receive, self.last_receive) + 1
+    def number(self, intake: Intake, match: MatchAggregate, after: int = 0) -> None:
+        """Give ``intake`` the next receive number of ``match``, above ``after``: the
+        number of the command before it in the same batch, which neither the match nor
+        the log may hold yet (a race held open, :mod:`domain.kernel.ties`)."""
+        receive = max(match.last_receive, self.last_receive, after) + 1
         intake.stamp = dataclasses.replace(intake.stamp, receive=receive)
         intake.version = match.version
 

@@ -22,13 +22,14 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from domain.games import GAMES
+from domain.kernel import ties
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer
 from server import auth, codec, keys, summaries
 from server.access import Access
-from server.actors import Actors, Outcome
+from server.actors import Actors, Deferred, Outcome
 from server.application import Arena
 from server.checkpoints import signed_checkpoint
 from server.errors import (
@@ -284,6 +285,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "game must be set to a known game")
         game_codec = codec.codec_for(game)
         options = codec.options_with_common(game_codec.options_from_request(request), request)
+        options = ties.with_windows(options, *self.limits.tie_windows_us())
         self.actors.check_open()
         # Only an organiser's match has a referee: its creator may hand the token on.
         token, token_hash = auth.new_token() if creation.with_referee else ("", "")
@@ -563,7 +565,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         claimed = request.seat if request.HasField("seat") else None
         intake = intake_of(request, kind, stamp)
 
-        def act(match: MatchAggregate) -> bytes:
+        def act(match: MatchAggregate) -> bytes | Deferred[bytes]:
             stamp = intake.stamp  # numbered by the match's actor
             if not common and kind != type(match).GAME:
                 raise InvalidArgument(
@@ -601,11 +603,15 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                     f"{match.version}: it must be a version the client has seen",
                 )
             reacted = self.stamper.with_sent_time(stamp, match_id, viewer.seat)
+            since = len(match.pending_events)
             command.run(match, viewer.seat, reacted)
             if viewer.seat is not None:
                 self.actors.presence.acted(match_id, viewer.seat)
-            # Answered from inside the actor: the version and state are this command's own.
-            return codec.act_answer(match, viewer)
+            # Answered from inside the actor: the version and state are this command's own,
+            # or, for a command whose race is held open, the race's once it is settled.
+            if match.held_until_ns() is not None:
+                return Deferred(lambda: codec.act_answer(match, viewer, since))
+            return codec.act_answer(match, viewer, since)
 
         return match_id, self.actors.submit(match_id, act, intake=intake)
 

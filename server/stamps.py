@@ -20,6 +20,10 @@ from domain.kernel.stamps import ReceiveStamp
 #: window is enough and memory stays bounded whatever the match's length.
 SENT_WINDOW = 256
 
+#: A call stamped on arrival whose handler has not picked its stamp up within this
+#: long (ns) is taken to have ended before its message was read (a cancelled call).
+ARRIVING_FOR_NS = 1_000_000_000
+
 
 class Stamper:
     """Hands out receive stamps in receive order for one server process, and remembers
@@ -30,6 +34,8 @@ class Stamper:
         self.instance = instance
         self._sequence = itertools.count(1)
         self._sent: dict[UUID, dict[int, OrderedDict[int, int]]] = {}
+        #: Calls stamped on arrival whose handler has not run yet: sequence → monotonic_ns.
+        self._arriving: dict[int, int] = {}
 
     def stamp(self, seen_version: int = 0, on_stream: bool = False) -> ReceiveStamp:
         return ReceiveStamp(
@@ -49,7 +55,31 @@ class Stamper:
         if arrived is None:
             return self.stamp(seen_version)
         _ARRIVAL.set(None)
+        self._arriving.pop(arrived.sequence, None)
         return dataclasses.replace(arrived, seen_version=seen_version)
+
+    def arrival(self) -> ReceiveStamp:
+        """A stamp for a call that has just arrived, its message not read yet; the call's
+        handler picks it up with :meth:`on_arrival`. Until then the call counts among
+        those :meth:`arriving_by` reports."""
+        stamp = self.stamp()
+        self._arriving[stamp.sequence] = stamp.monotonic_ns
+        return stamp
+
+    def arriving_by(self, monotonic_ns: int) -> bool:
+        """Whether a call stamped on arrival at or before ``monotonic_ns`` has not reached
+        its handler yet: its command, if it is one, may still belong before that time
+        (a race held open, :mod:`domain.kernel.ties`). Calls that never reach it are
+        forgotten after :data:`ARRIVING_FOR_NS`."""
+        if not self._arriving:
+            return False
+        stale = time.monotonic_ns() - ARRIVING_FOR_NS
+        for sequence, arrived in list(self._arriving.items()):
+            if arrived < stale:
+                del self._arriving[sequence]
+            elif arrived <= monotonic_ns:
+                return True
+        return False
 
     def written(self, match_id: UUID, seat: int, version: int) -> None:
         """The event at ``version`` was just written to a stream of ``seat``; the first
@@ -98,5 +128,5 @@ class ArrivalStamps(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
         if handler_call_details.method in self._methods:
-            _ARRIVAL.set(self._stamper.stamp())
+            _ARRIVAL.set(self._stamper.arrival())
         return await continuation(handler_call_details)

@@ -309,13 +309,15 @@ def match_event(match: MatchAggregate, evt: Any, viewer: Viewer) -> match_servic
     return message
 
 
-def act_answer(match: MatchAggregate, viewer: Viewer) -> bytes:
+def act_answer(match: MatchAggregate, viewer: Viewer, since: int = 0) -> bytes:
     """The wire bytes of the ``ActResponse`` to ``viewer``'s command that has just
-    triggered the match's pending events: the version, those events, the server's
-    receipt (:mod:`server.receipts`, when the match has a signer) and the state."""
+    triggered the match's pending events from ``since`` on (those before are other
+    commands' of the same batch: :mod:`domain.kernel.ties`): the version, those events,
+    the server's receipt (:mod:`server.receipts`, when the match has a signer) and the
+    state."""
     head = match_service_pb2.ActResponse(
         version=match.version,
-        events=[match_event(match, e, viewer) for e in match.pending_events],
+        events=[match_event(match, e, viewer) for e in match.pending_events[since:]],
     )
     if match.signer is not None:
         head.receipt.CopyFrom(receipts.receipt(match, match.signer))

@@ -113,6 +113,24 @@ def options_message(view: dict[str, Any]) -> pb.JungleSpeedOptions:
         ),
         prearranged_deal=view.get("prearranged_deal") or [],
         prearranged=view["prearranged"],
+        tie_window_us=view.get("tie_window_us", 0),
+        call_tie_window_us=view.get("call_tie_window_us", 0),
+    )
+
+
+def tie_message(tie: dict[str, Any] | None) -> pb.JungleSpeedTie | None:
+    """The simultaneous grabs a race's winner was drawn from (JS-4.2a), if it was."""
+    if not tie:
+        return None
+    return pb.JungleSpeedTie(
+        window_us=tie["window_us"],
+        contenders=[
+            pb.JungleSpeedContender(
+                seat=c["seat"], target=TARGET_ENUMS[c["target"]], stamp=stamp_message(c["stamp"])
+            )
+            for c in tie["contenders"]
+        ],
+        drawn=tie["drawn"],
     )
 
 
@@ -160,12 +178,16 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
                 stamp=stamp_message(view["stamp"]),
                 annulled=view["annulled"],
                 arrows_annulled=view["arrows_annulled"],
+                tie=tie_message(view.get("tie")),
             )
         )
     if name == "ArrowsWon":
         return pb.JungleSpeedEvent(
             arrows_won=pb.ArrowsWon(
-                winner=view["winner"], stamp=stamp_message(view["stamp"]), annulled=view["annulled"]
+                winner=view["winner"],
+                stamp=stamp_message(view["stamp"]),
+                annulled=view["annulled"],
+                tie=tie_message(view.get("tie")),
             )
         )
     if name == "WrongGrab":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
@@ -171,3 +172,37 @@ def retry_delay_ms(error: grpc.aio.AioRpcError) -> int:
     delay_ms = info.retry_delay.ToMilliseconds()
     assert metadata[RETRY_METADATA_KEY] == str(delay_ms)
     return delay_ms
+
+
+def race_verdict(
+    events: Sequence[ms.MatchEvent], kind: str
+) -> tuple[Any, list[js.JungleSpeedContender], list[js.LateGrab]]:
+    """The one event of ``kind`` (``duel_won`` or ``arrows_won``) that decided a race,
+    its contenders if its winner was drawn among simultaneous grabs (JS-4.2a; empty if
+    not), and the late grabs recorded after it."""
+    won = [getattr(e.jungle_speed, kind) for e in events if js_event(e) == kind]
+    assert len(won) == 1, f"{len(won)} {kind} events"
+    lates = [e.jungle_speed.late_grab for e in events if js_event(e) == "late_grab"]
+    contenders = list(won[0].tie.contenders) if won[0].HasField("tie") else []
+    return won[0], contenders, lates
+
+
+def check_race(
+    won: Any, contenders: Sequence[js.JungleSpeedContender], lates: Sequence[Any]
+) -> None:
+    """The verdict of a race keeps JS-4.2 and JS-4.2a: the winner is the first grab
+    received, or the one drawn among the grabs received within the window after it;
+    the others are late, received after the first."""
+    if contenders:
+        first = contenders[0].stamp
+        window_ns = won.tie.window_us * 1000
+        drawn = contenders[won.tie.drawn]
+        assert (drawn.seat, drawn.stamp.sequence) == (won.winner, won.stamp.sequence)
+        sequences = [c.stamp.sequence for c in contenders]
+        assert sequences == sorted(sequences) and len(set(sequences)) == len(sequences)
+        assert all(c.stamp.monotonic_ns - first.monotonic_ns <= window_ns for c in contenders)
+        assert len({c.seat for c in contenders}) == len(contenders)
+        first_sequence = first.sequence
+    else:
+        first_sequence = won.stamp.sequence
+    assert all(g.stamp.sequence > first_sequence for g in lates)

@@ -23,6 +23,8 @@ FLAGS = {
     "pending_calls": "--pending-calls",
     "idle_actor_s": "--idle-actor-seconds",
     "refusals_kept_per_seat": "--refusals-kept-per-seat",
+    "tie_window_ms": "--tie-window-ms",
+    "call_tie_window_ms": "--call-tie-window-ms",
 }
 
 
@@ -72,3 +74,16 @@ def test_limits_from_the_environment_and_their_checks() -> None:
     assert ("grpc.server.max_pending_requests_hard_limit", 99) in Limits(
         pending_calls=99
     ).grpc_options()
+
+
+def test_js_4_2a_tie_windows_never_go_below_the_stamp_precision() -> None:
+    """The windows are at least the measured stamp precision (docs/api.md): 0.2 ms on a
+    Play stream, 2 ms for an Act call; a match records them in microseconds."""
+    assert Limits().tie_windows_us() == (200, 2000)
+    assert Limits(tie_window_ms=1.5, call_tie_window_ms=4).tie_windows_us() == (1500, 4000)
+    with pytest.raises(ValueError, match=r"tie_window_ms .*0\.2 ms.*JS-4\.2a"):
+        Limits(tie_window_ms=0.1)
+    with pytest.raises(ValueError, match=r"call_tie_window_ms .*2\.0 ms.*JS-4\.2a"):
+        Limits(call_tie_window_ms=1)
+    result = CliRunner().invoke(main, ["serve", "--tie-window-ms", "0.1"])
+    assert result.exit_code == 2 and "--tie-window-ms" in result.output

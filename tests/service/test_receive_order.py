@@ -62,7 +62,7 @@ def test_race_calls_are_stamped_on_arrival_before_their_message_is_read() -> Non
     its message included, comes after), for exactly the handlers that decide races."""
     body = _body(ArrivalStamps.intercept_service)
     stamping, rest = body[0], body[1:]
-    assert isinstance(stamping, ast.If) and _calls(stamping, "stamp")
+    assert isinstance(stamping, ast.If) and _calls(stamping, "arrival")
     assert not _awaits(stamping)
     assert any(_awaits(statement) for statement in rest)
     assert set(MatchService.RACED) == {"Act", "JoinMatch"}

@@ -13,6 +13,7 @@ import grpc
 import pytest
 
 from domain.kernel.refusals import refusal_log_id
+from domain.kernel.ties import stamps_of
 from replay.refusals import numbers_accounted, read_refusals
 from server.application import Arena
 from server.serve import RunningServer
@@ -100,7 +101,8 @@ async def test_refused_grabs_of_a_race_are_kept_with_stamp_and_reason_and_no_num
     # The events are the applied commands only, numbered 1, 3 and 4; with the refusals,
     # every number from 1 to 6 is accounted for, each once.
     assert len(events) == final
-    stamps = [getattr(e, "stamp", None) or {} for e in events]
+    # A tie's contenders are numbered in its deciding event (JS-4.2a).
+    stamps = [s for e in events for s in stamps_of(vars(e))]
     numbered = sorted({s["receive"] for s in stamps if s.get("receive")})
     assert numbered == [1, 3, 4]
     assert numbers_accounted(numbered, found) == []
@@ -188,7 +190,8 @@ async def test_js_4_2_grabs_sent_at_once_some_refused_leave_every_receive_number
     assert sorted(r.seat for r in found.refusals) == [1, 3, 5]
     assert all(r.version >= opened.version for r in found.refusals)
     events = server.app.events_after(UUID(match_id))
-    stamps = [getattr(e, "stamp", None) or {} for e in events]
+    # A tie's contenders are numbered in its deciding event (JS-4.2a).
+    stamps = [s for e in events for s in stamps_of(vars(e))]
     numbered = sorted({s["receive"] for s in stamps if s.get("receive")})
     kept = [r.receive for r in found.refusals]
     # The reveal, six grabs and the last reveal: 1 to 8, each once, events or refusals.

@@ -379,6 +379,8 @@ class JungleSpeedOptions(_message.Message):
     SPECIALS_FIELD_NUMBER: _builtins.int
     PREARRANGED_DEAL_FIELD_NUMBER: _builtins.int
     PREARRANGED_FIELD_NUMBER: _builtins.int
+    TIE_WINDOW_US_FIELD_NUMBER: _builtins.int
+    CALL_TIE_WINDOW_US_FIELD_NUMBER: _builtins.int
     variant: Global___JungleSpeedVariant.ValueType
     """The edition of the rules; unset means ES (JS-2.1)."""
     max_players: _builtins.int
@@ -396,6 +398,13 @@ class JungleSpeedOptions(_message.Message):
     """
     prearranged: _builtins.bool
     """In views: whether a prearranged deal was given (JS-2.4). Ignored in CreateMatch."""
+    tie_window_us: _builtins.int
+    """In views: the server's tie windows recorded in the match, in microseconds, for a race
+    first grabbed on a Play stream and for one first grabbed with an Act call (JS-4.2a;
+    `totem serve --tie-window-ms`, `--call-tie-window-ms`). 0: none (a match stored
+    before the windows existed). Ignored in CreateMatch: the server sets them.
+    """
+    call_tie_window_us: _builtins.int
     @_builtins.property
     def specials(self) -> Global___JungleSpeedSpecials:
         """Special cards per kind (JS-1.3). Unset: 3 inward, 3 outward, 2 coloured. Set: each
@@ -419,10 +428,12 @@ class JungleSpeedOptions(_message.Message):
         specials: Global___JungleSpeedSpecials | None = ...,
         prearranged_deal: _abc.Iterable[_builtins.int] | None = ...,
         prearranged: _builtins.bool = ...,
+        tie_window_us: _builtins.int = ...,
+        call_tie_window_us: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_players", b"_max_players", "_min_reveal_interval_ms", b"_min_reveal_interval_ms", "_turn_timeout_ms", b"_turn_timeout_ms", "max_players", b"max_players", "min_reveal_interval_ms", b"min_reveal_interval_ms", "specials", b"specials", "turn_timeout_ms", b"turn_timeout_ms"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_players", b"_max_players", "_min_reveal_interval_ms", b"_min_reveal_interval_ms", "_turn_timeout_ms", b"_turn_timeout_ms", "max_players", b"max_players", "min_reveal_interval_ms", b"min_reveal_interval_ms", "prearranged", b"prearranged", "prearranged_deal", b"prearranged_deal", "specials", b"specials", "turn_timeout_ms", b"turn_timeout_ms", "variant", b"variant"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_players", b"_max_players", "_min_reveal_interval_ms", b"_min_reveal_interval_ms", "_turn_timeout_ms", b"_turn_timeout_ms", "call_tie_window_us", b"call_tie_window_us", "max_players", b"max_players", "min_reveal_interval_ms", b"min_reveal_interval_ms", "prearranged", b"prearranged", "prearranged_deal", b"prearranged_deal", "specials", b"specials", "tie_window_us", b"tie_window_us", "turn_timeout_ms", b"turn_timeout_ms", "variant", b"variant"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_players: _TypeAlias = _typing.Literal["max_players"]  # noqa: Y015
     _WhichOneofArgType__max_players: _TypeAlias = _typing.Literal["_max_players", b"_max_players"]  # noqa: Y015
@@ -743,8 +754,9 @@ class DuelWon(_message.Message):
     STAMP_FIELD_NUMBER: _builtins.int
     ANNULLED_FIELD_NUMBER: _builtins.int
     ARROWS_ANNULLED_FIELD_NUMBER: _builtins.int
+    TIE_FIELD_NUMBER: _builtins.int
     winner: _builtins.int
-    """The seat that grabbed first."""
+    """The seat that grabbed first, or that was drawn among simultaneous grabs (`tie`)."""
     arrows_annulled: _builtins.bool
     """An inward-arrows race open at the same time was annulled (JS-6.1, JS-4.7)."""
     @_builtins.property
@@ -762,6 +774,10 @@ class DuelWon(_message.Message):
     def annulled(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Seats of the other duels open at that moment, annulled by this grab (JS-4.6, JS-4.7)."""
 
+    @_builtins.property
+    def tie(self) -> Global___JungleSpeedTie:
+        """Set when the winner was drawn among simultaneous grabs (JS-4.2a)."""
+
     def __init__(
         self,
         *,
@@ -770,10 +786,11 @@ class DuelWon(_message.Message):
         stamp: _common_pb2.ReceiveStamp | None = ...,
         annulled: _abc.Iterable[_builtins.int] | None = ...,
         arrows_annulled: _builtins.bool = ...,
+        tie: Global___JungleSpeedTie | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["stamp", b"stamp"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["stamp", b"stamp", "tie", b"tie"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["annulled", b"annulled", "arrows_annulled", b"arrows_annulled", "losers", b"losers", "stamp", b"stamp", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["annulled", b"annulled", "arrows_annulled", b"arrows_annulled", "losers", b"losers", "stamp", b"stamp", "tie", b"tie", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -790,8 +807,9 @@ class ArrowsWon(_message.Message):
     WINNER_FIELD_NUMBER: _builtins.int
     STAMP_FIELD_NUMBER: _builtins.int
     ANNULLED_FIELD_NUMBER: _builtins.int
+    TIE_FIELD_NUMBER: _builtins.int
     winner: _builtins.int
-    """The seat that grabbed first."""
+    """The seat that grabbed first, or that was drawn among simultaneous grabs (`tie`)."""
     @_builtins.property
     def stamp(self) -> _common_pb2.ReceiveStamp:
         """The receive stamp of the winning grab (JS-5.1)."""
@@ -800,20 +818,99 @@ class ArrowsWon(_message.Message):
     def annulled(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Seats of the duels open at that moment, annulled by this grab (JS-6.1, JS-4.7)."""
 
+    @_builtins.property
+    def tie(self) -> Global___JungleSpeedTie:
+        """Set when the winner was drawn among simultaneous grabs (JS-4.2a)."""
+
     def __init__(
         self,
         *,
         winner: _builtins.int = ...,
         stamp: _common_pb2.ReceiveStamp | None = ...,
         annulled: _abc.Iterable[_builtins.int] | None = ...,
+        tie: Global___JungleSpeedTie | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["stamp", b"stamp"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["stamp", b"stamp", "tie", b"tie"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["annulled", b"annulled", "stamp", b"stamp", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["annulled", b"annulled", "stamp", b"stamp", "tie", b"tie", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ArrowsWon: _TypeAlias = ArrowsWon  # noqa: Y015
+
+@_typing.final
+class JungleSpeedTie(_message.Message):
+    """Grabs of one race received within the match's tie window after its first grab
+    (JS-4.2a): simultaneous, since below that window the order in which the server read
+    them says nothing about who was first. The winner was drawn among them from the
+    match's committed randomness; the others lost the draw and did nothing more (no
+    LateGrab is recorded for them).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WINDOW_US_FIELD_NUMBER: _builtins.int
+    CONTENDERS_FIELD_NUMBER: _builtins.int
+    DRAWN_FIELD_NUMBER: _builtins.int
+    window_us: _builtins.int
+    """The window applied, in microseconds: the match's `tie_window_us` when the first grab
+    was read on a Play stream, its `call_tie_window_us` when it came as an Act call.
+    """
+    drawn: _builtins.int
+    """The index in `contenders` of the winner: the first number of the random stream
+    `jungle_speed/tie/VERSION` (VERSION: this event's), below the number of contenders,
+    which `totem-replay verify` re-derives once the seed is revealed (docs/randomness.md).
+    """
+    @_builtins.property
+    def contenders(self) -> _containers.RepeatedCompositeFieldContainer[Global___JungleSpeedContender]:
+        """Every simultaneous grab, in receive order, the first received first."""
+
+    def __init__(
+        self,
+        *,
+        window_us: _builtins.int = ...,
+        contenders: _abc.Iterable[Global___JungleSpeedContender] | None = ...,
+        drawn: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["contenders", b"contenders", "drawn", b"drawn", "window_us", b"window_us"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___JungleSpeedTie: _TypeAlias = JungleSpeedTie  # noqa: Y015
+
+@_typing.final
+class JungleSpeedContender(_message.Message):
+    """One grab of a tie (JS-4.2a)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    STAMP_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that grabbed."""
+    target: Global___GrabTarget.ValueType
+    """The race it named (JS-6.1, ES only); unspecified when it named none."""
+    @_builtins.property
+    def stamp(self) -> _common_pb2.ReceiveStamp:
+        """Its receive stamp (JS-5.1)."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        target: Global___GrabTarget.ValueType = ...,
+        stamp: _common_pb2.ReceiveStamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["stamp", b"stamp"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "stamp", b"stamp", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___JungleSpeedContender: _TypeAlias = JungleSpeedContender  # noqa: Y015
 
 @_typing.final
 class WrongGrab(_message.Message):

@@ -99,9 +99,12 @@ def _describe_game(body: jungle_speed_pb2.JungleSpeedEvent, names: Names) -> str
         return f"outward arrows of {names(body.outward_reveal.triggered_by)}: {shown}"
     if kind == "duel_won":
         won = body.duel_won
-        return f"{names(won.winner)} won the duel against {names.listed(won.losers)}"
+        text = f"{names(won.winner)} won the duel against {names.listed(won.losers)}"
+        return text + _drawn(won.tie, names)
     if kind == "arrows_won":
-        return f"{names(body.arrows_won.winner)} won the inward-arrows race"
+        won_arrows = body.arrows_won
+        text = f"{names(won_arrows.winner)} won the inward-arrows race"
+        return text + _drawn(won_arrows.tie, names)
     if kind == "wrong_grab":
         return f"{names(body.wrong_grab.seat)} grabbed wrongly: nothing was open for them"
     if kind == "late_grab":
@@ -114,6 +117,14 @@ def _describe_game(body: jungle_speed_pb2.JungleSpeedEvent, names: Names) -> str
     return f"event {kind}"
 
 
+def _drawn(tie: jungle_speed_pb2.JungleSpeedTie, names: Names) -> str:
+    """How a race's winner was chosen, when the grabs were simultaneous (JS-4.2a)."""
+    if not tie.contenders:
+        return ""
+    seats = names.listed([c.seat for c in tie.contenders])
+    return f", drawn among the simultaneous grabs of {seats} (JS-4.2a)"
+
+
 # ---- races --------------------------------------------------------------------------------
 
 
@@ -123,7 +134,7 @@ class Grab:
 
     seat: int
     stamp: Stamp
-    outcome: str  # "won", "late" or "wrong"
+    outcome: str  # "won", "late", "wrong" or "lost the draw" (JS-4.2a)
 
 
 @dataclass
@@ -160,12 +171,12 @@ class Races:
             won = body.duel_won
             race = Race(event.version, "duel", won.winner, list(won.losers))
             race.annulled, race.arrows_annulled = list(won.annulled), won.arrows_annulled
-            race.grabs.append(Grab(won.winner, won.stamp, "won"))
+            race.grabs.extend(_contenders(won.winner, won.stamp, won.tie))
         elif kind == "arrows_won":
             won_arrows = body.arrows_won
             race = Race(event.version, "arrows", won_arrows.winner)
             race.annulled = list(won_arrows.annulled)
-            race.grabs.append(Grab(won_arrows.winner, won_arrows.stamp, "won"))
+            race.grabs.extend(_contenders(won_arrows.winner, won_arrows.stamp, won_arrows.tie))
         elif kind == "wrong_grab":
             race = Race(event.version, "wrong grab", body.wrong_grab.seat)
             race.grabs.append(Grab(body.wrong_grab.seat, body.wrong_grab.stamp, "wrong"))
@@ -184,6 +195,16 @@ class Races:
         self.by_version[race.version] = race
         self.last = race
         return True
+
+
+def _contenders(winner: int, stamp: Stamp, tie: jungle_speed_pb2.JungleSpeedTie) -> list[Grab]:
+    """The grabs that decided a race: its winner's, or every grab of a tie (JS-4.2a)."""
+    if not tie.contenders:
+        return [Grab(winner, stamp, "won")]
+    return [
+        Grab(c.seat, c.stamp, "won" if index == tie.drawn else "lost the draw")
+        for index, c in enumerate(tie.contenders)
+    ]
 
 
 def _millis_after(stamp: Stamp, first: Stamp) -> float:
@@ -211,7 +232,9 @@ def race_lines(race: Race, names: Names) -> Content:
     ]
     first = race.grabs[0].stamp if race.grabs else None
     for order, grab in enumerate(race.grabs, 1):
-        style = {"won": "bold", "late": "italic", "wrong": "italic"}[grab.outcome]
+        style = {"won": "bold", "late": "italic", "wrong": "italic", "lost the draw": "italic"}[
+            grab.outcome
+        ]
         line = (
             f"\n{order}. #{grab.stamp.sequence} {names(grab.seat)} {grab.outcome}"
             f", had seen v{grab.stamp.seen_version}"
