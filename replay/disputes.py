@@ -1,6 +1,6 @@
 """``disputes``: every grab race of a match, or of every match in the store, with what
 makes one worth a judge's look: a close call, a suspect reaction, late and wrong grabs,
-and each seat's reaction times.
+a tie whose winner was drawn (JS-4.2a), and each seat's reaction times.
 
 Races are read by :func:`replay.explain.races`, the reading ``explain`` shows one race
 with: this module only selects, counts and lays them out.
@@ -21,7 +21,16 @@ from rich.text import Text
 
 from replay import format as fmt
 from replay.explain import contender_line, human_limit_option, races
-from replay.explain_rules import REFUSED, Contender, RaceEvidence
+from replay.explain_rules import (
+    LOST_DRAW,
+    REFUSED,
+    TIE_RULE,
+    WINNER,
+    Contender,
+    RaceEvidence,
+    TieEvidence,
+    tie_contender_text,
+)
 from replay.refusals import NOT_IN_EVIDENCE, Refusals, kept_refusals, read_refusals
 from replay.refused_grabs import viewer_for, with_refused_all
 from replay.source import load
@@ -104,6 +113,8 @@ def dispute(race: RaceEvidence, contenders: Sequence[Contender]) -> dict[str, An
         "late": [c.seat for c in contenders if c.outcome == "late"],
         "wrong": [c.seat for c in contenders if c.outcome == "wrong"],
         "refused": [c.seat for c in contenders if c.outcome == REFUSED],
+        "lost_draw": [c.seat for c in contenders if c.label == LOST_DRAW],
+        "tie": race.tie.to_dict() if race.tie is not None else None,
         "contenders": [c.to_dict() for c in contenders],
     }
 
@@ -180,6 +191,9 @@ def print_match(out: Console, found: MatchDisputes) -> None:
         f"{_plural(counts['late'], 'late grab')}, {_plural(counts['wrong'], 'wrong grab')}, "
         f"{_plural(counts['refused'], 'refused grab')}"
     )
+    ties = sum(1 for race in found.races if race.tie is not None)
+    if ties:
+        head.append(f", {_plural(ties, 'tie')} drawn ({TIE_RULE})")
     out.print(head)
     if not found.refusals_kept:
         out.print(Text(f"  refused grabs: {NOT_IN_EVIDENCE}"))
@@ -190,6 +204,9 @@ def print_match(out: Console, found: MatchDisputes) -> None:
         return
     for race, entry in zip(found.races, data["races"], strict=True):
         out.print(_race_head(race, entry))
+        if race.tie is not None:
+            for line in _tie_lines(race.tie):
+                out.print(Text(line))
         for i, contender in enumerate(contenders_of(race)):
             out.print(contender_line(contender, first=i == 0))
     reactions = data["reactions"]
@@ -204,9 +221,22 @@ def print_match(out: Console, found: MatchDisputes) -> None:
             out.print(_reaction_line(seat))
 
 
+def _tie_lines(tie: TieEvidence) -> list[str]:
+    """Under a race's head: its tie (JS-4.2a), the window and the draw, then each
+    contender in receive order."""
+    lines = [
+        f"  tie ({TIE_RULE}): {len(tie.contenders)} simultaneous grabs within "
+        f"{tie.window_us} µs, contender {tie.drawn} drawn from the match's committed "
+        "randomness; the others lost the draw"
+    ]
+    return lines + [f"    {tie_contender_text(c)}" for c in tie.contenders]
+
+
 def _race_head(race: RaceEvidence, entry: dict[str, Any]) -> Text:
-    # Who won, or grabbed wrongly first: a refused grab received first decided nothing.
-    first = next(c for c in race.contenders if c.label != REFUSED)
+    # Who won, or grabbed wrongly first: a refused grab received first decided nothing,
+    # and the first of a tie (JS-4.2a) may have lost the draw.
+    applied = [c for c in race.contenders if c.label != REFUSED]
+    first = next((c for c in applied if c.label == WINNER), applied[0])
     who = f"seat {first.seat}" + (f" ({first.player})" if first.player else "")
     if race.kind == "wrong":
         line = Text(f"v{race.decided}  wrong grab by {who}")
@@ -221,6 +251,8 @@ def _race_head(race: RaceEvidence, entry: dict[str, Any]) -> Text:
         line.append(f"  gap {entry['gap_ms']:.3f} ms")
     if entry["close_call"]:
         line.append("  CLOSE CALL", style="bold yellow")
+    if race.tie is not None:
+        line.append(f"  TIE drawn ({TIE_RULE})", style="bold")
     return line
 
 
@@ -251,8 +283,10 @@ def disputes(
     reveal, JS-5.2): its version, the event that opened it (JS-4.7), the gap in ms from
     the first grab received to the second, CLOSE CALL when that gap is within the stamp
     precision (docs/api.md), and every grab in receive order, labelled winner, lost,
-    late, wrong grab or refused (refused by the server during the race: it changes
-    nothing), with its reaction time (SUSPECT under --human-limit-ms), as `explain`
+    late, wrong grab, lost draw (simultaneous with the winner's, which was drawn among
+    them: the race's TIE, its window and each contender shown under its head, JS-4.2a)
+    or refused (refused by the server during the race: it changes nothing), with its
+    reaction time (SUSPECT under --human-limit-ms), as `explain`
     shows one race. Then each seat's reactions: median, fastest, how many
     suspect. Grab events and their stamps are public (JS-5.1): a match still in play is
     shown too. Matches of other games have no races: --all leaves them out.

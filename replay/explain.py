@@ -23,6 +23,8 @@ from replay import format as fmt
 from replay.explain_rules import (
     HUMAN_LIMIT_MS,
     REFUSED,
+    TIE_RULE,
+    WINNER,
     Contender,
     Context,
     Explanation,
@@ -154,6 +156,9 @@ def contender_line(contender: Contender, first: bool = False) -> Text:
         line.append("  SUSPECT", style="bold red")
     if contender.before_opening:
         line.append("  SENT BEFORE THE OPENING", style="bold red")
+    if contender.tie_index is not None:
+        mark = "DRAWN" if contender.label == WINNER else "LOST THE DRAW"
+        line.append(f"  {mark} ({TIE_RULE}, tie contender {contender.tie_index})", style="bold")
     if contender.label == REFUSED:
         why = f"under {contender.rule}: " if contender.rule else ""
         line.append(f"  REFUSED {why}{contender.reason}", style="bold magenta")
@@ -188,8 +193,10 @@ def print_contenders(out: Console, race: RaceEvidence) -> None:
     )
     for i, contender in enumerate(race.contenders):
         out.print(contender_line(contender, first=i == 0))
+    if race.tie is not None:
+        out.print(Text(TIE_NOTE))
     if any(c.label == REFUSED for c in race.contenders):
-        out.print(Text(REFUSED_NOTE))
+        out.print(Text(REFUSED_NOTE if race.tie is None else REFUSED_IN_TIE_NOTE))
 
 
 #: ``--human-limit-ms``: where a reaction stops being a human's, for every command that
@@ -224,8 +231,11 @@ def explain(
     event that opened the race (the one after which it stayed open, JS-4.7) and every
     grab recorded for it, in server receive order (JS-4.2), labelled winner, lost, late
     or wrong grab, and each grab the server refused during the race (kept beside the
-    match), labelled refused with its rule and reason: it changes nothing; each with its
-    receive sequence and time, its gap to the first in
+    match), labelled refused with its rule and reason: it changes nothing. Grabs received
+    within the tie window after the first were simultaneous (JS-4.2a): the deciding event
+    records them all and the draw, the window is shown with each of them (seat, target,
+    receive number, µs after the first), the one drawn is the winner, the others are
+    labelled lost draw. Each grab with its receive sequence and time, its gap to the first in
     milliseconds (CLOSE CALL within the stamp precision of docs/api.md), the version its
     client said it had seen (JS-5.1), and its reaction time: from the server writing
     that version to the grabber's stream to receiving the grab (unknown when the server
@@ -265,11 +275,25 @@ def explain(
     warn_if_broken(settings.db, loaded)
 
 
+#: Under the contenders of a race decided by a tie.
+TIE_NOTE = (
+    f"Simultaneous grabs ({TIE_RULE}): received within the tie window after the first, "
+    "they do not show who was first; the winner among them was drawn from the match's "
+    "committed randomness (`verify` re-derives the draw once the seed is revealed), and "
+    "the others lost the draw."
+)
+
 #: Under the contenders of a race that had refused grabs.
 REFUSED_NOTE = (
     "A refused grab was not applied: it changes nothing in the race, whose winner is the "
     "first grab applied (JS-4.2); it is shown in receive order, with the rule and reason "
     "it was refused for, as evidence."
+)
+#: The same, for a race decided by a tie (JS-4.2a).
+REFUSED_IN_TIE_NOTE = (
+    "A refused grab was not applied: it changes nothing in the race, whose winner was "
+    f"drawn among the simultaneous grabs applied ({TIE_RULE}); it is shown in receive "
+    "order, with the rule and reason it was refused for, as evidence."
 )
 REFEREE = Viewer.referee()
 

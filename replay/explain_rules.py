@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from domain.kernel.match import MatchAggregate
 from replay import format as fmt
+from replay.ties import Tie, tie_of
 
 #: What ``explain`` flags by default: a reaction faster than this is not a human's.
 HUMAN_LIMIT_MS = 100.0
@@ -61,6 +62,11 @@ WRONG = "wrong grab"
 #: A grab the server refused while the race was open or late (kept in the match's
 #: refusal log, :mod:`replay.refused_grabs`): evidence, never a change to the winner.
 REFUSED = "refused"
+#: A grab simultaneous with the winner's that the draw did not pick (JS-4.2a): recorded
+#: by the deciding event among the tie's contenders; its label and its outcome.
+LOST_DRAW = "lost draw"
+#: The rule of simultaneous grabs.
+TIE_RULE = "JS-4.2a"
 
 #: The documented stamp precision (docs/api.md, "Stamp precision"): two grabs of a race
 #: whose stamps are this close do not show which reached the server first. Both read on
@@ -75,7 +81,8 @@ class Contender:
 
     seat: int
     player: str
-    #: What the event recorded: "won", "late" or "wrong"; "refused" for a refused grab.
+    #: What the event recorded: "won", "late" or "wrong"; "lost draw" for a contender
+    #: of a tie the draw did not pick (JS-4.2a); "refused" for a refused grab.
     outcome: str
     version: int
     sequence: int
@@ -111,9 +118,52 @@ class Contender:
     #: it, the message its sender got); empty for a grab the match applied.
     rule: str = ""
     reason: str = ""
+    #: For a contender of a tie (JS-4.2a): its place among the simultaneous grabs, in
+    #: receive order from 0 (the winner's is the index drawn); None for any other grab.
+    tie_index: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))
+
+
+@dataclass(frozen=True)
+class TieContender:
+    """One of the simultaneous grabs of a tie (JS-4.2a), as the deciding event records it."""
+
+    #: Its place in receive order, from 0.
+    index: int
+    seat: int
+    player: str
+    #: What its grab asked to resolve (JS-6.1): "default", "duel" or "arrows".
+    target: str
+    sequence: int
+    instance: str
+    #: Its receive number in the match, 0 where its stamp has none.
+    receive: int
+    #: Microseconds after the tie's first grab was received (0 for the first).
+    after_first_us: float
+    #: The contender drawn: the winner. The others lost the draw.
+    drawn: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(vars(self))
+
+
+@dataclass(frozen=True)
+class TieEvidence:
+    """Simultaneous grabs whose winner was drawn from the match's committed randomness
+    (JS-4.2a): the window applied, every contender in receive order, the index drawn."""
+
+    window_us: int
+    drawn: int
+    #: The seat drawn, the race's winner.
+    winner: int
+    contenders: list[TieContender]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dict(vars(self))
+        data["contenders"] = [c.to_dict() for c in self.contenders]
+        return data
 
 
 @dataclass(frozen=True)
@@ -136,6 +186,9 @@ class RaceEvidence:
     human_limit_ms: float
     #: The seat that won, None for wrong grabs.
     winner: int | None = None
+    #: The simultaneous grabs the winner was drawn from (JS-4.2a), None when the first
+    #: grab received won alone.
+    tie: TieEvidence | None = None
 
     @property
     def gap_ms(self) -> float | None:
@@ -151,6 +204,7 @@ class RaceEvidence:
         data["contenders"] = [c.to_dict() for c in self.contenders]
         data["gap_ms"] = self.gap_ms
         data["close_call"] = self.close_call
+        data["tie"] = self.tie.to_dict() if self.tie is not None else None
         return data
 
 
@@ -262,6 +316,7 @@ def js_race(ctx: Context) -> RaceEvidence | None:
         return LOST if seat in beaten else LATE
 
     contenders = _contenders(ctx, grabs, opened, label)
+    tie = tie_of(won)
     return RaceEvidence(
         kind,
         decided,
@@ -271,7 +326,61 @@ def js_race(ctx: Context) -> RaceEvidence | None:
         contenders,
         ctx.human_limit_ms,
         winner,
+        _tie_evidence(ctx, tie) if tie is not None else None,
     )
+
+
+def _tie_evidence(ctx: Context, tie: Tie) -> TieEvidence:
+    contenders = [
+        TieContender(
+            index=index,
+            seat=entry.seat,
+            player=_player(ctx.after, entry.seat),
+            target=entry.target,
+            sequence=entry.sequence,
+            instance=entry.instance,
+            receive=entry.receive,
+            after_first_us=tie.after_first_us(entry),
+            drawn=index == tie.drawn,
+        )
+        for index, entry in enumerate(tie.contenders)
+    ]
+    return TieEvidence(tie.window_us, tie.drawn, tie.winner.seat, contenders)
+
+
+def tie_facts(tie: TieEvidence) -> list[str]:
+    """What ``explain`` says of a tie (JS-4.2a): the window, the draw, then each
+    contender in receive order with its seat, target, receive number and time after the
+    first, drawn or lost the draw."""
+    n = len(tie.contenders)
+    drawn = tie.contenders[tie.drawn]
+    facts = [
+        f"{TIE_RULE}: {n} grabs received within the tie window of {tie.window_us} µs after "
+        f"the first were simultaneous; the winner was drawn from the match's committed "
+        f"randomness: contender {tie.drawn} of {n} (in receive order, from 0), "
+        f"{_who(drawn.seat, drawn.player)}"
+    ]
+    facts += [tie_contender_text(c) for c in tie.contenders]
+    return facts
+
+
+def tie_contender_text(contender: TieContender) -> str:
+    """One contender of a tie in words (JS-4.2a)."""
+    received = f"recv #{contender.sequence}" + (
+        f"@{contender.instance}" if contender.instance else ""
+    )
+    if contender.receive:
+        received += f", in match #{contender.receive}"
+    what = "drawn: the winner" if contender.drawn else f"lost the draw ({TIE_RULE})"
+    return (
+        f"tie contender {contender.index}: {_who(contender.seat, contender.player)}, target "
+        f"{contender.target or 'default'}, {received}, +{contender.after_first_us:g} µs "
+        f"after the first: {what}"
+    )
+
+
+def _who(seat: int, player: str) -> str:
+    return f"seat {seat}" + (f" ({player})" if player else "")
 
 
 def _js_wrong_grabs(ctx: Context) -> RaceEvidence:
@@ -431,10 +540,19 @@ def _js_won(ctx: Context, race: RaceEvidence) -> Explanation:
     facts[:0] = _opening_facts(race)
     if race.left_open_by and "JS-4.7" not in rules:
         rules.append("JS-4.7")
-    facts.append(
-        "the first grab in server receive order wins; later grabs of the race are late "
-        "and change nothing"
-    )
+    if race.tie is not None:
+        rules.insert(rules.index("JS-4.2") + 1, TIE_RULE)
+        facts += tie_facts(race.tie)
+        facts.append(
+            "the first grab in server receive order wins, unless grabs within the tie "
+            "window after it were simultaneous with it: the winner among them is drawn "
+            f"({TIE_RULE}); later grabs of the race are late and change nothing"
+        )
+    else:
+        facts.append(
+            "the first grab in server receive order wins; later grabs of the race are late "
+            "and change nothing"
+        )
     return Explanation(ctx.version, ctx.name, title, rules, facts, race)
 
 
@@ -466,35 +584,60 @@ def _contenders(
     label: Callable[[str, int], str],
 ) -> list[Contender]:
     # The order the match recorded them in: receive order within one server instance,
-    # commit order between instances (whose sequences and clocks are their own).
+    # commit order between instances (whose sequences and clocks are their own). A tie
+    # (JS-4.2a) is recorded by its deciding event: its contenders, in receive order.
     found = []
     for version, name, fields in sorted(grabs, key=lambda g: g[0]):
-        stamp = fields["stamp"]
-        seat = int(fields.get("winner", fields.get("seat", -1)))
-        sent = int(stamp.get("seen_sent_monotonic_ns", 0))
-        reaction = (stamp["monotonic_ns"] - sent) / 1e6 if sent else None
-        seen = int(stamp.get("seen_version", 0))
-        found.append(
-            Contender(
-                seat=seat,
-                player=_player(ctx.after, seat),
-                outcome=_JS_OUTCOMES[name],
-                version=version,
-                sequence=int(stamp["sequence"]),
-                wall_ns=int(stamp["wall_ns"]),
-                monotonic_ns=int(stamp["monotonic_ns"]),
-                seen_version=seen,
-                instance=str(stamp.get("instance", "")),
-                on_stream=bool(stamp.get("on_stream", False)),
-                gap_ms=0.0,
-                reaction_ms=reaction,
-                suspect=reaction is not None and reaction < ctx.human_limit_ms,
-                label=label(name, seat),
-                before_opening=0 < seen < opened,
-                receive=int(stamp.get("receive", 0)),
+        tie = tie_of(fields) if name in _JS_WINS else None
+        if tie is None:
+            seat = int(fields.get("winner", fields.get("seat", -1)))
+            outcome = _JS_OUTCOMES[name]
+            found.append(
+                _contender(ctx, version, seat, fields["stamp"], outcome, label(name, seat), opened)
             )
-        )
+            continue
+        for index, entry in enumerate(tie.contenders):
+            drawn = index == tie.drawn
+            outcome, labelled = (_JS_OUTCOMES[name], WINNER) if drawn else (LOST_DRAW, LOST_DRAW)
+            found.append(
+                _contender(ctx, version, entry.seat, entry.stamp, outcome, labelled, opened, index)
+            )
     return ranked(found)
+
+
+def _contender(
+    ctx: Context,
+    version: int,
+    seat: int,
+    stamp: dict[str, Any],
+    outcome: str,
+    label: str,
+    opened: int,
+    tie_index: int | None = None,
+) -> Contender:
+    """One grab recorded at ``version``, from its receive stamp."""
+    sent = int(stamp.get("seen_sent_monotonic_ns", 0))
+    reaction = (stamp["monotonic_ns"] - sent) / 1e6 if sent else None
+    seen = int(stamp.get("seen_version", 0))
+    return Contender(
+        seat=seat,
+        player=_player(ctx.after, seat),
+        outcome=outcome,
+        version=version,
+        sequence=int(stamp["sequence"]),
+        wall_ns=int(stamp["wall_ns"]),
+        monotonic_ns=int(stamp["monotonic_ns"]),
+        seen_version=seen,
+        instance=str(stamp.get("instance", "")),
+        on_stream=bool(stamp.get("on_stream", False)),
+        gap_ms=0.0,
+        reaction_ms=reaction,
+        suspect=reaction is not None and reaction < ctx.human_limit_ms,
+        label=label,
+        before_opening=0 < seen < opened,
+        receive=int(stamp.get("receive", 0)),
+        tie_index=tie_index,
+    )
 
 
 def ranked(contenders: Sequence[Contender]) -> list[Contender]:

@@ -1,6 +1,6 @@
 """The parts of a judge's pages written in HTML when the page is made: the verification
-result (as ``verify`` reports it), a race's evidence (as ``explain`` reads it) and the
-server's signature.
+result (as ``verify`` reports it), a race's evidence (as ``explain`` reads it, a tie
+whose winner was drawn included, JS-4.2a) and the server's signature.
 
 They are plain HTML, not drawn by a script, so that they print, and read the same in a
 browser that runs no script. Every stored text is escaped: a player's name is shown,
@@ -71,7 +71,8 @@ def race_html(evidence: dict[str, Any]) -> str:
         f"{escape(str(evidence.get('title', '')))}</h3>"
         f"<p>Rules: {escape(', '.join(map(str, evidence.get('rules', []))))}</p>"
         f"<ul>{facts}</ul>"
-        '<table class="contenders"><thead><tr><th>outcome</th><th>receive order</th>'
+        + _tie_html((evidence.get("race") or {}).get("tie"))
+        + '<table class="contenders"><thead><tr><th>outcome</th><th>receive order</th>'
         "<th>stamped on</th><th>seat</th><th>received (UTC)</th><th>after the first</th>"
         "<th>had seen</th><th>reaction</th><th>event</th></tr></thead>"
         f"<tbody>{rows}</tbody></table>"
@@ -83,7 +84,10 @@ def race_html(evidence: dict[str, Any]) -> str:
         + (f"; suspect under {limit:g} ms" if isinstance(limit, (int, float)) else "")
         + ". A <em>refused</em> grab was refused by the server (the rule and reason say "
         "why) and kept as evidence in the match's refusal log: it changes nothing in the "
-        "race. Evidence for a judge, never a verdict: order alone decides.</p>"
+        "race. A grab that <em>lost the draw</em> was simultaneous with the winner's "
+        "(JS-4.2a): received within the tie window after the first, the winner among them "
+        "drawn from the match's committed randomness. Evidence for a judge, never a "
+        "verdict: order alone decides, or, among simultaneous grabs, the draw.</p>"
         + _refusals_note(evidence.get("refusals"))
         + "</section>"
     )
@@ -105,6 +109,50 @@ def _refusals_note(refusals: Any) -> str:
     return ""
 
 
+def _tie_html(tie: Any) -> str:
+    """A tie (JS-4.2a, ``tie`` as ``explain --json`` gives it under ``race``): the window,
+    the index drawn and the winner, then each contender in receive order."""
+    if not isinstance(tie, dict):
+        return ""
+    rows = []
+    for c in tie.get("contenders", []):
+        seat = f"seat {c['seat']}" + (f" ({c['player']})" if c.get("player") else "")
+        order = f"#{c['sequence']}" + (f"@{c['instance']}" if c.get("instance") else "")
+        number = f"#{int(c['receive'])}" if c.get("receive") else "none"
+        drawn = (
+            '<strong class="drawn">drawn: the winner</strong>'
+            if c.get("drawn")
+            else '<strong class="lost-draw">lost the draw</strong> (JS-4.2a)'
+        )
+        cells = [
+            str(int(c["index"])),
+            escape(seat),
+            escape(str(c.get("target", ""))),
+            escape(order),
+            number,
+            f"+{float(c['after_first_us']):g} µs",
+            drawn,
+        ]
+        rows.append(
+            f'<tr data-tie-index="{int(c["index"])}" data-seat="{int(c["seat"])}"'
+            f' data-drawn="{str(bool(c.get("drawn"))).lower()}">'
+            + "".join(f"<td>{cell}</td>" for cell in cells)
+            + "</tr>"
+        )
+    n = len(rows)
+    winner = int(tie["winner"])
+    return (
+        f'<div class="tie" data-drawn="{int(tie["drawn"])}" data-winner="{winner}">'
+        f"<p><strong>Simultaneous grabs (JS-4.2a)</strong>: {n} grabs received within the tie "
+        f"window of {int(tie['window_us'])} µs after the first; contender "
+        f"{int(tie['drawn'])} of {n} was drawn from the match's committed randomness: "
+        f"seat {winner} wins, the others lost the draw.</p>"
+        '<table class="tie-contenders"><thead><tr><th>contender</th><th>seat</th>'
+        "<th>target</th><th>receive order</th><th>receive number</th><th>after the first</th>"
+        f"<th>draw</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
 def _contender_row(c: dict[str, Any]) -> str:
     seat = f"seat {c['seat']}" + (f" ({c['player']})" if c.get("player") else "")
     order = f"#{c['sequence']}" + (f"@{c['instance']}" if c.get("instance") else "")
@@ -121,6 +169,13 @@ def _contender_row(c: dict[str, Any]) -> str:
         why = f"under {c['rule']}: " if c.get("rule") else ""
         outcome = f'<strong class="refused">refused</strong> {escape(why + str(c.get("reason")))}'
         event = f"refused at v{int(c['version'])}"
+    elif c.get("tie_index") is not None:
+        index = int(c["tie_index"])
+        if c.get("label") == "lost draw":
+            lost = '<strong class="lost-draw">lost the draw</strong>'
+            outcome = f"{lost} (JS-4.2a, contender {index})"
+        else:
+            outcome = f"{outcome}: drawn (JS-4.2a, contender {index})"
     cells = [
         outcome,
         escape(order),
@@ -132,9 +187,10 @@ def _contender_row(c: dict[str, Any]) -> str:
         reacted,
         event,
     ]
+    labelled = c.get("label") in ("refused", "lost draw")
     return (
         f'<tr data-seat="{int(c["seat"])}" data-sequence="{int(c["sequence"])}"'
-        + (' data-label="refused">' if c.get("label") == "refused" else ">")
+        + (f' data-label="{escape(str(c["label"]))}">' if labelled else ">")
         + "".join(f"<td>{cell}</td>" for cell in cells)
         + "</tr>"
     )
@@ -168,5 +224,6 @@ CSS = """
 table { border-collapse: collapse; } th, td { text-align: left; vertical-align: top;
   padding: .1em .5em; border-bottom: 1px solid #ddd; font-size: .85em; }
 .signature code { overflow-wrap: anywhere; } .suspect { color: #b01010; }
-.refused { color: #8a1a8a; }
+.refused { color: #8a1a8a; } .lost-draw { color: #8a5a00; } .drawn { color: #1e7a1e; }
+.tie { border-left: 3px solid #8a5a00; padding-left: .5em; margin: .3em 0; }
 """

@@ -11,6 +11,10 @@ from domain.jungle_speed.match import recycle_orders, shuffled_deck
 from domain.kernel.randomness import effective_seed
 from replay import format as fmt
 from replay.draws import Carried, timeline
+from replay.ties import check_ties, tie_of
+
+#: The rule of simultaneous grabs, whose winner is drawn (JS-4.2a).
+TIE_RULE = "JS-4.2a"
 
 
 def card(match: JungleSpeed, data: dict[str, Any]) -> str:
@@ -62,10 +66,12 @@ def summarise(match: JungleSpeed, name: str, view: dict[str, Any]) -> str | None
             text += f"; other duels annulled ({fmt.seats(match, view['annulled'])})"
         if view.get("arrows_annulled"):
             text += "; arrows race annulled"
+        text += tie_text(match, view)
     elif name == "ArrowsWon":
         text = f"{fmt.seat(match, view['winner'])} wins the arrows race"
         if view.get("annulled"):
             text += f"; duels annulled ({fmt.seats(match, view['annulled'])})"
+        text += tie_text(match, view)
     elif name == "WrongGrab":
         text = (
             f"{fmt.seat(match, view['seat'])} grabs wrongly: takes every face-up pile and the pot"
@@ -82,6 +88,27 @@ def summarise(match: JungleSpeed, name: str, view: dict[str, Any]) -> str | None
     else:
         return None
     return f"{text} {stamp}".rstrip()
+
+
+def tie_text(match: JungleSpeed, view: dict[str, Any]) -> str:
+    """What a summary adds for a race won by a draw among simultaneous grabs (JS-4.2a):
+    the window, each contender in receive order (its seat, target, receive number and
+    µs after the first) and the one drawn; empty for a race won alone."""
+    tie = tie_of(view)
+    if tie is None:
+        return ""
+    shown = []
+    for index, entry in enumerate(tie.contenders):
+        number = f", in match #{entry.receive}" if entry.receive else ""
+        what = "drawn" if index == tie.drawn else "lost the draw"
+        shown.append(
+            f"{fmt.seat(match, entry.seat)} (target {entry.target or 'default'}{number}) "
+            f"+{tie.after_first_us(entry):g} µs: {what}"
+        )
+    return (
+        f"; {TIE_RULE} tie within {tie.window_us} µs, contender {tie.drawn} of "
+        f"{len(tie.contenders)} drawn: {'; '.join(shown)}"
+    )
 
 
 def state_lines(match: JungleSpeed, view: dict[str, Any]) -> list[str]:
@@ -122,7 +149,9 @@ def check_draws(
     carried: Carried | None = None,
 ) -> tuple[list[tuple[int, str]], list[str]]:
     """Re-derive the random draws from the revealed seed and the entropies (JS-9.1):
-    the deal (JS-2.1) and every recycling of the piles (JS-3.4).
+    the deal (JS-2.1), every recycling of the piles (JS-3.4) and the draw of every tie
+    between simultaneous grabs (JS-4.2a, :mod:`replay.ties`), whose contenders and
+    winner are checked even before the seed is revealed.
 
     ``events`` are ``(version, name, fields)`` of one whole match, in order. For a fork,
     ``carried`` is what its ``Forked`` carries (:mod:`replay.draws`): the deal and the
@@ -147,7 +176,9 @@ def check_draws(
     if ended is None:
         if own_deal:
             problems += _check_prearranged(created, version, deal)
-        return problems, ["seed not revealed yet: the draws cannot be re-derived until the end"]
+        tied, tie_notes = _check_ties(events, first, created, None)
+        secret = "seed not revealed yet: the draws cannot be re-derived until the end"
+        return problems + tied, [secret, *tie_notes]
     try:
         seed = bytes.fromhex(ended[1]["seed"])
         if carried is None:
@@ -184,7 +215,24 @@ def check_draws(
         )
     elif recycled:
         notes.append(f"{len(recycled)} recyclings of the piles re-derived from the revealed seed")
-    return problems + found, notes
+    tied, tie_notes = _check_ties(events, first, created, match_seed)
+    return problems + found + tied, notes + tie_notes
+
+
+def _check_ties(
+    events: Sequence[tuple[int, str, dict[str, Any]]],
+    first: int,
+    created: dict[str, Any],
+    match_seed: bytes | None,
+) -> tuple[list[tuple[int, str]], list[str]]:
+    """Every tie of simultaneous grabs recorded from position ``first`` on (JS-4.2a),
+    against the tie windows the match's options record (0, absent, in a match created
+    before the windows existed)."""
+    options = created.get("options") or {}
+    windows = (int(options.get("tie_window_us", 0)), int(options.get("call_tie_window_us", 0)))
+    return check_ties(
+        events, first, match_seed, game=JungleSpeed.GAME, rule=TIE_RULE, windows=windows
+    )
 
 
 def _check_prearranged(

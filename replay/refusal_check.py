@@ -15,6 +15,12 @@ counted and takes no number (the next command takes it). So:
 4. each refusal sits where its number says: after the events of lower numbers, before
    those of higher ones.
 
+An event that decided a tie between simultaneous commands (JS-4.2a,
+:mod:`domain.kernel.ties`) holds the number of every contender, not only its winner's
+(:func:`domain.kernel.ties.stamps_of`). The decision was held open while the window
+ran, so a command refused meanwhile was refused at the version before that event, with
+a number that may fall after the first contender's: such a refusal sits in its place.
+
 A failure is a problem of its own check, :data:`REFUSALS`, at the version after which
 the first bad receive number came. The check is reported for a match whose commands are
 numbered or that has a refusal log; a bundle without refusal lines says they are not in
@@ -26,6 +32,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from domain.kernel.refusals import Refusal
+from domain.kernel.ties import stamps_of
 from replay.audit import Problem, Report
 from replay.refusals import Refusals
 from replay.store import Record
@@ -36,18 +44,38 @@ REFUSALS = "refusals"
 
 def numbers_of(records: Sequence[Record]) -> tuple[int, dict[int, int]]:
     """The number a fork's own commands start after (0 for a match that is no fork),
-    and each receive number the events hold, with the first version holding it."""
+    and each receive number the events hold, with the first version holding it: every
+    stamp an event holds, each contender's of a tie included (:func:`stamps_of`)."""
     base, held = 0, dict[int, int]()
     for record in records:
-        data: dict[str, Any] = vars(record.event) if record.event is not None else {}
+        data = _fields(record)
         if record.version == 1:
             for entry in data.get("history", []):
-                stamp = (entry.get("fields") or {}).get("stamp") or {}
-                base = max(base, _number(stamp))
-        number = _number(data.get("stamp"))
-        if number:
-            held.setdefault(number, record.version)
+                fields = entry.get("fields") if isinstance(entry, dict) else None
+                for stamp in stamps_of(fields if isinstance(fields, dict) else {}):
+                    base = max(base, _number(stamp))
+        for stamp in stamps_of(data):
+            number = _number(stamp)
+            if number:
+                held.setdefault(number, record.version)
     return base, held
+
+
+def tied_numbers(records: Sequence[Record]) -> dict[int, set[int]]:
+    """By version of an event that decided a tie (JS-4.2a), the receive numbers of its
+    contenders: the commands held while a refused one may have come in between."""
+    tied: dict[int, set[int]] = {}
+    for record in records:
+        data = _fields(record)
+        if data.get("tie"):
+            numbers = {_number(stamp) for stamp in stamps_of(data)} - {0}
+            if numbers:
+                tied[record.version] = numbers
+    return tied
+
+
+def _fields(record: Record) -> dict[str, Any]:
+    return vars(record.event) if record.event is not None else {}
 
 
 def check_refusals(
@@ -76,6 +104,14 @@ def check_refusals(
         report.problems.append(Problem(version, reason, REFUSALS))
 
     kept = refusals.refusals
+    tied = tied_numbers(records)
+
+    def held_open(number: int, version: int, refusal: Refusal) -> bool:
+        """Whether ``number``, held by the event at ``version``, was a contender of a
+        tie still held open when ``refusal`` was refused (JS-4.2a): that event is the
+        one right after the version the refusal was refused at."""
+        return version == refusal.version + 1 and number in tied.get(version, ())
+
     if refusals.problems:
         # The first number after the last good refusal that no event holds.
         number = max((r.receive for r in kept), default=base) + 1
@@ -98,7 +134,11 @@ def check_refusals(
             )
             return
         before = [n for n, v in held.items() if v <= refusal.version and n > refusal.receive]
-        later = [n for n, v in held.items() if v > refusal.version and n < refusal.receive]
+        later = [
+            n
+            for n, v in held.items()
+            if v > refusal.version and n < refusal.receive and not held_open(n, v, refusal)
+        ]
         if before or later:
             wrong = min(before) if before else max(later)
             fail(
