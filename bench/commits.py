@@ -48,11 +48,11 @@ from listing import add_postgres_option, scripted_create
 from domain.kernel.match import MatchAggregate, MatchStatus
 from server import codec
 from server.actors import Actors
-from server.application import Arena, postgres_env
 from server.hub import EventHub
 from server.limits import Limits
 from server.serve import start
 from server.stamps import Stamper
+from storage.arena import Arena, postgres_env
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 from totem.v1 import match_service_pb2_grpc

@@ -45,9 +45,9 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from domain.kernel.views import Viewer  # noqa: E402
-from replay.cli import main as replay_main  # noqa: E402
+from entrypoints.totem_replay import main as replay_main  # noqa: E402
 from server import codec  # noqa: E402
-from server.application import Arena, postgres_env  # noqa: E402
+from storage.arena import Arena, postgres_env  # noqa: E402
 from totem_client import connect  # noqa: E402
 from totem_client.bots import base as bot_base  # noqa: E402
 from totem_client.bots import jungle_speed, tribes, village  # noqa: E402

@@ -51,7 +51,7 @@ import grpc
 from listing import DEFAULT_POSTGRES, fill, store
 from race import machine_line
 
-from server.application import Arena
+from storage.arena import Arena
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms

@@ -42,9 +42,9 @@ import grpc
 
 from domain.kernel.match import MatchAggregate
 from server import codec
-from server.application import Arena, postgres_env
 from server.serve import start
 from server.stamps import Stamper
+from storage.arena import Arena, postgres_env
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms

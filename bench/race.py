@@ -162,7 +162,7 @@ from race_bare import PLAY_PATH as BARE_PLAY_PATH
 from race_bare import STAMP as BARE_STAMP
 from wire import Segment, WireTap, local_ports
 
-from server.application import postgres_env
+from storage.arena import postgres_env
 
 #: The benchmark's organiser: only an organiser may create matches.
 ORGANISER_TOKEN = secrets.token_urlsafe(32)

@@ -5,7 +5,7 @@ a fresh store made for the run (a temporary SQLite file, or a PostgreSQL schema 
 the run and dropped after it).
 
 The match. One genuine Jungle Speed match (ES, 4 players, turn timer off) of ``--events``
-events (100,000 by default), made through the application (``server.application.Arena``
+events (100,000 by default), made through the application (``storage.arena.Arena``
 and the domain's commands, as the server makes them) and saved in batches of
 :data:`SAVE_BATCH` events. A real match ends after a few hundred events, so its length
 comes from late grabs (JS-5.3): after a duel or an inward-arrows race is decided, a grab
@@ -76,7 +76,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 from domain.jungle_speed import JungleSpeed, Options  # noqa: E402
 from domain.kernel import MatchStatus, ReceiveStamp  # noqa: E402
 from replay.store import last_event, open_arena, read_records, walk  # noqa: E402
-from server.application import Arena, postgres_env  # noqa: E402
+from storage.arena import Arena, postgres_env  # noqa: E402
 
 DEFAULT_DSN = os.environ.get(
     "TOTEM_TEST_POSTGRES", "host=127.0.0.1 port=5432 user=postgres dbname=test"

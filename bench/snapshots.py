@@ -54,8 +54,8 @@ from domain.tribes import Options as TribesOptions
 from domain.tribes import Tribes
 from domain.village import Options as VillageOptions
 from domain.village import Village
-from server.application import Arena
 from server.serve import RunningServer, start
+from storage.arena import Arena
 from totem.v1 import match_service_pb2 as ms
 from totem.v1 import match_service_pb2_grpc
 

@@ -50,9 +50,9 @@ from listing import store
 
 from domain.kernel.views import Viewer
 from server import codec
-from server.application import Arena
 from server.limits import Limits
 from server.serve import RunningServer, start
+from storage.arena import Arena
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms

@@ -104,7 +104,7 @@ from stream import next_move
 
 from server.commits import Committer
 from server.limits import Limits
-from server.threads import StoreThreads
+from storage.threads import StoreThreads
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms

@@ -50,8 +50,8 @@ from domain.kernel.topics import UnknownTopic, aggregate_class
 from replay import games
 from replay.draws import FORKED, Carried, carried_of
 from replay.store import Record
-from server.keys import fingerprint
-from server.keys import verify as verify_signature
+from storage.keys import fingerprint
+from storage.keys import verify as verify_signature
 
 #: Metadata of a decoded event that is not one of its own fields.
 METADATA = (

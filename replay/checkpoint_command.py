@@ -23,7 +23,7 @@ from replay.checkpoints import read_checkpoint, store_leaves
 from replay.inclusion import check_inclusion, proof_json, proofs_from_store, read_proofs
 from replay.source import load
 from replay.store import ReplayError, open_arena, resolve_match
-from server.keys import fingerprint, public_bytes
+from storage.keys import fingerprint, public_bytes
 
 
 @click.group("checkpoint")

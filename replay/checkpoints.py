@@ -38,9 +38,9 @@ from domain.kernel.translog import (
     LeafLogged,
 )
 from replay.store import ReplayError, logged_matches
-from server.application import Arena
-from server.keys import fingerprint
-from server.keys import verify as verify_signature
+from storage.arena import Arena
+from storage.keys import fingerprint
+from storage.keys import verify as verify_signature
 
 
 def read_checkpoint(path: str | Path, expected_key: bytes | None = None) -> Checkpoint:

@@ -8,7 +8,7 @@ say more, and each is checked here as part of the ``chain`` check:
   of that match, as many as it says (a relabelled header, or lines cut off or added);
 - **the store** keeps, beside the match's events, the log of every match created (one
   ``MatchLogged`` event per match, in the match log), the projection of match summaries
-  (:mod:`server.summaries`) and the transparency log of each match's creation and signed
+  (:mod:`storage.summaries`) and the transparency log of each match's creation and signed
   end (:mod:`domain.kernel.translog`), each written in the same transaction as the events
   they describe. The match must be in the log of matches; its events must reach the
   version its summary records, and a summary that says ``ended`` needs the events that
@@ -36,8 +36,8 @@ from domain.kernel.translog import Leaf
 from replay.audit import Problem, Report
 from replay.checkpoints import event_problem, read_leaves, truncation
 from replay.store import Record, ReplayError, is_end
-from server.application import Arena
-from server.summaries import Summary
+from storage.arena import Arena
+from storage.summaries import Summary
 
 #: How the claims name the bundle's header and the store in messages.
 BUNDLE_HEADER = "the bundle's header"

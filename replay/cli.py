@@ -28,7 +28,6 @@ from replay.disputes import disputes
 from replay.explain import explain
 from replay.export import event_record
 from replay.export_command import export
-from replay.fork import fork
 from replay.integrity import warn_if_broken
 from replay.ruling import ruling
 from replay.source import load
@@ -40,7 +39,7 @@ from replay.store import (
     walk,
 )
 from replay.verifying import verify
-from server.application import DEFAULT_DB
+from storage.arena import DEFAULT_DB
 
 
 class Failure(click.ClickException):
@@ -370,6 +369,5 @@ main.add_command(checkpoint)
 main.add_command(step.step)
 main.add_command(explain)
 main.add_command(export)
-main.add_command(fork)
 main.add_command(disputes)
 main.add_command(ruling)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain.kernel.match import MatchAggregate, MatchStatus, event_name
-from server.application import MatchLogged
+from storage.arena import MatchLogged
 
 
 def _origin(match: MatchAggregate) -> dict[str, Any] | None:

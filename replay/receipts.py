@@ -31,8 +31,8 @@ from domain.kernel.chain import stored_event_digest
 from domain.kernel.signing import head_commitment, receipt_message
 from replay.audit import Problem, Report
 from replay.store import Record, ReplayError
-from server.keys import fingerprint
-from server.keys import verify as verify_signature
+from storage.keys import fingerprint
+from storage.keys import verify as verify_signature
 
 #: The check ``verify --receipt`` adds to a report.
 RECEIPT = "receipt"

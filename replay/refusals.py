@@ -27,7 +27,7 @@ from domain.kernel.views import Viewer
 from replay import format as fmt
 from replay.source import Loaded
 from replay.store import Record, ReplayError, open_arena
-from server.application import Arena
+from storage.arena import Arena
 
 #: The only classes a refusal log's stored events may name: nothing else is decoded.
 TOPICS = frozenset(

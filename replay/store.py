@@ -17,7 +17,7 @@ from eventsourcing.utils import get_topic
 
 from domain.kernel.match import MatchAggregate
 from domain.kernel.refusals import RefusalLog
-from server.application import (
+from storage.arena import (
     MATCH_LOG_ID,
     TRANSPARENCY_LOG_ID,
     Arena,

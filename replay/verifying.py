@@ -34,8 +34,8 @@ from replay.store import (
     read_records,
     stored_match_ids,
 )
-from server.keys import KeyFileError, public_key_from_text
-from server.summaries import Summary
+from storage.keys import KeyFileError, public_key_from_text
+from storage.summaries import Summary
 
 STYLES = {OK: "bold green", FAILED: "bold red"}
 LABELS = {OK: "OK", FAILED: "FAILED"}

@@ -32,14 +32,14 @@ from eventsourcing.persistence import IntegrityError
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.refusals import DEFAULT_QUOTA
 from domain.kernel.signing import Signer
-from server.application import Arena, MatchNotFound
 from server.commits import Committer
 from server.errors import ServiceError, shutting_down
 from server.hub import EventHub, Frame
 from server.presence import Presence
 from server.refusals import Intake, RefusalKeeper
 from server.stamps import Stamper
-from server.threads import StoreThreads
+from storage.arena import Arena, MatchNotFound
+from storage.threads import StoreThreads
 
 log = logging.getLogger(__name__)
 
@@ -650,7 +650,7 @@ class Actors:
         self.idle_seconds = idle_seconds
         #: Told the id of each match whose actor leaves (per-match memory to let go).
         self._on_retired: list[Callable[[UUID], None]] = [stamper.forget]
-        #: Signs the MatchEnded of every match these actors end (server/keys.py).
+        #: Signs the MatchEnded of every match these actors end (storage/keys.py).
         self.signer = signer
         self.hub = hub
         self.stamper = stamper

@@ -1,6 +1,6 @@
 """GetCheckpoint's work: a signed tree head of the transparency log of matches.
 
-The leaves are appended by :meth:`server.application.Arena.save`, in the transaction of
+The leaves are appended by :meth:`storage.arena.Arena.save`, in the transaction of
 the events they describe; here the server signs what the store holds now, with its own
 key, so that whoever keeps a checkpoint outside the store can later hold the store to it
 (``totem-replay verify --all --checkpoint``). Synchronous: runs in a query thread.
@@ -15,8 +15,8 @@ import grpc
 from domain.kernel import merkle
 from domain.kernel.signing import Signer
 from domain.kernel.translog import checkpoint_message
-from server.application import Arena
 from server.errors import ServiceError
+from storage.arena import Arena
 from totem.v1 import match_service_pb2
 
 

@@ -1,4 +1,8 @@
-"""``totem``: run the server, and run bots against one."""
+"""The server's commands: run it, keep its projection and log, hand out organiser tokens.
+
+They are the ``totem`` command's (composed with the client's in
+:mod:`entrypoints.totem`), and ``python -m server`` runs them alone.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +14,12 @@ from pathlib import Path
 
 import click
 
-from server import access, keys
-from server.application import DEFAULT_DB, store_env
-from server.checkpoint_command import checkpoint
+from server import access
 from server.cluster import InstanceNameError
 from server.limits import CALL_PRECISION_MS, ENV_NAMES, STREAM_PRECISION_MS, Limits
 from server.organiser_command import organiser_token
-from totem_client.cli import bots
-from totem_client.play.cli import play
-from totem_client.server_key import server_key
+from storage import keys
+from storage.arena import DEFAULT_DB, store_env
 
 
 @click.group()
@@ -390,7 +391,7 @@ def rebuild_summaries(db: str) -> None:
     reads every match ever played: it takes as long as a replay of the whole store. Safe
     while servers run: no row is ever moved back to an older version.
     """
-    from server.application import Arena
+    from storage.arena import Arena
 
     arena = Arena(_existing_store(db))
     try:
@@ -412,7 +413,7 @@ def log_matches(db: str) -> None:
     the matches stand now: checkpoints taken afterwards vouch for them from then on.
     Run it with every server of the store stopped; running it again appends nothing.
     """
-    from server.application import Arena
+    from storage.arena import Arena
 
     arena = Arena(_existing_store(db))
     try:
@@ -445,8 +446,4 @@ def _loopback(address: str) -> bool:
         return False
 
 
-main.add_command(bots)
-main.add_command(server_key)
-main.add_command(checkpoint)
 main.add_command(organiser_token)
-main.add_command(play)

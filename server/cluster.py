@@ -4,7 +4,7 @@ Every instance saves through the same store, so the store is where they meet:
 
 - **Writes.** Each save notifies, in its own transaction, ``instance match version`` on
   the store's channel (:func:`channel`; see the PostgreSQL recorder in
-  :mod:`server.summaries_postgres`): a notification is delivered only if the save
+  :mod:`storage.summaries_postgres`): a notification is delivered only if the save
   committed, and in commit order. Each process holds one listening connection (never
   one per stream, and no polling) and hands the other instances' writes to its actors,
   which read the new events, publish them to this process's streams and set their
@@ -30,16 +30,16 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
-from uuid import UUID
 
 import psycopg
 from psycopg import sql
 
 from server.presence import HEARTBEAT_MS, Presence
+from storage.summaries_postgres import parse_event
 
 if TYPE_CHECKING:
     from server.actors import Actors
-    from server.application import Arena
+    from storage.arena import Arena
 
 log = logging.getLogger(__name__)
 
@@ -66,17 +66,6 @@ def channel(schema: str, kind: str = "events") -> str:
     """The notification channel of one store (a schema of the database): instances on
     different schemas of one database never hear each other."""
     return f"totem_{kind}_{schema}"[:MAX_CHANNEL]
-
-
-def event_payload(instance: str, match_id: UUID, version: int) -> str:
-    """What a save announces: who saved which match, up to which version."""
-    return f"{instance} {match_id} {version}"
-
-
-def parse_event(rest: str) -> tuple[UUID, int]:
-    """The match and version of an event notification, its instance taken off."""
-    match_id, version = rest.split(" ")
-    return UUID(match_id), int(version)
 
 
 class Listener:
@@ -186,7 +175,7 @@ class Cluster:
     themselves)."""
 
     def __init__(self, app: Arena, instance: str) -> None:
-        from server.summaries_postgres import PostgresSummaryRecorder
+        from storage.summaries_postgres import PostgresSummaryRecorder
 
         recorder = app.recorder
         if not isinstance(recorder, PostgresSummaryRecorder):
@@ -211,7 +200,7 @@ class Cluster:
     @staticmethod
     def possible(app: Arena) -> bool:
         """Whether other instances can share this store (PostgreSQL)."""
-        from server.summaries_postgres import PostgresSummaryRecorder
+        from storage.summaries_postgres import PostgresSummaryRecorder
 
         return isinstance(app.recorder, PostgresSummaryRecorder)
 

@@ -38,10 +38,10 @@ from uuid import UUID
 from eventsourcing.persistence import Recording
 
 from domain.kernel.match import MatchAggregate
-from server.threads import StoreThreads
+from storage.threads import StoreThreads
 
 if TYPE_CHECKING:
-    from server.application import Arena
+    from storage.arena import Arena
 
 log = logging.getLogger(__name__)
 

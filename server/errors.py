@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
 from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted
-from server.application import MatchNotFound
+from storage.arena import MatchNotFound
 
 RULE_METADATA_KEY = "totem-rule"
 RETRY_METADATA_KEY = "grpc-retry-pushback-ms"

@@ -3,7 +3,7 @@
 Everything comes from this server's own store: a client names a match and a version,
 never a state, so a fork can only continue a history the server recorded. The checks
 come first and a refused fork writes nothing; then the fork and its entry in the list of
-matches are saved together (:meth:`server.application.Arena.create_match`).
+matches are saved together (:meth:`storage.arena.Arena.create_match`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from domain.kernel.fork import fork, fork_refusal_at
 from domain.kernel.match import MatchAggregate
 from domain.kernel.stamps import ReceiveStamp
 from server import auth
-from server.application import Arena
 from server.errors import ServiceError
+from storage.arena import Arena
 
 
 @dataclass(frozen=True)

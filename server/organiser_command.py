@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from server import access
-from server.application import DEFAULT_DB, store_env
+from storage.arena import DEFAULT_DB, store_env
 
 
 @click.command("organiser-token")

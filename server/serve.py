@@ -18,17 +18,18 @@ from grpc_reflection.v1alpha import _async as reflection_aio
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from domain.kernel.signing import Signer
-from server import codec, keys
+from server import codec
 from server.access import Access, Organisers
 from server.access import from_env as organisers_from_env
 from server.actors import WAITING_EXPIRY_MS, Actors
-from server.application import Arena, store_env
 from server.cluster import Cluster, default_instance
 from server.documented_reflection import DocumentedReflection, documented_files
 from server.hub import EventHub
 from server.limits import CallLimit, Limits
 from server.service import MatchService, tolerant
 from server.stamps import ArrivalStamps, Stamper
+from storage import keys
+from storage.arena import Arena, store_env
 from totem.v1 import match_service_pb2, match_service_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -208,7 +209,7 @@ async def start(
     (:meth:`Limits.from_env`).
 
     Matches are signed with the key in ``key_file`` (created if missing); without one,
-    with the default key file, away from the store (:func:`server.keys.default_key_file`).
+    with the default key file, away from the store (:func:`storage.keys.default_key_file`).
     Without ``access``, the only organiser is the one whose token ``env`` holds in
     ``TOTEM_ORGANISER_TOKEN`` (if any), and nobody else may create matches.
     """

@@ -27,10 +27,9 @@ from domain.kernel.errors import InvalidArgument
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer
-from server import auth, codec, keys, summaries
+from server import auth, codec
 from server.access import Access
 from server.actors import Actors, Deferred, Outcome
-from server.application import Arena
 from server.checkpoints import signed_checkpoint
 from server.errors import (
     ServiceError,
@@ -45,6 +44,8 @@ from server.hub import EventHub, Subscription
 from server.limits import CommandRates, Limits, StreamSlots, WriteDeadlines
 from server.refusals import intake_of
 from server.stamps import Stamper
+from storage import keys
+from storage.arena import Arena
 from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -416,19 +417,19 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             raise ServiceError(
                 grpc.StatusCode.INVALID_ARGUMENT, f"unknown status filter {request.status}"
             )
-        status = summaries.status_name(request.status)
+        status = codec.status_filter(request.status)
         return await self.app.queries.call(self._list, after, size, game, status)
 
     def _list(
         self, after: int, size: int, game: str | None, status: str | None
     ) -> match_service_pb2.ListMatchesResponse:
-        """One page read from the projection of match summaries (:mod:`server.summaries`)
+        """One page read from the projection of match summaries (:mod:`storage.summaries`)
         in the query threads: no match is loaded, and no save waits behind it. The page
         token is the log position of the page's last match; one more row is read to know
         whether another page follows."""
         rows = self.app.list_summaries(after, size + 1, game, status)
         response = match_service_pb2.ListMatchesResponse(
-            matches=[summaries.message(row) for row in rows[:size]]
+            matches=[codec.listed_summary(row) for row in rows[:size]]
         )
         if len(rows) > size:
             response.next_page_token = str(rows[size - 1].position)

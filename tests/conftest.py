@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from server.access import ORGANISER_TOKEN_ENV
-from server.application import postgres_env
 from server.limits import ENV_NAMES
 from server.serve import RunningServer, start
+from storage.arena import postgres_env
 from tests.service.helpers import ORGANISER_TOKEN
 
 POSTGRES_DSN = os.environ.get(

@@ -19,6 +19,7 @@ from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer, ViewerRole
 from server import receipts
+from storage.summaries import Summary
 from totem.v1 import common_pb2, match_service_pb2
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -363,3 +364,33 @@ def summary(match: MatchAggregate) -> common_pb2.MatchSummary:
     if match.end_reason is not None:
         message.end_reason = END_REASONS[match.end_reason]
     return message
+
+
+def listed_summary(summary: Summary) -> common_pb2.MatchSummary:
+    """The wire ``MatchSummary`` of a row of the projection: the same as :func:`summary`
+    of the match."""
+    created = Timestamp()
+    created.FromMicroseconds(summary.created_us)
+    message = common_pb2.MatchSummary(
+        match_id=str(summary.match_id),
+        game=GAME_ENUMS[summary.game],
+        status=STATUS[MatchStatus(summary.status)],
+        variant=summary.variant,
+        max_players=summary.max_players,
+        players=[common_pb2.Player(seat=s, name=n) for s, n in enumerate(summary.players)],
+        version=summary.version,
+        created_at=created,
+        result=[common_pb2.Placement(seat=s, place=p) for s, p in summary.result],
+    )
+    if summary.end_reason is not None:
+        message.end_reason = END_REASONS[EndReason(summary.end_reason)]
+    return message
+
+
+def status_filter(number: int) -> str | None:
+    """A ``MatchStatus`` filter of the wire as the projection stores it (``None``:
+    unspecified, every status)."""
+    for status, wire in STATUS.items():
+        if wire == number:
+            return status.value
+    return None

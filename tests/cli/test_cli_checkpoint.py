@@ -10,10 +10,10 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from domain.kernel.translog import Checkpoint, checkpoint_message
-from replay.cli import main as replay_main
-from server.cli import main
-from server.keys import load_or_create
+from entrypoints.totem import main
+from entrypoints.totem_replay import main as replay_main
 from server.serve import start
+from storage.keys import load_or_create
 from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import connect
 

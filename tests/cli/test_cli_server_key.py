@@ -12,9 +12,9 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 from cryptography.hazmat.primitives import serialization
 
-from server.cli import main
-from server.keys import fingerprint, load_or_create
+from entrypoints.totem import main
 from server.serve import start
+from storage.keys import fingerprint, load_or_create
 
 
 def totem(*args: str) -> Result:

@@ -9,7 +9,7 @@ import grpc
 import pytest
 from click.testing import CliRunner
 
-from server.cli import main
+from entrypoints.totem import main
 from tests.cli.test_serve import file_mode_and_text, free_port, launch
 from tests.service.helpers import bearer, stub
 from totem.v1 import common_pb2

@@ -15,8 +15,8 @@ import grpc
 import pytest
 from click.testing import CliRunner
 
+from entrypoints.totem import main
 from server.access import ORGANISER_TOKEN_ENV
-from server.cli import main
 from tests.service.helpers import bearer, create_and_join, stub
 from totem.v1 import common_pb2
 from totem.v1 import match_service_pb2 as ms
@@ -168,15 +168,20 @@ def test_serve_help_names_its_settings() -> None:
         assert text in result.output
 
 
-def _experiments_seen_by_grpc(env: dict[str, str]) -> str:
-    """GRPC_EXPERIMENTS as it stands when the server's first module imports ``grpc``, in
-    a fresh interpreter started the way ``totem serve`` starts."""
+def _experiments_seen_by_grpc(env: dict[str, str], module: str = "entrypoints.totem") -> str:
+    """GRPC_EXPERIMENTS as it stands when ``grpc`` is first imported, in a fresh
+    interpreter that loads ``module`` the way the ``totem`` command (or ``python -m
+    server``) starts."""
     probe = (
-        "import os, sys\n"
-        "import server\n"
-        "assert 'grpc' not in sys.modules, 'grpc was imported before the setting'\n"
-        "import server.cli\n"
-        "print(os.environ.get('GRPC_EXPERIMENTS', '<unset>'))\n"
+        "import builtins, os\n"
+        "real, seen = builtins.__import__, []\n"
+        "def spy(name, *args, **kwargs):\n"
+        "    if name.split('.')[0] == 'grpc' and not seen:\n"
+        "        seen.append(os.environ.get('GRPC_EXPERIMENTS', '<unset>'))\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = spy\n"
+        f"import {module}\n"
+        "print(seen[0] if seen else '<grpc not imported>')\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
@@ -189,6 +194,7 @@ def test_the_server_turns_off_the_listener_that_reorders_simultaneous_grabs() ->
     the loop out of arrival order is turned off before gRPC first reads its settings."""
     env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
     assert _experiments_seen_by_grpc(env) == "-event_engine_listener"
+    assert _experiments_seen_by_grpc(env, "server.cli") == "-event_engine_listener"
 
 
 def test_an_operators_grpc_experiments_are_kept_as_given() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from server.cli import main
+from entrypoints.totem import main
 from tests.service.test_tls import _issue, _pem
 
 

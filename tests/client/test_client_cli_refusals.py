@@ -7,8 +7,8 @@ import asyncio
 import pytest
 from click.testing import CliRunner, Result
 
+from entrypoints.totem import main
 from server.access import ORGANISER_TOKEN_ENV
-from server.cli import main
 from server.serve import RunningServer
 
 

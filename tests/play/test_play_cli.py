@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from server.cli import main
+from entrypoints.totem import main
 from tests.play.support import SIZE, player_at, until
 from totem_client.play import cli as play_cli
 from totem_client.play.jungle_speed_bots import NewMatch
@@ -145,7 +145,7 @@ def test_connection_options_go_with_join(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_totem_starts_without_textual() -> None:
     # The server's command line loads the players' screens only when one is played.
-    probe = "import sys, server.cli; print('textual' in sys.modules)"
+    probe = "import sys, entrypoints.totem; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner, Result
 from replay_support import Run, Store, as_referee, open_store, store_match
 
-from replay.cli import main
+from entrypoints.totem_replay import main
 
 
 @pytest.fixture(autouse=True)

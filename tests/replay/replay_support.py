@@ -20,8 +20,8 @@ from domain.kernel.chain import stored_event_digest
 from domain.kernel.match import event_name
 from domain.kernel.randomness import commitment
 from domain.kernel.signing import signed_message
-from server.application import MATCH_LOG_ID, TRANSPARENCY_LOG_ID, Arena, store_env
-from server.keys import ServerKey
+from storage.arena import MATCH_LOG_ID, TRANSPARENCY_LOG_ID, Arena, store_env
+from storage.keys import ServerKey
 
 SEED = bytes(range(32))
 

@@ -69,7 +69,7 @@ def test_list_of_an_empty_store(tmp_path: Path, run: Run) -> None:
 def test_db_comes_from_totem_db_when_not_given(store: Store) -> None:
     from click.testing import CliRunner
 
-    from replay.cli import main
+    from entrypoints.totem_replay import main
 
     result = CliRunner().invoke(main, ["list"], env={"TOTEM_DB": str(store.db)})
     assert result.exit_code == 0, result.output

@@ -28,9 +28,9 @@ from test_replay_signature import Signed, signed_match
 
 from domain.kernel.match import MatchStatus
 from domain.kernel.translog import Checkpoint
-from replay.cli import main
-from server.application import MATCH_LOG_ID, TRANSPARENCY_LOG_ID
-from server.keys import load_or_create
+from entrypoints.totem_replay import main
+from storage.arena import MATCH_LOG_ID, TRANSPARENCY_LOG_ID
+from storage.keys import load_or_create
 
 
 def run(db: Path, *args: object) -> Result:
@@ -283,7 +283,7 @@ def test_a_store_from_before_the_log_is_covered_once_its_matches_are_logged(
 ) -> None:
     """A store written by a server without the log: its log is empty, so a checkpoint
     covers none of its matches, until `totem log-matches` appends their leaves."""
-    from server.cli import main as totem
+    from entrypoints.totem import main as totem
 
     execute(signed.db, "DELETE FROM stored_events WHERE originator_id = ?", TRANSPARENCY_LOG_ID.hex)
     empty = tmp_path / "empty.checkpoint"

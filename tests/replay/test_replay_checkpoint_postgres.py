@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner, Result
 from replay_support import SEED, store_match
 
-from replay.cli import main
-from server.application import Arena
-from server.keys import load_or_create
+from entrypoints.totem_replay import main
+from storage.arena import Arena
+from storage.keys import load_or_create
 from tests.conftest import POSTGRES_DSN, _postgres_env, _postgres_unreachable
 
 pytestmark = pytest.mark.postgres

@@ -12,7 +12,7 @@ from replay_support import Stamps, open_store
 
 from domain.jungle_speed import JungleSpeed, Options
 from domain.kernel import match as kernel
-from replay.cli import main
+from entrypoints.totem_replay import main
 from replay.format import printable
 
 HOSTILE = "\x1b[2J\x1b[31mEVE\u202eevil\u200b\x07"

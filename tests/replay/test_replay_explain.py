@@ -20,7 +20,7 @@ from test_replay_village import ZERO, store_village
 from domain.jungle_speed import JungleSpeed, Options
 from domain.kernel import ReceiveStamp
 from domain.kernel.match import MatchAggregate
-from replay.cli import main
+from entrypoints.totem_replay import main
 from server.serve import start
 from tests.service.helpers import (
     INWARD,

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 from replay_support import json_lines
 
-from replay.cli import main
+from entrypoints.totem_replay import main
 from server.serve import RunningServer, start
 from tests.client.support import sqlite_store
 from tests.service.helpers import ORGANISER_TOKEN, act, bearer, deal_for, grab, stub, symbol

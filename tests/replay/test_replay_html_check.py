@@ -28,7 +28,7 @@ from test_replay_signature import signed_match
 from domain.kernel.chain import GENESIS_DIGEST
 from domain.kernel.signing import signed_message
 from replay.html import script_json
-from server.keys import ServerKey, fingerprint, load_or_create
+from storage.keys import ServerKey, fingerprint, load_or_create
 
 DATA_OPEN = '<script type="application/json" id="match-data">'
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 from replay_support import open_store, store_match
 
 from domain.jungle_speed import JungleSpeed
-from replay.cli import main
+from entrypoints.totem_replay import main
 
 
 def run(db: Path, *args: object) -> Result:

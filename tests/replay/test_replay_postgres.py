@@ -18,10 +18,10 @@ from replay_support import SEED, Stamps, as_referee, json_lines, play, store_mat
 from domain.jungle_speed import JungleSpeed, Options
 from domain.jungle_speed.views import state_view
 from domain.kernel.views import Viewer
-from replay.cli import main
-from server.application import Arena
+from entrypoints.totem_replay import main
 from server.auth import token_hash
 from server.fork import fork_match
+from storage.arena import Arena
 from tests.conftest import POSTGRES_DSN, _postgres_env
 
 pytestmark = pytest.mark.postgres

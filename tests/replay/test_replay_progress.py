@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from replay_support import Store
 
-from replay.cli import main
+from entrypoints.totem_replay import main
 
 #: Rich draws live displays when this says the terminal is interactive.
 TERMINAL = {"TTY_INTERACTIVE": "1", "TTY_COMPATIBLE": "1", "COLUMNS": "100"}

@@ -23,7 +23,7 @@ from domain.jungle_speed import JungleSpeed
 from domain.kernel.match import MatchStatus
 from domain.kernel.signing import Signer
 from server import receipts
-from server.keys import ServerKey, load_or_create
+from storage.keys import ServerKey, load_or_create
 from totem_client.receipts import write_receipt
 
 

@@ -8,7 +8,7 @@ import asyncio
 from click.testing import CliRunner, Result
 from replay_support import as_referee, json_lines
 
-from replay.cli import main
+from entrypoints.totem_replay import main
 from server.serve import start
 from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import EventStream, MatchEvent, connect

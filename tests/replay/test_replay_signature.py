@@ -37,9 +37,9 @@ from test_replay_village import ZERO, store_village
 from domain.jungle_speed import JungleSpeed, Options
 from domain.kernel.match import MatchStatus, event_name
 from domain.kernel.signing import Signer, signed_message
-from replay.cli import main
-from server.application import Arena
-from server.keys import ServerKey, load_or_create
+from entrypoints.totem_replay import main
+from storage.arena import Arena
+from storage.keys import ServerKey, load_or_create
 
 
 @dataclass

@@ -29,10 +29,10 @@ from domain.tribes import Options as TribesOptions
 from domain.tribes import Tribes
 from domain.village import Options as VillageOptions
 from domain.village import Village
-from replay.cli import main
+from entrypoints.totem_replay import main
 from replay.step import Command, Output, Stepper, interactive, kind_key, parse_script, viewer_of
 from replay.store import ReplayError, read_records
-from server.application import Arena
+from storage.arena import Arena
 
 SECRET = bytes(range(100, 132))
 

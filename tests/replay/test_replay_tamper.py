@@ -43,7 +43,7 @@ from test_replay_signature import DAMAGES, Signed, as_json, run
 from test_replay_signature import signed as signed
 
 from replay.receipts import read_receipt
-from server.keys import ServerKey
+from storage.keys import ServerKey
 
 
 @dataclass

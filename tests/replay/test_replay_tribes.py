@@ -18,9 +18,9 @@ from domain.kernel import MatchStatus
 from domain.kernel.match import METADATA_FIELDS, event_name
 from domain.tribes import Options, Tribes
 from domain.tribes.match import FROM_LIFTED
-from replay.cli import main
+from entrypoints.totem_replay import main
 from replay.tribes import check_draws
-from server.application import Arena
+from storage.arena import Arena
 
 
 def play(match: Tribes, stamps: Stamps, rng: random.Random, max_events: int) -> None:

@@ -28,8 +28,8 @@ from domain.tribes import Options as TribesOptions
 from domain.tribes import Tribes
 from domain.village import Options as VillageOptions
 from domain.village import Village
-from replay.cli import main
-from server.application import Arena, store_env
+from entrypoints.totem_replay import main
+from storage.arena import Arena, store_env
 
 FORK_SEED = bytes(range(200, 232))
 FORK_SECRET = bytes(range(150, 182))

@@ -16,9 +16,9 @@ from replay_support import Stamps, as_referee, forge, json_lines, open_store
 from domain.kernel import MatchStatus
 from domain.kernel.match import METADATA_FIELDS, event_name
 from domain.village import ChooseSpells, Options, Village
-from replay.cli import main
+from entrypoints.totem_replay import main
 from replay.village import check_draws
-from server.application import Arena
+from storage.arena import Arena
 
 SECRET = bytes(range(100, 132))
 #: Every decision due at once: the default applies when nobody answers.

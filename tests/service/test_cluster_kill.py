@@ -12,7 +12,7 @@ import grpc
 import pytest
 
 from bench.crash import Report, Server, check_answers
-from server.application import Arena
+from storage.arena import Arena
 from tests.conftest import postgres_store
 from tests.service.helpers import (
     ORGANISER_TOKEN,

@@ -12,7 +12,7 @@ from uuid import UUID
 from click.testing import CliRunner
 from eventsourcing.cryptography import AESCipher
 
-from replay.cli import main as replay_main
+from entrypoints.totem_replay import main as replay_main
 from server.access import ORGANISER_TOKEN_ENV
 from server.serve import start
 from tests.service.helpers import ORGANISER_TOKEN, create_and_join, stub

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from server import codec
-from server.application import MATCH_LOG_ID
 from server.serve import SERVICE_NAME, RunningServer
+from storage.arena import MATCH_LOG_ID
 from tests.service.helpers import bearer, create_and_join, organiser, stub
 from tests.service.test_bad_input import refusal, rule_of, stored
 from totem.v1 import common_pb2

@@ -24,9 +24,9 @@ from eventsourcing.persistence import IntegrityError
 from domain.kernel.match import MatchAggregate
 from server import codec, commits
 from server.actors import Actors, Outcome
-from server.application import Arena
 from server.hub import EventHub
 from server.stamps import Stamper
+from storage.arena import Arena
 from tests.service.limits_helpers import until
 from totem.v1 import common_pb2
 from totem.v1 import jungle_speed_pb2 as js

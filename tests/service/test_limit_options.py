@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from entrypoints.totem import main
 from server import serve
-from server.cli import main
 from server.limits import ENV_NAMES, Limits
 
 FLAGS = {

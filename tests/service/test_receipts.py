@@ -17,8 +17,8 @@ from domain.jungle_speed import Options as JungleSpeedOptions
 from domain.kernel.signing import head_commitment, receipt_message
 from domain.kernel.views import Viewer
 from server import codec
-from server.keys import ephemeral
 from server.serve import RunningServer
+from storage.keys import ephemeral
 from tests.service.helpers import ORGANISER_TOKEN
 from tests.service.test_shared_states import SEED, Clock, assert_each_field_once, seated
 from totem.v1 import match_service_pb2 as ms

@@ -15,8 +15,8 @@ import pytest
 from domain.kernel.refusals import refusal_log_id
 from domain.kernel.ties import stamps_of
 from replay.refusals import numbers_accounted, read_refusals
-from server.application import Arena
 from server.serve import RunningServer
+from storage.arena import Arena
 from tests.service.helpers import INWARD, bearer, create_and_join, deal_for, grab, reveal, stub
 from tests.service.limits_helpers import LOOSE, serving
 from totem.v1 import match_service_pb2 as ms

@@ -13,8 +13,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from domain.kernel.signing import signed_message
-from server.keys import KeyFileError, load_or_create, user_key_file
 from server.serve import start
+from storage.keys import KeyFileError, load_or_create, user_key_file
 from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import MatchEvent, connect
 

@@ -28,10 +28,10 @@ from domain.tribes import Options as TribesOptions
 from domain.tribes import Tribes
 from domain.village import Options as VillageOptions
 from domain.village import Village
-from replay.cli import main as replay_main
-from server import keys
-from server.application import Arena
+from entrypoints.totem_replay import main as replay_main
 from server.serve import start
+from storage import keys
+from storage.arena import Arena
 from tests.replay.replay_support import Stamps
 from tests.replay.replay_support import play as play_jungle_speed
 from tests.service.helpers import stub

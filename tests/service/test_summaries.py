@@ -16,11 +16,11 @@ import grpc
 import pytest
 from click.testing import CliRunner
 
+from entrypoints.totem import main
 from server import codec
-from server.application import Arena
-from server.cli import main
 from server.serve import RunningServer, start
-from server.summaries import TABLE, Summary
+from storage.arena import Arena
+from storage.summaries import TABLE, Summary
 from tests.service.helpers import (
     NO_SPECIALS,
     act,

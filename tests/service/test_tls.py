@@ -16,9 +16,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from replay.cli import main as replay_main
+from entrypoints.totem import main as totem_main
+from entrypoints.totem_replay import main as replay_main
 from server.cli import _loopback, main
-from server.cli import main as totem_main
 from server.serve import RunningServer, ServerTls, start
 from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import ClientTls, TotemError, connect

@@ -11,7 +11,7 @@ from eventsourcing.persistence import IntegrityError
 from domain.jungle_speed import JungleSpeed, Options
 from domain.kernel import merkle
 from domain.kernel.translog import CREATED, ENDED, created_leaf, ended_leaf
-from server.application import Arena
+from storage.arena import Arena
 
 
 def created(arena: Arena) -> JungleSpeed:

@@ -333,7 +333,8 @@ def connect(
     )
 
 
-def _metadata(token: str | None) -> tuple[tuple[str, str], ...] | None:
+def bearer_metadata(token: str | None) -> tuple[tuple[str, str], ...] | None:
+    """The call metadata that carries ``token`` (docs/api.md, "Tokens"); None without."""
     return (("authorization", f"Bearer {token}"),) if token else None
 
 
@@ -403,7 +404,7 @@ class Client:
 
     async def _unary(self, method: Any, request: Any, token: str | None = None) -> Any:
         try:
-            return await method(request, metadata=_metadata(token), timeout=self.call_timeout)
+            return await method(request, metadata=bearer_metadata(token), timeout=self.call_timeout)
         except grpc.aio.AioRpcError as error:
             raise TotemError.from_rpc_error(error) from error
 
@@ -668,7 +669,7 @@ class Client:
 
     def _open_play(self, token: str) -> Any:
         # No timeout: the stream lives as long as its player plays.
-        return self._stub.Play(metadata=_metadata(token))
+        return self._stub.Play(metadata=bearer_metadata(token))
 
     def watch(
         self,
@@ -699,7 +700,7 @@ class Client:
         request = match_service_pb2.WatchRequest(
             match_id=match_id, after_version=after_version, omit_state=not with_state
         )
-        return self._stub.Watch(request, metadata=_metadata(token))
+        return self._stub.Watch(request, metadata=bearer_metadata(token))
 
 
 class _Gap(Exception):

@@ -7,7 +7,7 @@ match's position in the log of every match created (``MatchLogged``), which orde
 list and is what page tokens name.
 
 How it is kept: the application's recorder writes a match's row **in the same
-transaction** as the match's events (:meth:`server.application.Arena.save` computes the
+transaction** as the match's events (:meth:`storage.arena.Arena.save` computes the
 rows from the aggregates it saves and hands them to the recorder, as the library's own
 process recorders are handed their tracking record). This was chosen over a projection
 that follows the notification log (the library's ``ProjectionRunner``) because:
@@ -23,7 +23,7 @@ Every write keeps the higher version (``WHERE version <= new``), so a stale writ
 moves a row backwards, whichever transaction commits last: another process saving the
 same match on a shared PostgreSQL database, or a rebuild racing with a running server.
 
-If rows are lost, :meth:`server.application.Arena.catch_up_summaries` (run at start-up)
+If rows are lost, :meth:`storage.arena.Arena.catch_up_summaries` (run at start-up)
 writes those of the matches logged after the last position the table holds, and
 ``totem rebuild-summaries`` rewrites every row from the events.
 """
@@ -40,10 +40,8 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore
-from google.protobuf.timestamp_pb2 import Timestamp
 
-from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
-from totem.v1 import common_pb2
+from domain.kernel.match import MatchAggregate, MatchStatus
 
 TABLE = "match_summaries"
 #: The statuses of a live match: start-up restores an actor for each.
@@ -113,39 +111,6 @@ def row_summary(row: Any, match_id: UUID) -> Summary:
         result=tuple((seat, place) for seat, place in json.loads(row["result"])),
         end_reason=row["end_reason"],
     )
-
-
-def message(summary: Summary) -> common_pb2.MatchSummary:
-    """The wire ``MatchSummary``: the same as :func:`server.codec.summary` of the match."""
-    from server import codec
-
-    created = Timestamp()
-    created.FromMicroseconds(summary.created_us)
-    out = common_pb2.MatchSummary(
-        match_id=str(summary.match_id),
-        game=codec.GAME_ENUMS[summary.game],
-        status=codec.STATUS[MatchStatus(summary.status)],
-        variant=summary.variant,
-        max_players=summary.max_players,
-        players=[common_pb2.Player(seat=s, name=n) for s, n in enumerate(summary.players)],
-        version=summary.version,
-        created_at=created,
-        result=[common_pb2.Placement(seat=s, place=p) for s, p in summary.result],
-    )
-    if summary.end_reason is not None:
-        out.end_reason = codec.END_REASONS[EndReason(summary.end_reason)]
-    return out
-
-
-def status_name(number: int) -> str | None:
-    """A ``MatchStatus`` filter of the wire as the projection stores it (``None``:
-    unspecified, every status)."""
-    from server import codec
-
-    for status, wire in codec.STATUS.items():
-        if wire == number:
-            return status.value
-    return None
 
 
 class SummaryRecorder(ABC):

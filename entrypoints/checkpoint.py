@@ -15,7 +15,7 @@ import click
 
 from domain.kernel import merkle
 from domain.kernel.translog import Checkpoint, CheckpointError
-from server import keys
+from storage import keys
 from totem.v1 import match_service_pb2
 from totem_client import options
 from totem_client.client import ClientTls, connect

@@ -2,7 +2,7 @@
 
 It only orchestrates: the rules are in the aggregates, the ordering of commands in the
 match actors. Everything here is synchronous (the library has no asyncio API); the
-server calls it from its store threads (:mod:`server.threads`).
+server calls it from its store threads (:mod:`storage.threads`).
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from domain.kernel.translog import (
     ended_leaf,
     leaf_fields,
 )
-from server.summaries import Summary, SummaryRecorder, summary_of
-from server.threads import StoreThreads
+from storage.summaries import Summary, SummaryRecorder, summary_of
+from storage.threads import StoreThreads
 
 #: The default store: an embedded SQLite file. Set explicitly, since the library's own
 #: default is an in-memory store.
@@ -63,10 +63,10 @@ SNAPSHOT_INTERVAL = 100
 
 logger = logging.getLogger(__name__)
 
-#: The recorders that keep the projection of match summaries (:mod:`server.summaries`).
+#: The recorders that keep the projection of match summaries (:mod:`storage.summaries`).
 SUMMARY_RECORDERS = {
-    "eventsourcing.sqlite": "server.summaries:SQLiteSummaryRecorder",
-    "eventsourcing.postgres": "server.summaries_postgres:PostgresSummaryRecorder",
+    "eventsourcing.sqlite": "storage.summaries:SQLiteSummaryRecorder",
+    "eventsourcing.postgres": "storage.summaries_postgres:PostgresSummaryRecorder",
 }
 
 
@@ -141,7 +141,7 @@ def postgres_env(dsn: str, schema: str) -> dict[str, str]:
 
 class Arena(Application[UUID]):
     """All matches of all games, the log that lists them, the projection of their
-    summaries (:mod:`server.summaries`), kept in the transaction that saves them, and
+    summaries (:mod:`storage.summaries`), kept in the transaction that saves them, and
     snapshots of matches, so that an ended or idle match is loaded without replaying its
     whole history.
 
@@ -211,7 +211,7 @@ class Arena(Application[UUID]):
 
     def save(self, *objs: Any, **kwargs: Any) -> list[Any]:
         """Save as the library does, with the summary of every match saved written in
-        the same transaction (:mod:`server.summaries`): once this returns, the
+        the same transaction (:mod:`storage.summaries`): once this returns, the
         projection shows what was saved. A match created or ended by this save has its
         leaf appended to the transparency log in the same transaction, so a match is
         never saved without its leaf, nor the reverse. The recordings returned are those

@@ -1,4 +1,4 @@
-"""The projection of match summaries on PostgreSQL (see :mod:`server.summaries`).
+"""The projection of match summaries on PostgreSQL (see :mod:`storage.summaries`).
 
 Imported only when PostgreSQL is the store (the recorder is named by its topic).
 """
@@ -15,8 +15,18 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Composed, Identifier
 
-from server.cluster import event_payload
-from server.summaries import LIVE, TABLE, Summary, SummaryRecorder, row_summary, writes
+from storage.summaries import LIVE, TABLE, Summary, SummaryRecorder, row_summary, writes
+
+
+def event_payload(instance: str, match_id: UUID, version: int) -> str:
+    """What a save announces: who saved which match, up to which version."""
+    return f"{instance} {match_id} {version}"
+
+
+def parse_event(rest: str) -> tuple[UUID, int]:
+    """The match and version of an event notification, its instance taken off."""
+    match_id, version = rest.split(" ")
+    return UUID(match_id), int(version)
 
 
 class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):

@@ -1,5 +1,8 @@
 """``totem-replay fork``: play a disputed position again, on a live server.
 
+The one command of the judge's tool that talks to a server: it lives beside the
+commands composed here, so that the tool itself (:mod:`replay`) needs no client.
+
 The tool only asks: the server forks the match from its own store (``ForkMatch``,
 docs/api.md), so what the fork starts from is what the server recorded, whatever store
 this tool reads. The answer holds the only copy of the fork's tokens: they are printed
@@ -15,11 +18,10 @@ import click
 import grpc
 
 from replay.store import ReplayError
-from server.auth import METADATA_KEY
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import match_service_pb2 as ms
 from totem_client import options
-from totem_client.client import ClientTls
+from totem_client.client import ClientTls, bearer_metadata
 
 #: Where the ``totem`` client looks for the server, so both tools agree by default.
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -35,7 +37,6 @@ def call_fork(
 ) -> tuple[ms.ForkMatchResponse, list[str], str]:
     """The fork's answer, its seats' names as its referee sees them, and its game as the
     ``totem`` commands name it (``jungle-speed``, ``tribes``, ``village``)."""
-    metadata = ((METADATA_KEY, f"Bearer {token}"),)
     channel = (
         grpc.insecure_channel(server)
         if tls is None
@@ -46,12 +47,12 @@ def call_fork(
         try:
             forked: ms.ForkMatchResponse = stub.ForkMatch(
                 ms.ForkMatchRequest(match_id=match_id, version=version),
-                metadata=metadata,
+                metadata=bearer_metadata(token),
                 timeout=timeout,
             )
             view: ms.GetMatchResponse = stub.GetMatch(
                 ms.GetMatchRequest(match_id=forked.match_id),
-                metadata=((METADATA_KEY, f"Bearer {forked.referee_token}"),),
+                metadata=bearer_metadata(forked.referee_token),
                 timeout=timeout,
             )
         except grpc.RpcError as error:
