@@ -309,6 +309,8 @@ class Grab:
     cpu: int = -1
     #: The contender's last request before its grab (``BEFORE``).
     before: str = "call"
+    #: The grab was a contender of a tie, its winner drawn (JS-4.2a).
+    tied: bool = False
 
 
 #: How a race's grabs are ordered before the server: by send time, or by the time the
@@ -380,9 +382,18 @@ class Race:
         return next(g for g in self.grabs if g.won)
 
     @property
+    def tied(self) -> bool:
+        """The winner was drawn among grabs received within the tie window (JS-4.2a)."""
+        return any(g.tied for g in self.grabs)
+
+    @property
     def winner_stamped_first(self) -> bool:
-        """The winning grab has the smallest receive ``sequence`` (JS-4.2)."""
-        return self.winner.sequence == min(g.sequence for g in self.grabs)
+        """The winning grab has the smallest receive ``sequence`` (JS-4.2), or was drawn
+        among the contenders of a tie, the first received among them (JS-4.2a)."""
+        first = min(g.sequence for g in self.grabs)
+        if self.tied:
+            return any(g.tied and g.sequence == first for g in self.grabs)
+        return self.winner.sequence == first
 
     def pairs(self, view: str) -> Iterator[tuple[int, bool]]:
         """Each pair of grabs: how far apart they were in ``view`` (ns), and whether they
@@ -711,22 +722,26 @@ async def _contender(
                         }
                     else:
                         assert follower is not None
-                        mine = _own_event(applied(answer) if via == PLAY else answer, seat)
-                        await follower.reach(last_version)
+                        mine, stamp, won, tied = _own_grab(
+                            applied(answer) if via == PLAY else answer, seat
+                        )
+                        # The event that decided this grab shown on its seat's stream:
+                        # the race is over for it (the stream's end competes with no
+                        # grab of its batch; JS-4.2a answers a tie's grabs together).
+                        await follower.reach(max(last_version, mine.version))
                         await follower.close()
                         follower = None
                         if via == PLAY:
                             # Every grab is stored: the stream's end competes with none.
                             await close_play(streams.pop(SERVER))
-                        outcome = mine.jungle_speed.WhichOneof("event")
-                        stamp = getattr(mine.jungle_speed, outcome).stamp
                         outcome_fields = {
                             "seat": seat,
                             "sequence": stamp.sequence,
                             "stamp_ns": stamp.monotonic_ns,
                             "received_at_ns": stamp.received_at.ToNanoseconds(),
                             "seen_version": stamp.seen_version,
-                            "won": outcome == "arrows_won",
+                            "won": won,
+                            "tied": tied,
                             "event_version": mine.version,
                             "recorded_at_ns": mine.recorded_at.ToNanoseconds(),
                         }
@@ -818,17 +833,24 @@ async def close_play(stream: Any) -> None:
         raise RuntimeError(f"the Play stream ended badly: {code} {await stream.details()}")
 
 
-def _own_event(answer: Any, seat: int) -> Any:
-    """The event of an ActResponse that records this seat's grab."""
+def _own_grab(answer: Any, seat: int) -> tuple[Any, Any, bool, bool]:
+    """The event of an ActResponse that records this seat's grab, the grab's stamp,
+    whether it won, and whether it was a contender of a tie (JS-4.2a): the winner drawn
+    among the grabs received within the window, or one that lost the draw."""
     for event in answer.events:
         if event.WhichOneof("event") != "jungle_speed":
             continue
         inner = event.jungle_speed
         kind = inner.WhichOneof("event")
-        if kind == "arrows_won" and inner.arrows_won.winner == seat:
-            return event
+        if kind == "arrows_won":
+            won = inner.arrows_won
+            for contender in won.tie.contenders:
+                if contender.seat == seat:
+                    return event, contender.stamp, won.winner == seat, True
+            if won.winner == seat:
+                return event, won.stamp, True, False
         if kind == "late_grab" and inner.late_grab.seat == seat:
-            return event
+            return event, inner.late_grab.stamp, False, False
     kinds = [e.jungle_speed.WhichOneof("event") for e in answer.events]
     raise RuntimeError(f"seat {seat}: no ArrowsWon or LateGrab of its own in {kinds}")
 
@@ -1271,7 +1293,6 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
             if SERVER in addresses:
                 channel = grpc.insecure_channel(addresses[SERVER])
                 stub = match_service_pb2_grpc.MatchServiceStub(channel)
-            everyone = list(children.pipes)
             contenders = list(range(n))
             ours = [
                 os.getpid(),
@@ -1326,9 +1347,11 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
                     for c in signal_order:
                         children.send(c, "arm", kind, version, befores[index][c])
                         children.gather([c])
-                    # One ArrowsWon and N-1 LateGrabs follow the reveal.
-                    last_version = version + n
-                    taking_part = everyone
+                    # An ArrowsWon follows the reveal, then a LateGrab for each grab
+                    # that was not among its contenders (JS-4.2a): how many is known
+                    # from the answers.
+                    last_version = version + 1
+                    taking_part = contenders
                 elif args.via == PLAY:
                     # Against the bare server the contenders are armed only to open their
                     # race's stream, as they open it against totem serve: one at a time in
@@ -1350,14 +1373,15 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
                         ranks[c],
                         last_version,
                     )
-                if kind == SERVER and watchers:
-                    children.send(-1, "until", last_version)
                 if kind == BARE:
                     # Answers come while later grabs are still being stamped: read them
                     # after the race, as a real race's replies come once it is over.
                     last_send = start_ns + (n - 1) * offset_ns
                     time.sleep(max(0, last_send + BARE_SETTLE_NS - time.monotonic_ns()) / 1e9)
                 done = children.gather(taking_part)
+                if kind == SERVER and watchers:
+                    children.send(-1, "until", max(done[c]["event_version"] for c in contenders))
+                    children.gather([-1])
                 race = Race(index - args.warmup, offset, match_id, version, start_ns)
                 race.grabs = [Grab(**done[c]) for c in range(n)]
                 if taps:
@@ -1860,6 +1884,8 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
         "winner_not_first_stamp": sum(not r.winner_stamped_first for r in races)
         if decided
         else None,
+        # Not anomalies: races whose winner was drawn among simultaneous grabs (JS-4.2a).
+        "decided_by_draw": sum(r.tied for r in races) if decided else None,
         "stamp_time_order_differs_from_sequence": sum(
             [g.contender for g in r.by_stamp()]
             != [g.contender for g in sorted(r.grabs, key=lambda g: g.stamp_ns)]
@@ -2004,6 +2030,11 @@ def report(summary: dict[str, Any]) -> str:
         )
     odd = summary["anomalies"]
     notes = []
+    if odd.get("decided_by_draw"):
+        notes.append(
+            f"{odd['decided_by_draw']} races were ties: their winner was drawn among the "
+            "grabs received within the tie window (JS-4.2a)."
+        )
     if odd["winner_not_first_stamp"]:
         notes.append(
             f"In {odd['winner_not_first_stamp']} races the winner's grab was not the one "
