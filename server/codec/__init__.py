@@ -6,9 +6,7 @@ Views arrive already redacted from the domain; a codec only changes their shape.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from google.protobuf.message import Message
@@ -16,14 +14,12 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.games import GAMES, Game
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
-from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer, ViewerRole
 from server import receipts
+from server.codec import jungle_speed, tribes, village
+from server.codec.wire import Command, timestamp
 from storage.summaries import Summary
 from totem.v1 import common_pb2, match_service_pb2
-
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-MICROSECOND = timedelta(microseconds=1)
 
 GAME_ENUMS: dict[str, Any] = {
     "jungle_speed": common_pb2.GAME_JUNGLE_SPEED,
@@ -47,20 +43,6 @@ ROLES = {
     ViewerRole.SPECTATOR: common_pb2.VIEWER_ROLE_SPECTATOR,
     ViewerRole.REFEREE: common_pb2.VIEWER_ROLE_REFEREE,
 }
-
-
-@dataclass(frozen=True)
-class Command:
-    """A decoded command: what it does to a match, given the acting seat (None for a
-    referee command) and its receive stamp; and who may send it.
-
-    A referee command (a penalty, say) needs the referee token and acts for no seat; any
-    other command needs a seat's token and acts for that seat. The service checks the
-    token against this, so that it never needs to know a game's commands.
-    """
-
-    run: Callable[[Any, int | None, ReceiveStamp], Any]
-    referee: bool = False
 
 
 class GameCodec(Protocol):
@@ -101,42 +83,12 @@ def options_with_common(options: Any, request: match_service_pb2.CreateMatchRequ
 
 
 def codec_for(game: str) -> GameCodec:
-    """The codec module of ``game``: asked for several times a command, so the registry
-    is made once (the game modules import this one, hence not at its top)."""
-    if not _CODECS:
-        from server.codec import jungle_speed, tribes, village
-
-        _CODECS.update({"jungle_speed": jungle_speed, "tribes": tribes, "village": village})
-    return _CODECS[game]
+    """The codec module of ``game``."""
+    return CODECS[game]
 
 
-_CODECS: dict[str, GameCodec] = {}
-
-
-def timestamp(when: datetime) -> Timestamp:
-    """``when`` on the wire (a naive time is UTC, as ``Timestamp.FromDatetime`` takes it),
-    by integer arithmetic: every event and every summary sent carries one, and
-    ``FromDatetime`` goes through a time tuple."""
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    micros = (when - EPOCH) // MICROSECOND
-    seconds, rest = divmod(micros, 1_000_000)
-    return Timestamp(seconds=seconds, nanos=rest * 1000)
-
-
-def stamp_message(data: dict[str, Any]) -> common_pb2.ReceiveStamp:
-    received = Timestamp()
-    received.FromNanoseconds(data["wall_ns"])
-    return common_pb2.ReceiveStamp(
-        sequence=data["sequence"],
-        monotonic_ns=data["monotonic_ns"],
-        received_at=received,
-        seen_version=data["seen_version"],
-        seen_sent_monotonic_ns=data.get("seen_sent_monotonic_ns", 0),
-        instance=data.get("instance", ""),
-        on_stream=data.get("on_stream", False),
-        receive=data.get("receive", 0),
-    )
+#: Each game's codec module, by the game's name.
+CODECS: dict[str, GameCodec] = {"jungle_speed": jungle_speed, "tribes": tribes, "village": village}
 
 
 def placements(result: list[dict[str, int]]) -> list[common_pb2.Placement]:

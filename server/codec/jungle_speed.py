@@ -15,7 +15,7 @@ from domain.jungle_speed.match import (
     TARGET_DUEL,
 )
 from domain.kernel.errors import InvalidArgument
-from server.codec import Command, stamp_message
+from server.codec.wire import Command, stamp_message
 from totem.v1 import jungle_speed_pb2 as pb
 from totem.v1 import match_service_pb2
 

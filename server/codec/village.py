@@ -28,7 +28,7 @@ from domain.village import (
 )
 from domain.village.match import DECISION_RULES, SECRET_BYTES
 from domain.village.model import KINDS, SPELLS, Person, tie
-from server.codec import Command, stamp_message
+from server.codec.wire import Command, stamp_message
 from totem.v1 import match_service_pb2
 from totem.v1 import village_pb2 as pb
 
