@@ -40,6 +40,7 @@ from typing import Any
 
 import grpc
 
+from domain.jungle_speed import JungleSpeed
 from domain.kernel.match import MatchAggregate
 from server import codec
 from server.serve import start
@@ -110,7 +111,7 @@ def new_match(app: Arena, stamper: Stamper, kind: str) -> MatchAggregate:
     """A match, not saved: ``waiting``, ``playing`` (both seats taken) or ``ended``."""
     game_codec = codec.codec_for("jungle_speed")
     options = game_codec.options_from_request(scripted_create())
-    match: MatchAggregate = game_codec.create(options, app.seed_source(), b"", "0" * 64)
+    match: MatchAggregate = JungleSpeed.create(options, app.seed_source(), b"", "0" * 64)
     if kind == "waiting":
         return match
     for seat in range(2):

@@ -18,6 +18,7 @@ from domain.tribes import Tribes
 from domain.tribes import views as tribes_views
 from domain.village import Village
 from domain.village import views as village_views
+from domain.village.match import SECRET_BYTES
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,12 @@ class Game:
     #: ``(match, viewer) ->`` the keys ``viewer``'s state adds to a spectator's, or None
     #: when its state differs otherwise (see each game's ``personal_view``).
     personal_view: Callable[[Any, Viewer], dict[str, Any] | None]
+    #: ``(options, seed, entropy, referee_token_hash[, secret=...]) ->`` a new match.
+    create: Callable[..., MatchAggregate]
+    #: Bytes of a secret of the server's that a match keeps besides its seed (0: none),
+    #: drawn by the server and given to ``create`` as ``secret``: no seed derives it
+    #: (Village's spell commitments, VI-2.2).
+    secret_bytes: int = 0
 
 
 EventView = Callable[[Any, object, Viewer], tuple[str, dict[str, Any]]]
@@ -57,6 +64,7 @@ GAMES: dict[str, Game] = {
             with_forks(jungle_speed_views.event_view),
             jungle_speed_views.state_view,
             jungle_speed_views.personal_view,
+            JungleSpeed.create,
         ),
         Game(
             "tribes",
@@ -64,6 +72,7 @@ GAMES: dict[str, Game] = {
             with_forks(tribes_views.event_view),
             tribes_views.state_view,
             tribes_views.personal_view,
+            Tribes.create,
         ),
         Game(
             "village",
@@ -71,6 +80,8 @@ GAMES: dict[str, Game] = {
             with_forks(village_views.event_view),
             village_views.state_view,
             village_views.personal_view,
+            Village.create,
+            SECRET_BYTES,
         ),
     )
 }

@@ -21,8 +21,6 @@ from uuid import UUID
 import grpc
 from google.protobuf.message import DecodeError
 
-from domain.games import GAMES
-from domain.kernel import ties
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.stamps import ReceiveStamp
@@ -30,6 +28,7 @@ from domain.kernel.views import Viewer
 from server import auth, codec
 from server.access import Access
 from server.actors import Actors, Deferred, Outcome
+from server.application import Matches, viewer_of
 from server.checkpoints import signed_checkpoint
 from server.errors import (
     ServiceError,
@@ -39,7 +38,6 @@ from server.errors import (
     to_service_error,
     trailing_metadata,
 )
-from server.fork import fork_match
 from server.hub import EventHub, Subscription
 from server.limits import CommandRates, Limits, StreamSlots, WriteDeadlines
 from server.refusals import intake_of
@@ -164,20 +162,6 @@ def client_address(peer: str) -> str:
     return peer
 
 
-def viewer_of(match: MatchAggregate, token: str | None, access: Access) -> Viewer:
-    """Who holds ``token`` in this match: no token is a spectator; an organiser sees as
-    the referee does."""
-    if token is None:
-        return Viewer.spectator()
-    digest = auth.token_hash(token)
-    if token and (digest == match.referee_token_hash or access.is_organiser_hash(digest)):
-        return Viewer.referee()
-    seat = match.seat_of(digest) if token else None
-    if seat is None:
-        raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, "the token is not valid for this match")
-    return Viewer.player(seat)
-
-
 def no_token() -> ServiceError:
     return ServiceError(
         grpc.StatusCode.UNAUTHENTICATED,
@@ -230,6 +214,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         self.stamper = stamper
         self.access = access or Access()
         self.limits = limits or Limits()
+        self.matches = Matches(app, actors, self.access, self.limits)
         self.rates = CommandRates(self.limits.commands_per_second, self.limits.command_burst)
         self.streams = StreamSlots(
             self.limits.streams_per_connection, self.limits.streams_per_address
@@ -266,40 +251,22 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
     async def CreateMatch(
         self, request: match_service_pb2.CreateMatchRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.CreateMatchResponse:
-        creation = self.access.creation(
-            auth.bearer_token(context.invocation_metadata()), client_address(context.peer())
-        )
-        if not creation.allowed:
-            raise ServiceError(
-                grpc.StatusCode.PERMISSION_DENIED,
-                "creating a match needs an organiser's token as 'authorization: Bearer "
-                "<token>': this server does not let anyone else create matches",
-            )
-        if creation.retry_after_ms is not None:
-            raise ServiceError(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"too many matches created: try again in {creation.retry_after_ms} ms",
-                retry_after_ms=creation.retry_after_ms,
-            )
         game = codec.GAME_NAMES.get(request.game)
         if game is None:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "game must be set to a known game")
         game_codec = codec.codec_for(game)
         options = codec.options_with_common(game_codec.options_from_request(request), request)
-        options = ties.with_windows(options, *self.limits.tie_windows_us())
-        self.actors.check_open()
-        # Only an organiser's match has a referee: its creator may hand the token on.
-        token, token_hash = auth.new_token() if creation.with_referee else ("", "")
-        match = await self.actors.threads.call(
-            self.app.create_match,
-            lambda seed: game_codec.create(options, seed, request.entropy, token_hash),
+        created = await self.matches.create(
+            auth.bearer_token(context.invocation_metadata()),
+            client_address(context.peer()),
+            game,
+            options,
+            request.entropy,
         )
-        # Its timers run from its creation: a waiting match nobody joins expires.
-        self.actors.actor(match.id).resume(match)
         return match_service_pb2.CreateMatchResponse(
-            match_id=str(match.id),
-            referee_token=token,
-            seed_commitment=bytes.fromhex(match.seed_commitment),
+            match_id=str(created.match_id),
+            referee_token=created.referee_token,
+            seed_commitment=created.seed_commitment,
         )
 
     @refusals
@@ -315,90 +282,68 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
                 "set any_seat or seat to take a seat; spectators call GetMatch and Watch "
                 "without joining",
             )
-        caller = auth.bearer_token(context.invocation_metadata())
-        token, token_hash = auth.new_token()
-        seat = request.seat if place == "seat" else None
-
-        def join(match: MatchAggregate) -> tuple[int, int]:
-            if caller and (
-                auth.token_hash(caller) == match.referee_token_hash
-                or self.access.is_organiser(caller)
-            ):
-                raise ServiceError(
-                    grpc.StatusCode.PERMISSION_DENIED,
-                    "the referee and the organisers see every hidden fact: they cannot take a seat",
-                )
-            taken = match.join(request.name, request.entropy, token_hash, stamp, seat)
-            self.actors.presence.acted(match_id, taken)
-            return taken, match.version
-
-        joined, version = (await self.actors.run(match_id, join)).value
+        joined = await self.matches.join(
+            match_id,
+            auth.bearer_token(context.invocation_metadata()),
+            request.name,
+            request.entropy,
+            request.seat if place == "seat" else None,
+            stamp,
+        )
         return match_service_pb2.JoinMatchResponse(
-            role=common_pb2.VIEWER_ROLE_PLAYER, seat=joined, player_token=token, version=version
+            role=common_pb2.VIEWER_ROLE_PLAYER,
+            seat=joined.seat,
+            player_token=joined.token,
+            version=joined.version,
         )
 
     @refusals
     async def ReissueToken(
         self, request: match_service_pb2.ReissueTokenRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.ReissueTokenResponse:
-        match_id = parse_match_id(request.match_id)
-        token = auth.bearer_token(context.invocation_metadata())
-        new_token, new_hash = auth.new_token()
-
-        def reissue(match: MatchAggregate) -> int:
-            if not viewer_of(match, token, self.access).sees_everything:
-                raise ServiceError(
-                    grpc.StatusCode.PERMISSION_DENIED, "only the referee can reissue a token"
-                )
-            match.reissue_token(request.seat, new_hash)
-            return match.version
-
-        version = (await self.actors.run(match_id, reissue)).value
-        return match_service_pb2.ReissueTokenResponse(player_token=new_token, version=version)
+        reissued = await self.matches.reissue(
+            parse_match_id(request.match_id),
+            auth.bearer_token(context.invocation_metadata()),
+            request.seat,
+        )
+        return match_service_pb2.ReissueTokenResponse(
+            player_token=reissued.token, version=reissued.version
+        )
 
     @refusals
     async def ForkMatch(
         self, request: match_service_pb2.ForkMatchRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.ForkMatchResponse:
         stamp = self.stamper.stamp()
-        origin_id = parse_match_id(request.match_id)
-        token = auth.bearer_token(context.invocation_metadata())
-        self.actors.check_open()
-        organiser = self.access.is_organiser(token)
-        new = await self.actors.threads.call(
-            fork_match, self.app, origin_id, request.version, token, stamp, organiser
+        forked = await self.matches.fork(
+            parse_match_id(request.match_id),
+            request.version,
+            auth.bearer_token(context.invocation_metadata()),
+            stamp,
         )
-        # In play from its first event: its timer runs as a recovered match's does.
-        self.actors.actor(new.match.id).resume(new.match)
         return match_service_pb2.ForkMatchResponse(
-            match_id=str(new.match.id),
-            referee_token=new.referee_token,
-            player_tokens=new.player_tokens,
-            seed_commitment=bytes.fromhex(new.match.seed_commitment),
-            version=new.match.version,
+            match_id=str(forked.match_id),
+            referee_token=forked.referee_token,
+            player_tokens=forked.player_tokens,
+            seed_commitment=forked.seed_commitment,
+            version=forked.version,
         )
 
     @refusals
     async def GetMatch(
         self, request: match_service_pb2.GetMatchRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.GetMatchResponse:
-        match_id = parse_match_id(request.match_id)
-        token = auth.bearer_token(context.invocation_metadata())
-
-        def look(match: MatchAggregate) -> match_service_pb2.GetMatchResponse:
-            viewer = viewer_of(match, token, self.access)
-            game = GAMES[type(match).GAME]
-            game_codec = codec.codec_for(game.name)
-            response = match_service_pb2.GetMatchResponse(
-                summary=codec.summary(match), role=codec.ROLES[viewer.role]
-            )
-            if viewer.seat is not None:
-                response.seat = viewer.seat
-            state = game_codec.state_message(game.state_view(match, viewer))
-            getattr(response, game_codec.FIELD).CopyFrom(state)
-            return response
-
-        return (await self.actors.run(match_id, look, writes=False, current=True)).value
+        viewed = await self.matches.view(
+            parse_match_id(request.match_id), auth.bearer_token(context.invocation_metadata())
+        )
+        game_codec = codec.codec_for(viewed.game)
+        response = match_service_pb2.GetMatchResponse(
+            summary=codec.listed_summary(viewed.summary), role=codec.ROLES[viewed.viewer.role]
+        )
+        if viewed.viewer.seat is not None:
+            response.seat = viewed.viewer.seat
+        getattr(response, game_codec.FIELD).CopyFrom(game_codec.state_message(viewed.state))
+        return response
 
     @refusals
     async def ListMatches(

@@ -6,7 +6,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from domain.jungle_speed import JungleSpeed, Options
+from domain.jungle_speed import Options
 from domain.jungle_speed.match import (
     GRAB_ARROWS,
     GRAB_DUEL,
@@ -61,10 +61,6 @@ def options_from_request(request: match_service_pb2.CreateMatchRequest) -> Optio
         coloured_arrows=specials.coloured_arrows if specials else defaults.coloured_arrows,
         prearranged_deal=list(msg.prearranged_deal) or None,
     )
-
-
-def create(options: Options, seed: bytes, entropy: bytes, referee_hash: str) -> JungleSpeed:
-    return JungleSpeed.create(options, seed, entropy, referee_hash)
 
 
 def command(request: match_service_pb2.ActRequest) -> Command:

@@ -11,7 +11,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from domain.kernel.errors import InvalidArgument
-from domain.tribes import Options, Tribes
+from domain.tribes import Options
 from domain.tribes.match import (
     BY_LINE,
     BY_REVEALED,
@@ -85,10 +85,6 @@ def options_from_request(request: match_service_pb2.CreateMatchRequest) -> Optio
         prearranged_cards=[list(r.cards) for r in msg.prearranged_cards] or None,
         prearranged_dice=_faces(msg.prearranged_dice, "prearranged_dice") or None,
     )
-
-
-def create(options: Options, seed: bytes, entropy: bytes, referee_hash: str) -> Tribes:
-    return Tribes.create(options, seed, entropy, referee_hash)
 
 
 def command(request: match_service_pb2.ActRequest) -> Command:

@@ -7,7 +7,6 @@ here at creation, like the seed, and kept in the created event.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -24,9 +23,8 @@ from domain.village import (
     RevealSpells,
     SpareFromAge,
     SubmitPlacements,
-    Village,
 )
-from domain.village.match import DECISION_RULES, SECRET_BYTES
+from domain.village.match import DECISION_RULES
 from domain.village.model import KINDS, SPELLS, Person, tie
 from server.codec.wire import Command, stamp_message
 from totem.v1 import match_service_pb2
@@ -72,12 +70,6 @@ def options_from_request(request: match_service_pb2.CreateMatchRequest) -> Optio
         sexes.append(SEX_NAMES[int(value)])
     values["prearranged_sexes"] = sexes or None
     return Options(**values)
-
-
-def create(options: Options, seed: bytes, entropy: bytes, referee_hash: str) -> Village:
-    return Village.create(
-        options, seed, entropy, referee_hash, secret=secrets.token_bytes(SECRET_BYTES)
-    )
 
 
 def _spell(value: int, rule: str = "VI-2.2") -> str:

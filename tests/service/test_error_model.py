@@ -102,7 +102,7 @@ async def test_an_unforeseen_error_is_internal_with_an_incident_id_and_no_text(
         def broken(match: Any) -> Any:
             raise RuntimeError("the seed is 1234abcd")
 
-        monkeypatch.setattr(codec, "summary", broken)
+        monkeypatch.setattr(codec, "listed_summary", broken)
         with caplog.at_level(logging.ERROR, logger="server.service"):
             error = await refusal(
                 client.GetMatch(ms.GetMatchRequest(match_id=match_id), metadata=bearer(referee))

@@ -16,6 +16,7 @@ import grpc
 import pytest
 from click.testing import CliRunner
 
+from domain.jungle_speed import JungleSpeed
 from entrypoints.totem import main
 from server import codec
 from server.serve import RunningServer, start
@@ -50,7 +51,7 @@ def create_in_process(app: Arena, count: int) -> list[str]:
     )
     options = game_codec.options_from_request(request)
     return [
-        str(app.create_match(lambda seed: game_codec.create(options, seed, b"", "0" * 64)).id)
+        str(app.create_match(lambda seed: JungleSpeed.create(options, seed, b"", "0" * 64)).id)
         for _ in range(count)
     ]
 

@@ -1,0 +1,206 @@
+"""The use cases of matches: create, join, reissue a token, fork, look at one.
+
+Each use case takes plain values (the caller's token, names, numbers, a game's options
+already decoded) and returns a small typed result; it authorises the caller, runs the
+domain's command in the match's actor (:mod:`server.actors`), which saves what it caused
+before anything is answered, and says nothing of protobuf: the gRPC handlers
+(:mod:`server.service`) only translate requests into these calls and results into
+responses. The store is :class:`storage.arena.Arena`; the rules are the domain's.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import grpc
+
+from domain.games import GAMES
+from domain.kernel import ties
+from domain.kernel.match import MatchAggregate
+from domain.kernel.stamps import ReceiveStamp
+from domain.kernel.views import Viewer
+from server import auth
+from server.access import Access
+from server.actors import Actors
+from server.errors import ServiceError
+from server.fork import fork_match
+from server.limits import Limits
+from storage.arena import Arena
+from storage.summaries import Summary, summary_of
+
+
+def viewer_of(match: MatchAggregate, token: str | None, access: Access) -> Viewer:
+    """Who holds ``token`` in this match: no token is a spectator; an organiser sees as
+    the referee does."""
+    if token is None:
+        return Viewer.spectator()
+    digest = auth.token_hash(token)
+    if token and (digest == match.referee_token_hash or access.is_organiser_hash(digest)):
+        return Viewer.referee()
+    seat = match.seat_of(digest) if token else None
+    if seat is None:
+        raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, "the token is not valid for this match")
+    return Viewer.player(seat)
+
+
+@dataclass(frozen=True)
+class Created:
+    match_id: UUID
+    #: The referee's token, shown once ("" for a match without a referee).
+    referee_token: str
+    seed_commitment: bytes
+
+
+@dataclass(frozen=True)
+class Joined:
+    seat: int
+    #: The seat's token, shown once.
+    token: str
+    version: int
+
+
+@dataclass(frozen=True)
+class Reissued:
+    token: str
+    version: int
+
+
+@dataclass(frozen=True)
+class Forked:
+    match_id: UUID
+    referee_token: str
+    player_tokens: list[str]
+    seed_commitment: bytes
+    version: int
+
+
+@dataclass(frozen=True)
+class Viewed:
+    """A match as one viewer may see it, at one version."""
+
+    summary: Summary
+    viewer: Viewer
+    game: str
+    #: The game's state view for ``viewer`` (redacted by the domain).
+    state: dict[str, Any]
+
+
+class Matches:
+    """The use cases, over the store, the match actors and the server's access policy."""
+
+    def __init__(self, store: Arena, actors: Actors, access: Access, limits: Limits) -> None:
+        self.store = store
+        self.actors = actors
+        self.access = access
+        self.limits = limits
+
+    async def create(
+        self, caller: str | None, address: str, game: str, options: Any, entropy: bytes
+    ) -> Created:
+        """A new match of ``game`` with ``options`` (the game's, decoded and checked by
+        the domain when the match is made), created by ``caller`` from ``address``; the
+        server's tie windows are recorded in it (JS-4.2a)."""
+        creation = self.access.creation(caller, address)
+        if not creation.allowed:
+            raise ServiceError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "creating a match needs an organiser's token as 'authorization: Bearer "
+                "<token>': this server does not let anyone else create matches",
+            )
+        if creation.retry_after_ms is not None:
+            raise ServiceError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"too many matches created: try again in {creation.retry_after_ms} ms",
+                retry_after_ms=creation.retry_after_ms,
+            )
+        options = ties.with_windows(options, *self.limits.tie_windows_us())
+        self.actors.check_open()
+        # Only an organiser's match has a referee: its creator may hand the token on.
+        token, token_hash = auth.new_token() if creation.with_referee else ("", "")
+        kind = GAMES[game]
+        # A game that keeps a secret of the server's gets one drawn here.
+        extra = {"secret": secrets.token_bytes(kind.secret_bytes)} if kind.secret_bytes else {}
+        match = await self.actors.threads.call(
+            self.store.create_match,
+            lambda seed: kind.create(options, seed, entropy, token_hash, **extra),
+        )
+        # Its timers run from its creation: a waiting match nobody joins expires.
+        self.actors.actor(match.id).resume(match)
+        return Created(match.id, token, bytes.fromhex(match.seed_commitment))
+
+    async def join(
+        self,
+        match_id: UUID,
+        caller: str | None,
+        name: str,
+        entropy: bytes,
+        seat: int | None,
+        stamp: ReceiveStamp,
+    ) -> Joined:
+        """Take ``seat`` (None: the next free one) in ``name``; the referee and the
+        organisers, who see every hidden fact, may not."""
+        token, token_hash = auth.new_token()
+
+        def join(match: MatchAggregate) -> tuple[int, int]:
+            if caller and (
+                auth.token_hash(caller) == match.referee_token_hash
+                or self.access.is_organiser(caller)
+            ):
+                raise ServiceError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "the referee and the organisers see every hidden fact: they cannot take a seat",
+                )
+            taken = match.join(name, entropy, token_hash, stamp, seat)
+            self.actors.presence.acted(match_id, taken)
+            return taken, match.version
+
+        taken, version = (await self.actors.run(match_id, join)).value
+        return Joined(taken, token, version)
+
+    async def reissue(self, match_id: UUID, caller: str | None, seat: int) -> Reissued:
+        """A new token for ``seat``, the old one no longer valid: the referee's to do."""
+        new_token, new_hash = auth.new_token()
+
+        def reissue(match: MatchAggregate) -> int:
+            if not viewer_of(match, caller, self.access).sees_everything:
+                raise ServiceError(
+                    grpc.StatusCode.PERMISSION_DENIED, "only the referee can reissue a token"
+                )
+            match.reissue_token(seat, new_hash)
+            return match.version
+
+        version = (await self.actors.run(match_id, reissue)).value
+        return Reissued(new_token, version)
+
+    async def fork(
+        self, origin_id: UUID, version: int, caller: str | None, stamp: ReceiveStamp
+    ) -> Forked:
+        """A new live match from the state of ``origin_id`` right after ``version``
+        (:mod:`server.fork`)."""
+        self.actors.check_open()
+        organiser = self.access.is_organiser(caller)
+        new = await self.actors.threads.call(
+            fork_match, self.store, origin_id, version, caller, stamp, organiser
+        )
+        # In play from its first event: its timer runs as a recovered match's does.
+        self.actors.actor(new.match.id).resume(new.match)
+        return Forked(
+            new.match.id,
+            new.referee_token,
+            new.player_tokens,
+            bytes.fromhex(new.match.seed_commitment),
+            new.match.version,
+        )
+
+    async def view(self, match_id: UUID, caller: str | None) -> Viewed:
+        """The match as ``caller`` may see it now, whatever instance saved it last."""
+
+        def look(match: MatchAggregate) -> Viewed:
+            viewer = viewer_of(match, caller, self.access)
+            game = GAMES[type(match).GAME]
+            return Viewed(summary_of(match), viewer, game.name, game.state_view(match, viewer))
+
+        return (await self.actors.run(match_id, look, writes=False, current=True)).value
