@@ -10,26 +10,38 @@ responses. The store is :class:`storage.arena.Arena`; the rules are the domain's
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 import grpc
 
 from domain.games import GAMES
 from domain.kernel import ties
+from domain.kernel.errors import InvalidArgument
 from domain.kernel.match import MatchAggregate
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer
 from server import auth
 from server.access import Access
-from server.actors import Actors
+from server.actors import Actors, Deferred, Outcome
+from server.commands import Command
 from server.errors import ServiceError
 from server.fork import fork_match
-from server.limits import Limits
+from server.limits import CommandRates, Limits
+from server.refusals import Intake
+from server.stamps import Stamper
 from storage.arena import Arena
 from storage.summaries import Summary, summary_of
+
+T = TypeVar("T")
+#: How a command's caller is answered: ``(match, viewer, since) -> answer``, made in the
+#: match's actor while the match is at the command's version, ``since`` the index of the
+#: command's first event among the match's pending events.
+Answer = Callable[[MatchAggregate, Viewer, int], T]
 
 
 def viewer_of(match: MatchAggregate, token: str | None, access: Access) -> Viewer:
@@ -91,11 +103,16 @@ class Viewed:
 class Matches:
     """The use cases, over the store, the match actors and the server's access policy."""
 
-    def __init__(self, store: Arena, actors: Actors, access: Access, limits: Limits) -> None:
+    def __init__(
+        self, store: Arena, actors: Actors, access: Access, limits: Limits, stamper: Stamper
+    ) -> None:
         self.store = store
         self.actors = actors
         self.access = access
         self.limits = limits
+        self.stamper = stamper
+        self.rates = CommandRates(limits.commands_per_second, limits.command_burst)
+        actors.when_retired(self.rates.forget)
 
     async def create(
         self, caller: str | None, address: str, game: str, options: Any, entropy: bytes
@@ -204,3 +221,75 @@ class Matches:
             return Viewed(summary_of(match), viewer, game.name, game.state_view(match, viewer))
 
         return (await self.actors.run(match_id, look, writes=False, current=True)).value
+
+    def act(
+        self,
+        match_id: UUID,
+        caller: str,
+        game: str | None,
+        command: Command,
+        claimed: int | None,
+        intake: Intake,
+        answer: Answer[T],
+    ) -> asyncio.Future[Outcome[T]]:
+        """Hand ``command`` to the match's actor and return what it will come to:
+        ``answer(match, viewer, since)``, made in the actor right after the command (or
+        once the race it joined is settled, JS-4.2a), ``since`` the first of its events.
+
+        Synchronous, so that commands reach the actor in the order they were received.
+        In the actor, in this order: the command is for this match's game (``game``;
+        None for a command every game has), the caller holds the match's referee token
+        for a referee command or a seat's (``claimed``, if given, that seat) for any
+        other, the seat is within its rate, and ``seen_version`` is a version of the
+        match; then the rules decide. A refusal from the token check on is kept as
+        evidence (:mod:`server.refusals`)."""
+
+        def act(match: MatchAggregate) -> T | Deferred[T]:
+            stamp = intake.stamp  # numbered by the match's actor
+            if game is not None and game != type(match).GAME:
+                raise InvalidArgument(
+                    match.PLAYERS_RULE, f"this match is {type(match).GAME}, not {game}"
+                )
+            viewer = viewer_of(match, caller, self.access)
+            intake.seat, intake.kept = viewer.seat, True  # a refusal from here is kept
+            if command.referee:
+                if not viewer.sees_everything:
+                    raise ServiceError(
+                        grpc.StatusCode.PERMISSION_DENIED,
+                        "only the referee (the token from CreateMatch) or an organiser can "
+                        "send this command",
+                    )
+                if claimed is not None:
+                    raise ServiceError(
+                        grpc.StatusCode.INVALID_ARGUMENT,
+                        "a referee command acts for no seat: leave seat unset",
+                    )
+            elif viewer.seat is None:
+                raise ServiceError(
+                    grpc.StatusCode.PERMISSION_DENIED, "only a seated player can act for a seat"
+                )
+            elif claimed is not None and claimed != viewer.seat:
+                raise ServiceError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    f"this token is for seat {viewer.seat}, not seat {claimed}",
+                )
+            # Counted at the receive stamp, before the rules look: nothing is written.
+            self.rates.take(match_id, viewer.seat, stamp.monotonic_ns)
+            if stamp.seen_version > match.version:
+                raise ServiceError(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    f"seen_version {stamp.seen_version} is beyond the match's version "
+                    f"{match.version}: it must be a version the client has seen",
+                )
+            reacted = self.stamper.with_sent_time(stamp, match_id, viewer.seat)
+            since = len(match.pending_events)
+            command.run(match, viewer.seat, reacted)
+            if viewer.seat is not None:
+                self.actors.presence.acted(match_id, viewer.seat)
+            # The version and state are this command's own, or, for a command whose race
+            # is held open, the race's once it is settled.
+            if match.held_until_ns() is not None:
+                return Deferred(lambda: answer(match, viewer, since))
+            return answer(match, viewer, since)
+
+        return self.actors.submit(match_id, act, intake=intake)

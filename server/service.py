@@ -21,13 +21,12 @@ from uuid import UUID
 import grpc
 from google.protobuf.message import DecodeError
 
-from domain.kernel.errors import InvalidArgument
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer
 from server import auth, codec
 from server.access import Access
-from server.actors import Actors, Deferred, Outcome
+from server.actors import Actors, Outcome
 from server.application import Matches, viewer_of
 from server.checkpoints import signed_checkpoint
 from server.errors import (
@@ -39,7 +38,7 @@ from server.errors import (
     trailing_metadata,
 )
 from server.hub import EventHub, Subscription
-from server.limits import CommandRates, Limits, StreamSlots, WriteDeadlines
+from server.limits import Limits, StreamSlots, WriteDeadlines
 from server.refusals import intake_of
 from server.stamps import Stamper
 from storage import keys
@@ -214,8 +213,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         self.stamper = stamper
         self.access = access or Access()
         self.limits = limits or Limits()
-        self.matches = Matches(app, actors, self.access, self.limits)
-        self.rates = CommandRates(self.limits.commands_per_second, self.limits.command_burst)
+        self.matches = Matches(app, actors, self.access, self.limits, stamper)
         self.streams = StreamSlots(
             self.limits.streams_per_connection, self.limits.streams_per_address
         )
@@ -223,7 +221,6 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         self._plays: set[Answers] = set()
         #: One timer for the deadline of every stream write.
         self.deadlines = WriteDeadlines(self.limits.stream_write_timeout_s)
-        actors.when_retired(self.rates.forget)
 
     @refusals
     async def GetServerKey(
@@ -511,55 +508,10 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         claimed = request.seat if request.HasField("seat") else None
         intake = intake_of(request, kind, stamp)
 
-        def act(match: MatchAggregate) -> bytes | Deferred[bytes]:
-            stamp = intake.stamp  # numbered by the match's actor
-            if not common and kind != type(match).GAME:
-                raise InvalidArgument(
-                    match.PLAYERS_RULE, f"this match is {type(match).GAME}, not {kind}"
-                )
-            viewer = viewer_of(match, token, self.access)
-            intake.seat, intake.kept = viewer.seat, True  # a refusal from here is kept
-            if command.referee:
-                if not viewer.sees_everything:
-                    raise ServiceError(
-                        grpc.StatusCode.PERMISSION_DENIED,
-                        "only the referee (the token from CreateMatch) or an organiser can "
-                        "send this command",
-                    )
-                if claimed is not None:
-                    raise ServiceError(
-                        grpc.StatusCode.INVALID_ARGUMENT,
-                        "a referee command acts for no seat: leave seat unset",
-                    )
-            elif viewer.seat is None:
-                raise ServiceError(
-                    grpc.StatusCode.PERMISSION_DENIED, "only a seated player can act for a seat"
-                )
-            elif claimed is not None and claimed != viewer.seat:
-                raise ServiceError(
-                    grpc.StatusCode.PERMISSION_DENIED,
-                    f"this token is for seat {viewer.seat}, not seat {claimed}",
-                )
-            # Counted at the receive stamp, before the rules look: nothing is written.
-            self.rates.take(match_id, viewer.seat, stamp.monotonic_ns)
-            if stamp.seen_version > match.version:
-                raise ServiceError(
-                    grpc.StatusCode.INVALID_ARGUMENT,
-                    f"seen_version {stamp.seen_version} is beyond the match's version "
-                    f"{match.version}: it must be a version the client has seen",
-                )
-            reacted = self.stamper.with_sent_time(stamp, match_id, viewer.seat)
-            since = len(match.pending_events)
-            command.run(match, viewer.seat, reacted)
-            if viewer.seat is not None:
-                self.actors.presence.acted(match_id, viewer.seat)
-            # Answered from inside the actor: the version and state are this command's own,
-            # or, for a command whose race is held open, the race's once it is settled.
-            if match.held_until_ns() is not None:
-                return Deferred(lambda: codec.act_answer(match, viewer, since))
-            return codec.act_answer(match, viewer, since)
-
-        return match_id, self.actors.submit(match_id, act, intake=intake)
+        game = None if common else kind
+        return match_id, self.matches.act(
+            match_id, token, game, command, claimed, intake, codec.act_answer
+        )
 
     async def Watch(  # type: ignore[override]  # it writes encoded MatchEvents
         self, request: match_service_pb2.WatchRequest, context: grpc.aio.ServicerContext

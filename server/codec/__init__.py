@@ -17,7 +17,8 @@ from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer, ViewerRole
 from server import receipts
 from server.codec import jungle_speed, tribes, village
-from server.codec.wire import Command, timestamp
+from server.codec.wire import timestamp
+from server.commands import Command
 from storage.summaries import Summary
 from totem.v1 import common_pb2, match_service_pb2
 

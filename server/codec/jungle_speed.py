@@ -15,7 +15,8 @@ from domain.jungle_speed.match import (
     TARGET_DUEL,
 )
 from domain.kernel.errors import InvalidArgument
-from server.codec.wire import Command, stamp_message
+from server.codec.wire import stamp_message
+from server.commands import Command
 from totem.v1 import jungle_speed_pb2 as pb
 from totem.v1 import match_service_pb2
 

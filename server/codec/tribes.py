@@ -24,7 +24,8 @@ from domain.tribes.match import (
     FROM_MAT,
 )
 from domain.tribes.pieces import BADGES, DOOM, FACES, MINI, SIZES, tribe_totem
-from server.codec.wire import Command, stamp_message
+from server.codec.wire import stamp_message
+from server.commands import Command
 from totem.v1 import match_service_pb2
 from totem.v1 import tribes_pb2 as pb
 

@@ -26,7 +26,8 @@ from domain.village import (
 )
 from domain.village.match import DECISION_RULES
 from domain.village.model import KINDS, SPELLS, Person, tie
-from server.codec.wire import Command, stamp_message
+from server.codec.wire import stamp_message
+from server.commands import Command
 from totem.v1 import match_service_pb2
 from totem.v1 import village_pb2 as pb
 

@@ -1,35 +1,18 @@
-"""The pieces every game's codec is made of: a decoded command, and times and receive
-stamps on the wire. The codec package (:mod:`server.codec`) registers the games' codecs;
-they import this module, never the package."""
+"""The pieces every game's codec is made of: times and receive stamps on the wire. The
+codec package (:mod:`server.codec`) registers the games' codecs; they import this
+module, never the package."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from domain.kernel.stamps import ReceiveStamp
 from totem.v1 import common_pb2
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MICROSECOND = timedelta(microseconds=1)
-
-
-@dataclass(frozen=True)
-class Command:
-    """A decoded command: what it does to a match, given the acting seat (None for a
-    referee command) and its receive stamp; and who may send it.
-
-    A referee command (a penalty, say) needs the referee token and acts for no seat; any
-    other command needs a seat's token and acts for that seat. The service checks the
-    token against this, so that it never needs to know a game's commands.
-    """
-
-    run: Callable[[Any, int | None, ReceiveStamp], Any]
-    referee: bool = False
 
 
 def timestamp(when: datetime) -> Timestamp:

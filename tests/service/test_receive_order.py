@@ -25,6 +25,7 @@ import pytest
 from domain.jungle_speed import JungleSpeed
 from server import actors as actors_module
 from server.actors import INLINE_ENCODINGS, Actors
+from server.application import Matches
 from server.hub import EventHub, Frame
 from server.serve import RunningServer
 from server.service import MatchService
@@ -101,24 +102,33 @@ async def test_the_server_stamps_acts_and_joins_on_arrival(server: RunningServer
     assert len(used) == 2 and made_in_handler == []
 
 
+def _nothing_awaited_before(function: Any, *handing: str) -> None:
+    """``function`` awaits nothing before a statement that calls one of ``handing``."""
+    for statement in _body(function):
+        if any(_calls(statement, name) for name in handing):
+            return
+        assert not _awaits(statement), (function.__name__, ast.unparse(statement))
+    raise AssertionError(f"{function.__name__} never hands its work on")
+
+
 def test_race_handlers_take_their_arrival_stamp_first_and_queue_before_awaiting() -> None:
     for handler in (MatchService.Act, MatchService.JoinMatch):
-        body = _body(handler)
-        first = body[0]
+        first = _body(handler)[0]
         assert isinstance(first, ast.Assign) and _calls(first, "on_arrival"), handler.__name__
-        # Nothing is awaited until the work is handed to the match's actor.
-        for statement in body:
-            if _calls(statement, "run") or _calls(statement, "_submit_act"):
-                break
-            assert not _awaits(statement), (handler.__name__, ast.unparse(statement))
-        else:
-            raise AssertionError(f"{handler.__name__} never hands its work to the actor")
+    # Nothing is awaited until the work is handed to the match's actor: Act's handler
+    # hands it on by a plain function; JoinMatch's by its use case, a coroutine that runs
+    # in the handler's task up to its first await, the actor's run.
+    _nothing_awaited_before(MatchService.Act, "_submit_act")
+    _nothing_awaited_before(MatchService.JoinMatch, "join")
+    _nothing_awaited_before(Matches.join, "run")
+    assert not inspect.iscoroutinefunction(Matches.act)
     # ... and the actor queues it before its own first await (Act's work is queued by a
     # plain function, which cannot await).
     run = _body(Actors.run)
     assert _calls(run[0], "submit") and not _awaits(run[0])
     assert not inspect.iscoroutinefunction(MatchService._submit_act)
-    assert _calls(_body(MatchService._submit_act)[-1], "submit")
+    assert _calls(_body(MatchService._submit_act)[-1], "act")
+    assert _calls(_body(Matches.act)[-1], "submit")
 
 
 def test_play_streams_stamp_each_message_as_it_is_read_and_queue_it_before_reading_on() -> None:
