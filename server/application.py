@@ -22,7 +22,7 @@ import grpc
 from domain.games import GAMES
 from domain.kernel import ties
 from domain.kernel.errors import InvalidArgument
-from domain.kernel.match import MatchAggregate
+from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer
 from server import auth
@@ -31,6 +31,7 @@ from server.actors import Actors, Deferred, Outcome
 from server.commands import Command
 from server.errors import ServiceError
 from server.fork import fork_match
+from server.hub import EventHub, Subscription
 from server.limits import CommandRates, Limits
 from server.refusals import Intake
 from server.stamps import Stamper
@@ -100,13 +101,31 @@ class Viewed:
     state: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Watching:
+    """A subscription to a match's events for one viewer, from ``version`` on."""
+
+    viewer: Viewer
+    subscription: Subscription
+    #: Every event up to this version is stored; every later one reaches the subscription.
+    version: int
+    ended: bool
+
+
 class Matches:
     """The use cases, over the store, the match actors and the server's access policy."""
 
     def __init__(
-        self, store: Arena, actors: Actors, access: Access, limits: Limits, stamper: Stamper
+        self,
+        store: Arena,
+        actors: Actors,
+        hub: EventHub,
+        access: Access,
+        limits: Limits,
+        stamper: Stamper,
     ) -> None:
         self.store = store
+        self.hub = hub
         self.actors = actors
         self.access = access
         self.limits = limits
@@ -221,6 +240,27 @@ class Matches:
             return Viewed(summary_of(match), viewer, game.name, game.state_view(match, viewer))
 
         return (await self.actors.run(match_id, look, writes=False, current=True)).value
+
+    async def watch(
+        self, match_id: UUID, caller: str | None, after_version: int, with_state: bool
+    ) -> Watching:
+        """Subscribe ``caller`` to the match's events, encoded for its view (with the
+        state after each event, ``with_state``); the events after ``after_version`` up to
+        :attr:`Watching.version` are the store's to read."""
+
+        def subscribe(match: MatchAggregate) -> Watching:
+            # In the actor: every saved event up to ``match.version`` is published, and
+            # every later one will reach this subscription.
+            viewer = viewer_of(match, caller, self.access)
+            if after_version > match.version:
+                raise ServiceError(
+                    grpc.StatusCode.OUT_OF_RANGE,
+                    f"after_version {after_version} is beyond the match's version {match.version}",
+                )
+            subscription = self.hub.subscribe(match_id, (viewer, with_state))
+            return Watching(viewer, subscription, match.version, match.status is MatchStatus.ENDED)
+
+        return (await self.actors.run(match_id, subscribe, writes=False)).value
 
     def act(
         self,

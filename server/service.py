@@ -1,6 +1,8 @@
 """The gRPC MatchService: create, join, look at, act in and watch matches.
 
-Handlers stay thin: parse and check fields, then hand the work to the match's actor.
+Handlers only translate: they decode a request, call its use case
+(:class:`server.application.Matches`) and encode the result; the streams' own work
+(writing, deadlines, Play's reading and answering) stays here.
 Calls that decide races (JoinMatch, Act) are stamped when they arrive, before their
 message is read (:class:`server.stamps.ArrivalStamps`); their handlers pick the stamp
 up on their first line and submit their work before awaiting anything. A command on a
@@ -21,13 +23,12 @@ from uuid import UUID
 import grpc
 from google.protobuf.message import DecodeError
 
-from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer
 from server import auth, codec
 from server.access import Access
 from server.actors import Actors, Outcome
-from server.application import Matches, viewer_of
+from server.application import Matches
 from server.checkpoints import signed_checkpoint
 from server.errors import (
     ServiceError,
@@ -213,7 +214,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         self.stamper = stamper
         self.access = access or Access()
         self.limits = limits or Limits()
-        self.matches = Matches(app, actors, self.access, self.limits, stamper)
+        self.matches = Matches(app, actors, hub, self.access, self.limits, stamper)
         self.streams = StreamSlots(
             self.limits.streams_per_connection, self.limits.streams_per_address
         )
@@ -537,24 +538,10 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         match_id = parse_match_id(request.match_id)
         token = auth.bearer_token(context.invocation_metadata())
         with_state = not request.omit_state
-
-        def subscribe(match: MatchAggregate) -> tuple[Viewer, Subscription, int, bool]:
-            # In the actor: every saved event up to ``match.version`` is published, and
-            # every later one will reach this subscription.
-            viewer = viewer_of(match, token, self.access)
-            if request.after_version > match.version:
-                raise ServiceError(
-                    grpc.StatusCode.OUT_OF_RANGE,
-                    f"after_version {request.after_version} is beyond the match's "
-                    f"version {match.version}",
-                )
-            sub = self.hub.subscribe(match_id, (viewer, with_state))
-            return viewer, sub, match.version, match.status is MatchStatus.ENDED
-
         try:
-            viewer, sub, version, ended = (
-                await self.actors.run(match_id, subscribe, writes=False)
-            ).value
+            watching = await self.matches.watch(match_id, token, request.after_version, with_state)
+            viewer, sub, version = watching.viewer, watching.subscription, watching.version
+            ended = watching.ended
             seat = viewer.seat  # a player's; spectators and the referee have none
             if seat is not None:
                 self.actors.presence.stream_opened(match_id, seat)
