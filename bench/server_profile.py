@@ -1,6 +1,6 @@
 """Where the server's time goes on the Act path: a sampling profile of a busy server.
 
-Run ``python bench/profile.py [--matches 50] [--seconds 20] [--store sqlite|postgres]``.
+Run ``python bench/server_profile.py [--matches 50] [--seconds 20] [--store sqlite|postgres]``.
 It needs py-spy (``pip install py-spy``; not a dependency of the project) and the right
 to read another process's memory (root, or ptrace allowed).
 
