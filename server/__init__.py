@@ -1,5 +1,6 @@
-"""The game server: the eventsourcing application, match actors, the event hub and the
-gRPC services. Depends on ``domain`` and the generated contract ``totem.v1``.
+"""The game server: the use cases (:mod:`server.application`), match actors, the event
+hub and the gRPC services. Depends on ``domain``, ``storage`` and the generated contract
+``totem.v1``; never on the clients or the judge's tool.
 
 gRPC core reads ``GRPC_EXPERIMENTS`` once, when ``grpc`` is first imported, so the
 server's own setting is made here, before any of its modules imports ``grpc``; an
