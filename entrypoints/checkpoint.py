@@ -14,7 +14,9 @@ from pathlib import Path
 import click
 
 from domain.kernel import merkle
-from domain.kernel.translog import Checkpoint, CheckpointError
+from domain.kernel.translog import Checkpoint
+from replay.checkpoints import read_checkpoint
+from replay.store import ReplayError
 from storage import keys
 from totem.v1 import match_service_pb2
 from totem_client import options
@@ -28,19 +30,6 @@ async def _fetch(
     async with connect(address, tls=tls) as client:
         await client.wait_ready(wait_s)
         return await client.checkpoint(consistent_with)
-
-
-def read_checkpoint(path: Path) -> Checkpoint:
-    """A checkpoint file whose signature holds (by the key it names)."""
-    try:
-        checkpoint = Checkpoint.from_json(path.read_text())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"cannot read {path}: {exc}") from exc
-    except CheckpointError as exc:
-        raise click.ClickException(f"{path}: {exc}") from exc
-    if not keys.verify(checkpoint.public_key, checkpoint.signature, checkpoint.message()):
-        raise click.ClickException(f"{path}: the checkpoint's signature does not verify")
-    return checkpoint
 
 
 @click.command("checkpoint")
@@ -80,7 +69,10 @@ def checkpoint(
     Its signature is checked before it is written. Keep it away from the server's store
     and give it later to `totem-replay verify --all --checkpoint FILE`.
     """
-    old = read_checkpoint(since) if since is not None else None
+    try:
+        old = read_checkpoint(since) if since is not None else None
+    except ReplayError as exc:
+        raise click.ClickException(str(exc)) from exc
     try:
         answer = asyncio.run(
             _fetch(address, connect_timeout, tls, old.tree_size if old is not None else 0)

@@ -21,6 +21,7 @@ from uuid import UUID
 import grpc
 import pytest
 
+from domain.jungle_speed import JungleSpeed
 from domain.kernel.ties import stamps_of, tie_draw
 from replay.refusals import numbers_accounted, read_refusals
 from server.actors import MatchActor
@@ -31,6 +32,7 @@ from tests.service.helpers import (
     create_and_join,
     deal_for,
     grab,
+    js_event,
     race_verdict,
     reveal,
     stub,
@@ -114,13 +116,12 @@ def _grab(match_id: str, seen: int) -> ms.PlayRequest:
     )
 
 
-async def test_js_4_2a_two_grabs_inside_the_window_are_a_tie_drawn_from_the_seed(
-    server: RunningServer, race: Race
-) -> None:
-    """Two duellists' grabs read 1 µs apart on the receive clock (the window is 0.2 ms):
-    one DuelWon records both as contenders, in receive order, and the index drawn from
-    the match's committed randomness; both are answered with it; no grab is late."""
-    race.gap_ns = 1_000
+async def _two_grabs(
+    server: RunningServer, race: Race, gap_ns: int
+) -> tuple[str, list[ms.PlayResponse], list[ms.MatchEvent]]:
+    """Both duellists grab at once, each on a Play stream of its own, ``gap_ns`` apart
+    on the receive clock: the match, the two answers and the match's events."""
+    race.gap_ns = gap_ns
     channel, client = stub(server.port)
     async with channel:
         match_id, referee, tokens, seen = await _duel(client)
@@ -131,15 +132,23 @@ async def test_js_4_2a_two_grabs_inside_the_window_are_a_tie_drawn_from_the_seed
         )
         last = max(a.applied.version for a in answers)
         events = await asyncio.wait_for(watch_until(client, match_id, last, referee), BOUND)
+    return match_id, list(answers), events
+
+
+async def test_js_4_2a_two_grabs_inside_the_window_are_a_tie_drawn_from_the_seed(
+    server: RunningServer, race: Race
+) -> None:
+    """Two duellists' grabs read 1 µs apart on the receive clock (the window is 0.2 ms):
+    one DuelWon records both as contenders, in receive order, and the index drawn from
+    the match's committed randomness; both are answered with it; no grab is late."""
+    match_id, answers, events = await _two_grabs(server, race, 1_000)
 
     won, contenders, lates = race_verdict(events, "duel_won")
     check_race(won, contenders, lates)
     assert sorted(c.seat for c in contenders) == [0, 1] and lates == []
     assert won.tie.window_us == 200
     assert all(c.stamp.on_stream for c in contenders)
-    decided = next(
-        e for e in events if e.HasField("jungle_speed") and e.jungle_speed.HasField("duel_won")
-    )
+    decided = next(e for e in events if js_event(e) == "duel_won")
     match = server.app.load(UUID(match_id))
     assert won.tie.drawn == tie_draw(match.effective_seed(), "jungle_speed", decided.version, 2)
     for answer in answers:
@@ -152,17 +161,7 @@ async def test_js_4_2a_a_grab_just_outside_the_window_is_late(
 ) -> None:
     """The same race with the grabs 0.3 ms apart on the receive clock: the first received
     wins alone, as JS-4.2 says, and the second is late (JS-5.3)."""
-    race.gap_ns = 300_000
-    channel, client = stub(server.port)
-    async with channel:
-        match_id, referee, tokens, seen = await _duel(client)
-        race.decide_after = race.stamps + 2
-        answers = await asyncio.wait_for(
-            asyncio.gather(*(_play_one(client, t, _grab(match_id, seen)) for t in tokens[:2])),
-            BOUND,
-        )
-        last = max(a.applied.version for a in answers)
-        events = await asyncio.wait_for(watch_until(client, match_id, last, referee), BOUND)
+    _, _, events = await _two_grabs(server, race, 300_000)
 
     won, contenders, lates = race_verdict(events, "duel_won")
     assert contenders == [] and not won.HasField("tie")
@@ -227,4 +226,5 @@ async def test_js_4_2a_a_match_records_the_servers_tie_windows_when_created(
     options = view.jungle_speed.options
     assert (options.tie_window_us, options.call_tie_window_us) == (200, 2000)
     match = server.app.load(UUID(match_id))
+    assert isinstance(match, JungleSpeed)
     assert (match.options.tie_window_us, match.options.call_tie_window_us) == (200, 2000)
