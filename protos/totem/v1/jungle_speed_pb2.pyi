@@ -399,12 +399,15 @@ class JungleSpeedOptions(_message.Message):
     prearranged: _builtins.bool
     """In views: whether a prearranged deal was given (JS-2.4). Ignored in CreateMatch."""
     tie_window_us: _builtins.int
-    """In views: the server's tie windows recorded in the match, in microseconds, for a race
-    first grabbed on a Play stream and for one first grabbed with an Act call (JS-4.2a;
-    `totem serve --tie-window-ms`, `--call-tie-window-ms`). 0: none (a match stored
-    before the windows existed). Ignored in CreateMatch: the server sets them.
+    """In views: the server's tie window recorded in the match, in microseconds, for a race
+    whose first grab was read on a Play stream (JS-4.2a; `totem serve --tie-window-ms`).
+    0: none (a match stored before the windows existed). Ignored in CreateMatch: the
+    server sets it.
     """
     call_tie_window_us: _builtins.int
+    """In views: the same for a race whose first grab came with an Act call, whose stamp is
+    coarser (`totem serve --call-tie-window-ms`). Ignored in CreateMatch.
+    """
     @_builtins.property
     def specials(self) -> Global___JungleSpeedSpecials:
         """Special cards per kind (JS-1.3). Unset: 3 inward, 3 outward, 2 coloured. Set: each
