@@ -48,8 +48,8 @@ const STALL_BREAK_AFTER_REVEALS = [3, 12];
 /**
  * @typedef {import('./lib/client.js').Session} Session
  * @typedef {import('./lib/client.js').Client} Client
- * @typedef {import('./lib/client.js').MatchState} MatchState
- * @typedef {import('./lib/client.js').MatchEvent} MatchEvent
+ * @typedef {import('./lib/messages.js').MatchState} MatchState
+ * @typedef {import('./lib/messages.js').MatchEvent} MatchEvent
  *
  * @typedef {object} BotOptions
  * @property {readonly number[]} [reactionMs] [low, high] of the grab delay

@@ -28,8 +28,8 @@ const SPECIAL = -1;
 /**
  * @typedef {import('./lib/client.js').Session} Session
  * @typedef {import('./lib/client.js').Client} Client
- * @typedef {import('./lib/client.js').MatchState} MatchState
- * @typedef {import('./lib/client.js').MatchEvent} MatchEvent
+ * @typedef {import('./lib/messages.js').MatchState} MatchState
+ * @typedef {import('./lib/messages.js').MatchEvent} MatchEvent
  * @typedef {Record<string, any>} Message
  *
  * @typedef {{kind: 'lift', space: number, wins: false}

@@ -12,6 +12,16 @@ import { loadContract } from './proto.js';
 import { Receipts } from './receipts.js';
 import { channelOptions, pause } from './reconnect.js';
 
+/**
+ * @typedef {import('./messages.js').Message} Message
+ * @typedef {import('./messages.js').MatchEvent} MatchEvent
+ * @typedef {import('./messages.js').MatchState} MatchState
+ * @typedef {import('./messages.js').MatchView} MatchView
+ * @typedef {import('./messages.js').ActResponse} ActResponse
+ * @typedef {import('./messages.js').Command} Command
+ * @typedef {import('./messages.js').GrabTargetName} GrabTargetName
+ */
+
 /** Jungle Speed variants by their short names (JS-2.1). */
 export const VARIANTS = Object.freeze({
   ES: 'JUNGLE_SPEED_VARIANT_ES',
@@ -292,20 +302,6 @@ const VILLAGE_OPTIONS = Object.freeze([
 ]);
 
 /**
- * Messages are plain objects with the .proto field names (see README.md).
- * @typedef {Record<string, any>} Message
- * @typedef {Message} MatchEvent `totem.v1.MatchEvent`: `version`, `event` (which of
- *   `player_joined`, `match_ended`, `jungle_speed`, `tribes`, `token_reissued` is set),
- *   `state`
- * @typedef {Message} MatchState `totem.v1.MatchState`: `summary`, and `game` names which
- *   of `jungle_speed`, `tribes` is set
- * @typedef {Message} MatchView `totem.v1.GetMatchResponse`
- * @typedef {Message} ActResponse `totem.v1.ActResponse`: `version`, `events`, `state`, `receipt`
- * @typedef {Message} JungleSpeedCommand `{start: {}}`, `{reveal: {}}` or `{grab: {target}}`
- * @typedef {Message} Command a command for Act: `{jungle_speed: JungleSpeedCommand}`,
- *   `{tribes: TribesCommand}`, or a bare command of the match's game
- * @typedef {'default' | 'duel' | 'arrows'} GrabTargetName
- *
  * @typedef {object} CreatedMatch
  * @property {string} match_id
  * @property {string} referee_token bearer token of the referee

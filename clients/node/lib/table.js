@@ -44,8 +44,8 @@ export async function playOnStream(session) {
 
 /**
  * @typedef {import('./client.js').Session} Session
- * @typedef {import('./client.js').MatchState} MatchState
- * @typedef {import('./client.js').MatchEvent} MatchEvent
+ * @typedef {import('./messages.js').MatchState} MatchState
+ * @typedef {import('./messages.js').MatchEvent} MatchEvent
  * @typedef {'accepted' | 'refused' | 'transient' | 'stopped'} Sent what became of a command
  */
 

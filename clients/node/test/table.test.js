@@ -68,7 +68,7 @@ test('any other failure stops the bot, and run() will throw it', async () => {
 
 test('a bot of no game has no next action to take', () => {
   const bot = new TableBot(SESSION);
-  const state = /** @type {import('../lib/client.js').MatchState} */ (
+  const state = /** @type {import('../lib/messages.js').MatchState} */ (
     /** @type {unknown} */ ({ summary: { status: 'MATCH_STATUS_PLAYING' } })
   );
   assert.throws(() => bot.nextAction(state), TypeError);
