@@ -24,7 +24,8 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { connect, gameInfo } from './lib/client.js';
+import { connect } from './lib/client.js';
+import { gameInfo } from './lib/games.js';
 import {
   MAX_TRANSIENT_FAILURES,
   TableBot,

@@ -1,24 +1,26 @@
 // Totem Arena's Node.js client: see README.md.
 export {
-  BADGES,
   Client,
   DEFAULT_CALL_TIMEOUT_MS,
-  DIE_FACES,
   EventStream,
-  GAMES,
-  GRAB_TARGETS,
   PlayStream,
   RESUMABLE_CODES,
-  SPECIAL_TOTEMS,
   Session,
+  connect,
+} from './lib/client.js';
+export {
+  BADGES,
+  DIE_FACES,
+  GAMES,
+  GRAB_TARGETS,
+  SPECIAL_TOTEMS,
   VARIANTS,
   VILLAGE_SEXES,
   commands,
-  connect,
   gameInfo,
   tribesCommands,
   villageCommands,
-} from './lib/client.js';
+} from './lib/games.js';
 export { TotemError, decodeErrorInfo } from './lib/errors.js';
 export { instanceFor, instancesFor } from './lib/routing.js';
 export { OBJECT_OPTIONS, PROTOS_DIR, loadContract } from './lib/proto.js';

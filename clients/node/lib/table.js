@@ -1,7 +1,8 @@
 // What the bots of every game share: a bot's life on its streams, reproducible
 // randomness and a table's result.
-import { RESUMABLE_CODES, gameInfo } from './client.js';
+import { RESUMABLE_CODES } from './client.js';
 import { TotemError } from './errors.js';
+import { gameInfo } from './games.js';
 import { PATIENCE, pause } from './reconnect.js';
 
 /**
