@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import grpc from '@grpc/grpc-js';
 
+import { actRequest, bearer } from './calls.js';
 import { TotemError } from './errors.js';
 import {
   GAMES,
@@ -102,16 +103,6 @@ export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
  */
 export function connect(address, options = {}) {
   return new Client(address, options);
-}
-
-/**
- * @param {string | null | undefined} token
- * @returns {grpc.Metadata}
- */
-function bearer(token) {
-  const metadata = new grpc.Metadata();
-  if (token) metadata.set('authorization', `Bearer ${token}`);
-  return metadata;
 }
 
 /** Calls of the MatchService on one channel. Every failed call rejects with TotemError. */
@@ -394,43 +385,6 @@ export class Client {
   watch(matchId, options = {}) {
     return new EventStream(this, matchId, options);
   }
-}
-
-/**
- * The ActRequest of one command: what an Act call sends, and what a Play stream's
- * request carries (see Client.act for the arguments).
- * @param {string} matchId
- * @param {Command} command
- * @param {{seenVersion?: number, seat?: number | null, game?: string | null}} options
- * @returns {Message}
- */
-function actRequest(matchId, command, { seenVersion = 0, seat = null, game = null }) {
-  const [field, body] = commandOf(command, game);
-  /** @type {Message} */
-  const request = { match_id: matchId, seen_version: seenVersion, [field]: body };
-  if (seat !== null && seat !== undefined) request.seat = seat;
-  return request;
-}
-
-/**
- * The member of ActRequest's `command` oneof and its message, for a command that names
- * its game (`{tribes: {...}}`) or a bare one of `game` (default Jungle Speed).
- * @param {Command} command
- * @param {string | null} game
- * @returns {[string, Message]}
- */
-function commandOf(command, game) {
-  const keys = Object.keys(command ?? {}).filter((key) => command[key] != null);
-  const named = Object.values(GAMES).find((g) => keys.length === 1 && keys[0] === g.field);
-  if (named !== undefined) return [named.field, command[named.field]];
-  const info = gameInfo(game ?? 'jungle_speed');
-  if (keys.length !== 1 || !info.commands.includes(keys[0])) {
-    throw new TypeError(
-      `${JSON.stringify(command)} is not a ${info.title} command (one of ` +
-        `${info.commands.join(', ')}); name the game: {${Object.keys(GAMES).join(': ..., ')}: ...}`,
-    );
-  }
-  return [info.field, command];
 }
 
 /**
