@@ -1,13 +1,5 @@
 // Totem Arena's Node.js client: see README.md.
-export {
-  Client,
-  DEFAULT_CALL_TIMEOUT_MS,
-  EventStream,
-  PlayStream,
-  RESUMABLE_CODES,
-  Session,
-  connect,
-} from './lib/client.js';
+export { Client, DEFAULT_CALL_TIMEOUT_MS, Session, connect } from './lib/client.js';
 export {
   BADGES,
   DIE_FACES,
@@ -21,6 +13,7 @@ export {
   tribesCommands,
   villageCommands,
 } from './lib/games.js';
+export { EventStream, PlayStream, RESUMABLE_CODES } from './lib/streams.js';
 export { TotemError, decodeErrorInfo } from './lib/errors.js';
 export { instanceFor, instancesFor } from './lib/routing.js';
 export { OBJECT_OPTIONS, PROTOS_DIR, loadContract } from './lib/proto.js';

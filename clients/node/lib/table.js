@@ -1,9 +1,9 @@
 // What the bots of every game share: a bot's life on its streams, reproducible
 // randomness and a table's result.
-import { RESUMABLE_CODES } from './client.js';
 import { TotemError } from './errors.js';
 import { gameInfo } from './games.js';
 import { PATIENCE, pause } from './reconnect.js';
+import { RESUMABLE_CODES } from './streams.js';
 
 /**
  * Transient failures of commands in a row (server unavailable) before a bot gives up:
@@ -66,7 +66,7 @@ export class TableBot {
     this.seat = session.seat;
     /** The state carried by the last event of the stream. @type {MatchState | null} */
     this.state = null;
-    /** @type {import('./client.js').EventStream | null} */
+    /** @type {import('./streams.js').EventStream | null} */
     this.stream = null;
     /** What stops the bot; run() throws it. @type {unknown} */
     this.failure = null;

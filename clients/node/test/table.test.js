@@ -58,7 +58,7 @@ test('a server restarting is waited for many times in a row, then stops the bot'
 test('any other failure stops the bot, and run() will throw it', async () => {
   const bot = new TableBot(SESSION);
   let closed = false;
-  bot.stream = /** @type {import('../lib/client.js').EventStream} */ (
+  bot.stream = /** @type {import('../lib/streams.js').EventStream} */ (
     /** @type {unknown} */ ({ close: () => (closed = true) })
   );
   assert.equal(await bot.send(failing('PERMISSION_DENIED'), assert.fail), 'stopped');
