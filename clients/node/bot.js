@@ -47,7 +47,7 @@ export const DEFAULT_REVEAL_DELAY_MS = Object.freeze([10, 40]);
 const STALL_BREAK_AFTER_REVEALS = [3, 12];
 
 /**
- * @typedef {import('./lib/client.js').Session} Session
+ * @typedef {import('./lib/session.js').Session} Session
  * @typedef {import('./lib/client.js').Client} Client
  * @typedef {import('./lib/messages.js').MatchState} MatchState
  * @typedef {import('./lib/messages.js').MatchEvent} MatchEvent
@@ -362,7 +362,7 @@ async function main() {
             ]),
           );
     const seed = optionalNumber(values.seed);
-    /** @type {(session: import('./lib/client.js').Session, i: number) => TableBot} */
+    /** @type {(session: Session, i: number) => TableBot} */
     const seatBot = (session, i) => {
       const random = seed === undefined ? undefined : seeded(seed + i);
       if (village) return new VillageBot(session, { random });

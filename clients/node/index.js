@@ -1,5 +1,5 @@
 // Totem Arena's Node.js client: see README.md.
-export { Client, DEFAULT_CALL_TIMEOUT_MS, Session, connect } from './lib/client.js';
+export { Client, DEFAULT_CALL_TIMEOUT_MS, connect } from './lib/client.js';
 export {
   BADGES,
   DIE_FACES,
@@ -14,6 +14,7 @@ export {
   villageCommands,
 } from './lib/games.js';
 export { EventStream, PlayStream, RESUMABLE_CODES } from './lib/streams.js';
+export { Session } from './lib/session.js';
 export { TotemError, decodeErrorInfo } from './lib/errors.js';
 export { instanceFor, instancesFor } from './lib/routing.js';
 export { OBJECT_OPTIONS, PROTOS_DIR, loadContract } from './lib/proto.js';

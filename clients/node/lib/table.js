@@ -32,7 +32,7 @@ export function seeded(seed) {
  * send them (a command on an open stream is stamped as soon as the server reads it,
  * JS-5.1); if the server refuses the stream (too many streams from this connection,
  * say), by Act calls.
- * @param {import('./client.js').Session} session
+ * @param {import('./session.js').Session} session
  * @returns {Promise<void>}
  */
 export async function playOnStream(session) {
@@ -44,7 +44,7 @@ export async function playOnStream(session) {
 }
 
 /**
- * @typedef {import('./client.js').Session} Session
+ * @typedef {import('./session.js').Session} Session
  * @typedef {import('./messages.js').MatchState} MatchState
  * @typedef {import('./messages.js').MatchEvent} MatchEvent
  * @typedef {'accepted' | 'refused' | 'transient' | 'stopped'} Sent what became of a command

@@ -6,7 +6,7 @@ import { TotemError } from '../lib/errors.js';
 import { MAX_TRANSIENT_FAILURES, TableBot } from '../lib/table.js';
 
 /** A seated session that is never used: `send` only runs the command it is given. */
-const SESSION = /** @type {import('../lib/client.js').Session} */ (
+const SESSION = /** @type {import('../lib/session.js').Session} */ (
   /** @type {unknown} */ ({ seat: 1, name: 'bot' })
 );
 
@@ -14,7 +14,7 @@ const SESSION = /** @type {import('../lib/client.js').Session} */ (
 const failing = (code) => () => Promise.reject(new TotemError(code, `failed: ${code}`));
 
 test('a bot needs a seat', () => {
-  const spectator = /** @type {import('../lib/client.js').Session} */ (
+  const spectator = /** @type {import('../lib/session.js').Session} */ (
     /** @type {unknown} */ ({ seat: null, name: 'watcher' })
   );
   assert.throws(() => new TableBot(spectator), TypeError);
