@@ -24,7 +24,8 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { connect, gameInfo } from './lib/client.js';
+import { connect } from './lib/client.js';
+import { gameInfo } from './lib/games.js';
 import {
   MAX_TRANSIENT_FAILURES,
   TableBot,
@@ -46,10 +47,10 @@ export const DEFAULT_REVEAL_DELAY_MS = Object.freeze([10, 40]);
 const STALL_BREAK_AFTER_REVEALS = [3, 12];
 
 /**
- * @typedef {import('./lib/client.js').Session} Session
+ * @typedef {import('./lib/session.js').Session} Session
  * @typedef {import('./lib/client.js').Client} Client
- * @typedef {import('./lib/client.js').MatchState} MatchState
- * @typedef {import('./lib/client.js').MatchEvent} MatchEvent
+ * @typedef {import('./lib/messages.js').MatchState} MatchState
+ * @typedef {import('./lib/messages.js').MatchEvent} MatchEvent
  *
  * @typedef {object} BotOptions
  * @property {readonly number[]} [reactionMs] [low, high] of the grab delay
@@ -361,7 +362,7 @@ async function main() {
             ]),
           );
     const seed = optionalNumber(values.seed);
-    /** @type {(session: import('./lib/client.js').Session, i: number) => TableBot} */
+    /** @type {(session: Session, i: number) => TableBot} */
     const seatBot = (session, i) => {
       const random = seed === undefined ? undefined : seeded(seed + i);
       if (village) return new VillageBot(session, { random });

@@ -1,24 +1,20 @@
 // Totem Arena's Node.js client: see README.md.
+export { Client, DEFAULT_CALL_TIMEOUT_MS, connect } from './lib/client.js';
 export {
   BADGES,
-  Client,
-  DEFAULT_CALL_TIMEOUT_MS,
   DIE_FACES,
-  EventStream,
   GAMES,
   GRAB_TARGETS,
-  PlayStream,
-  RESUMABLE_CODES,
   SPECIAL_TOTEMS,
-  Session,
   VARIANTS,
   VILLAGE_SEXES,
   commands,
-  connect,
   gameInfo,
   tribesCommands,
   villageCommands,
-} from './lib/client.js';
+} from './lib/games.js';
+export { EventStream, PlayStream, RESUMABLE_CODES } from './lib/streams.js';
+export { Session } from './lib/session.js';
 export { TotemError, decodeErrorInfo } from './lib/errors.js';
 export { instanceFor, instancesFor } from './lib/routing.js';
 export { OBJECT_OPTIONS, PROTOS_DIR, loadContract } from './lib/proto.js';

@@ -26,10 +26,10 @@ export const DEFAULT_THINK_MS = Object.freeze([5, 20]);
 const SPECIAL = -1;
 
 /**
- * @typedef {import('./lib/client.js').Session} Session
+ * @typedef {import('./lib/session.js').Session} Session
  * @typedef {import('./lib/client.js').Client} Client
- * @typedef {import('./lib/client.js').MatchState} MatchState
- * @typedef {import('./lib/client.js').MatchEvent} MatchEvent
+ * @typedef {import('./lib/messages.js').MatchState} MatchState
+ * @typedef {import('./lib/messages.js').MatchEvent} MatchEvent
  * @typedef {Record<string, any>} Message
  *
  * @typedef {{kind: 'lift', space: number, wins: false}

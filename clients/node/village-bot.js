@@ -21,10 +21,10 @@ import { decide, sameCommand } from './village-strategy.js';
 export const DEFAULT_THINK_MS = Object.freeze([5, 20]);
 
 /**
- * @typedef {import('./lib/client.js').Session} Session
+ * @typedef {import('./lib/session.js').Session} Session
  * @typedef {import('./lib/client.js').Client} Client
- * @typedef {import('./lib/client.js').MatchState} MatchState
- * @typedef {import('./lib/client.js').MatchEvent} MatchEvent
+ * @typedef {import('./lib/messages.js').MatchState} MatchState
+ * @typedef {import('./lib/messages.js').MatchEvent} MatchEvent
  * @typedef {Record<string, any>} Message
  *
  * @typedef {object} VillageBotOptions

@@ -1,8 +1,9 @@
 // What the bots of every game share: a bot's life on its streams, reproducible
 // randomness and a table's result.
-import { RESUMABLE_CODES, gameInfo } from './client.js';
 import { TotemError } from './errors.js';
+import { gameInfo } from './games.js';
 import { PATIENCE, pause } from './reconnect.js';
+import { RESUMABLE_CODES } from './streams.js';
 
 /**
  * Transient failures of commands in a row (server unavailable) before a bot gives up:
@@ -31,7 +32,7 @@ export function seeded(seed) {
  * send them (a command on an open stream is stamped as soon as the server reads it,
  * JS-5.1); if the server refuses the stream (too many streams from this connection,
  * say), by Act calls.
- * @param {import('./client.js').Session} session
+ * @param {import('./session.js').Session} session
  * @returns {Promise<void>}
  */
 export async function playOnStream(session) {
@@ -43,9 +44,9 @@ export async function playOnStream(session) {
 }
 
 /**
- * @typedef {import('./client.js').Session} Session
- * @typedef {import('./client.js').MatchState} MatchState
- * @typedef {import('./client.js').MatchEvent} MatchEvent
+ * @typedef {import('./session.js').Session} Session
+ * @typedef {import('./messages.js').MatchState} MatchState
+ * @typedef {import('./messages.js').MatchEvent} MatchEvent
  * @typedef {'accepted' | 'refused' | 'transient' | 'stopped'} Sent what became of a command
  */
 
@@ -65,7 +66,7 @@ export class TableBot {
     this.seat = session.seat;
     /** The state carried by the last event of the stream. @type {MatchState | null} */
     this.state = null;
-    /** @type {import('./client.js').EventStream | null} */
+    /** @type {import('./streams.js').EventStream | null} */
     this.stream = null;
     /** What stops the bot; run() throws it. @type {unknown} */
     this.failure = null;

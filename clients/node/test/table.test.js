@@ -6,7 +6,7 @@ import { TotemError } from '../lib/errors.js';
 import { MAX_TRANSIENT_FAILURES, TableBot } from '../lib/table.js';
 
 /** A seated session that is never used: `send` only runs the command it is given. */
-const SESSION = /** @type {import('../lib/client.js').Session} */ (
+const SESSION = /** @type {import('../lib/session.js').Session} */ (
   /** @type {unknown} */ ({ seat: 1, name: 'bot' })
 );
 
@@ -14,7 +14,7 @@ const SESSION = /** @type {import('../lib/client.js').Session} */ (
 const failing = (code) => () => Promise.reject(new TotemError(code, `failed: ${code}`));
 
 test('a bot needs a seat', () => {
-  const spectator = /** @type {import('../lib/client.js').Session} */ (
+  const spectator = /** @type {import('../lib/session.js').Session} */ (
     /** @type {unknown} */ ({ seat: null, name: 'watcher' })
   );
   assert.throws(() => new TableBot(spectator), TypeError);
@@ -58,7 +58,7 @@ test('a server restarting is waited for many times in a row, then stops the bot'
 test('any other failure stops the bot, and run() will throw it', async () => {
   const bot = new TableBot(SESSION);
   let closed = false;
-  bot.stream = /** @type {import('../lib/client.js').EventStream} */ (
+  bot.stream = /** @type {import('../lib/streams.js').EventStream} */ (
     /** @type {unknown} */ ({ close: () => (closed = true) })
   );
   assert.equal(await bot.send(failing('PERMISSION_DENIED'), assert.fail), 'stopped');
@@ -68,7 +68,7 @@ test('any other failure stops the bot, and run() will throw it', async () => {
 
 test('a bot of no game has no next action to take', () => {
   const bot = new TableBot(SESSION);
-  const state = /** @type {import('../lib/client.js').MatchState} */ (
+  const state = /** @type {import('../lib/messages.js').MatchState} */ (
     /** @type {unknown} */ ({ summary: { status: 'MATCH_STATUS_PLAYING' } })
   );
   assert.throws(() => bot.nextAction(state), TypeError);
