@@ -18,6 +18,7 @@ import pty
 import struct
 import sys
 import termios
+from pathlib import Path
 
 from server.serve import RunningServer
 from tests.service.helpers import ORGANISER_TOKEN
@@ -56,9 +57,8 @@ async def test_a_whole_match_played_by_keys_in_a_terminal(server: RunningServer)
         "LINES": str(ROWS),
     }
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "server",
+        # The `totem` command installed beside this interpreter, as a person runs it.
+        str(Path(sys.executable).with_name("totem")),
         "play",
         "village",
         "--address",
