@@ -58,68 +58,17 @@ from domain.village.model import (
     Person,
 )
 from domain.village.options import Options
+from domain.village.phases import (
+    DECISION_RULES,
+    DECISION_TIMEOUTS,
+    DECISION_WORDS,
+    FAMILY_RULE,
+    PHASE_NAMES,
+    PHASE_RULES,
+    PHASE_STAGES,
+)
 
 SECRET_BYTES = 32
-
-#: The rule a command for a family the sender does not play names (VI-7.9), whatever
-#: the decision it was for.
-FAMILY_RULE = "VI-2.2"
-
-#: Kinds of decision: the rule each belongs to, and the deadline option it uses.
-DECISION_RULES = {
-    "arrange": "VI-2.1",
-    "choose": "VI-2.2",
-    "place": "VI-2.2",
-    "submit": "VI-2.2",
-    "reveal": "VI-2.3",
-    "victims": "VI-2.6",
-    "name_victims": "VI-2.6",
-    "youth": "VI-2.8",
-}
-DECISION_TIMEOUTS = {
-    "arrange": "arrange",
-    "choose": "choose",
-    "place": "place",
-    "submit": "place",
-    "reveal": "reveal",
-    "victims": "victims",
-    "name_victims": "victims",
-    "youth": "youth",
-}
-DECISION_WORDS = {
-    "arrange": "arrangement of the cottages",
-    "choose": "choice of spells",
-    "place": "spell placement",
-    "submit": "submission of placements",
-    "reveal": "decision to reveal spells",
-    "victims": "choice of victims",
-    "name_victims": "naming of victims",
-    "youth": "choice of whom youth spares",
-}
-PHASE_NAMES = {
-    1: "village",
-    2: "magic",
-    3: "births",
-    4: "catch",
-    5: "feast",
-    6: "illness",
-    7: "generation change",
-    8: "totem construction",
-}
-#: The rule of each phase (VI-2.1 … VI-2.9).
-PHASE_RULES = {
-    1: "VI-2.1",
-    2: "VI-2.2",
-    3: "VI-2.4",
-    4: "VI-2.5",
-    5: "VI-2.6",
-    6: "VI-2.7",
-    7: "VI-2.8",
-    8: "VI-2.9",
-}
-#: The stage each phase begins with.
-PHASE_STAGES = {2: "choose", 3: "reveal", 4: "reveal", 5: "feast", 6: "reveal", 7: "reveal"}
-PHASE_STAGES[8] = "census"
 
 #: A starting family (VI-1.3) and a restart (VI-2.1; variation ``village``).
 START_KIT: dict[str, int] = {

@@ -26,8 +26,9 @@ from domain.village import (
     SubmitPlacements,
     Village,
 )
-from domain.village.match import DECISION_RULES, SECRET_BYTES
+from domain.village.match import SECRET_BYTES
 from domain.village.model import KINDS, SPELLS, Person, tie
+from domain.village.phases import DECISION_RULES
 from server.codec.wire import Command, stamp_message
 from totem.v1 import match_service_pb2
 from totem.v1 import village_pb2 as pb
