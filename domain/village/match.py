@@ -44,6 +44,8 @@ from domain.village.commands import (
     SpareFromAge,
     SubmitPlacements,
 )
+from domain.village.commitments import SECRET_BYTES
+from domain.village.founding import START_BIRDS, START_KIT, families_for, restart_kit
 from domain.village.model import (
     COTTAGE_CAPACITY,
     COTTAGES,
@@ -67,38 +69,6 @@ from domain.village.phases import (
     PHASE_RULES,
     PHASE_STAGES,
 )
-
-SECRET_BYTES = 32
-
-#: A starting family (VI-1.3) and a restart (VI-2.1; variation ``village``).
-START_KIT: dict[str, int] = {
-    "young_woman": 2,
-    "young_man": 2,
-    "mature_woman": 1,
-    "mature_man": 1,
-    "elder": 1,
-}
-START_BIRDS = 6
-RESTART_KIT: dict[str, int] = {
-    "young_woman": 1,
-    "young_man": 1,
-    "mature_woman": 1,
-    "mature_man": 1,
-    "elder": 1,
-}
-RESTART_BIRDS = 5
-VILLAGE_RESTART_KIT: dict[str, int] = {
-    "young_woman": 1,
-    "young_man": 1,
-    "mature_woman": 1,
-    "mature_man": 1,
-}
-VILLAGE_RESTART_BIRDS = 3
-
-
-def families_for(players: int) -> int:
-    """Four families with two players (each plays two), else one per player (VI-1.1)."""
-    return 4 if players == 2 else players
 
 
 def birth_stream(effective_seed: bytes, round_number: int) -> SeededRandom:
@@ -437,11 +407,7 @@ class Village(MatchAggregate):
         """VI-2: the start player moves one seat (family, VI-7.1) left every round; a
         wiped-out family restarts in phase 1 (VI-2.1, VI-7.2)."""
         number = self.round + 1
-        kit, birds = (
-            (VILLAGE_RESTART_KIT, VILLAGE_RESTART_BIRDS)
-            if self.options.village
-            else (RESTART_KIT, RESTART_BIRDS)
-        )
+        kit, birds = restart_kit(self.options)
         self._round_began(
             round=number,
             start_family=(number - 1) % self.family_count,

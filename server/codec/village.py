@@ -26,7 +26,7 @@ from domain.village import (
     SubmitPlacements,
     Village,
 )
-from domain.village.match import SECRET_BYTES
+from domain.village.commitments import SECRET_BYTES
 from domain.village.model import KINDS, SPELLS, Person, tie
 from domain.village.phases import DECISION_RULES
 from server.codec.wire import Command, stamp_message
