@@ -60,6 +60,7 @@ from domain.village.model import (
     Person,
 )
 from domain.village.options import Options
+from domain.village.people import check_people, person_dicts
 from domain.village.phases import (
     DECISION_RULES,
     DECISION_TIMEOUTS,
@@ -80,14 +81,6 @@ def birth_stream(effective_seed: bytes, round_number: int) -> SeededRandom:
 
 def sex_of(draw: int) -> str:
     return model.GIRL if draw == 0 else model.BOY
-
-
-def _people(victims: Sequence[Mapping[str, Any]]) -> list[Person]:
-    return [(int(v["cottage"]), str(v["kind"])) for v in victims]
-
-
-def _person_dicts(people: Sequence[Person]) -> list[dict[str, Any]]:
-    return [{"cottage": c, "kind": k} for c, k in people]
 
 
 class Village(MatchAggregate):
@@ -1042,24 +1035,6 @@ class Village(MatchAggregate):
                 {"starving": starving, "deaths": deaths, "elders": False},
             )
 
-    def _check_people(self, rule: str, family: int, people: Sequence[Person], elders: bool) -> None:
-        """Every named person exists in ``family`` (counting repeats)."""
-        wanted: dict[tuple[int, str], int] = {}
-        for cottage, kind in people:
-            if not 0 <= cottage < COTTAGES:
-                raise InvalidArgument(rule, f"cottage {cottage} does not exist")
-            if kind not in KINDS:
-                raise InvalidArgument(rule, f"{kind!r} is not a kind of villager")
-            if kind == ELDER and not elders:
-                raise RuleViolation(rule, "an elder may not be chosen as a victim here")
-            wanted[(cottage, kind)] = wanted.get((cottage, kind), 0) + 1
-        for (cottage, kind), n in wanted.items():
-            have = self.cottages[family][cottage][kind]
-            if n > have:
-                raise RuleViolation(
-                    rule, f"cottage {cottage} of family {family} has {have} {kind}, not {n}"
-                )
-
     def _choose_victims(
         self, seat: int, cmd: ChooseVictims, by_default: bool, stamp: ReceiveStamp
     ) -> None:
@@ -1075,8 +1050,10 @@ class Village(MatchAggregate):
             count = decision.detail["deaths"]
         if len(cmd.victims) != count:
             raise RuleViolation(rule, f"family {cmd.family} must name {count} victims")
-        self._check_people(rule, starving, cmd.victims, decision.detail["elders"])
-        victims = _person_dicts(cmd.victims)
+        check_people(
+            rule, starving, self.cottages[starving], cmd.victims, decision.detail["elders"]
+        )
+        victims = person_dicts(cmd.victims)
         if kind == "name_victims":
             self._victims_named(
                 starving=starving,
@@ -1160,7 +1137,7 @@ class Village(MatchAggregate):
         self._victims_revealed(
             starving=starving,
             names=[{"family": f, "victims": v} for f, v in names],
-            deaths=_person_dicts(deaths),
+            deaths=person_dicts(deaths),
         )
 
     @event("VictimsRevealed")
@@ -1236,7 +1213,7 @@ class Village(MatchAggregate):
     def _spare(self, seat: int, cmd: SpareFromAge, by_default: bool, stamp: ReceiveStamp) -> None:
         rule = "VI-2.8"
         self._require_decision(seat, cmd.family, "youth")
-        self._check_people(rule, cmd.family, cmd.spared, elders=True)
+        check_people(rule, cmd.family, self.cottages[cmd.family], cmd.spared, elders=True)
         needs = self.youth_needs(cmd.family)
         least = self.youth_minimum(cmd.family)
         for c in range(COTTAGES):
@@ -1248,7 +1225,7 @@ class Village(MatchAggregate):
                 )
         self._youth_chosen(
             family=cmd.family,
-            spared=_person_dicts(cmd.spared),
+            spared=person_dicts(cmd.spared),
             by_default=by_default,
             stamp=stamp.to_dict(),
         )
@@ -1617,9 +1594,9 @@ def command_dict(command: Command) -> dict[str, Any]:
     elif isinstance(command, RevealSpells):
         data["positions"] = list(command.positions)
     elif isinstance(command, ChooseVictims):
-        data["victims"] = _person_dicts(command.victims)
+        data["victims"] = person_dicts(command.victims)
     elif isinstance(command, SpareFromAge):
-        data["spared"] = _person_dicts(command.spared)
+        data["spared"] = person_dicts(command.spared)
     return data
 
 
