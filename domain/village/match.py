@@ -33,6 +33,7 @@ from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.topics import register_game
 from domain.village import commitments, model
+from domain.village.arrangement import check_arrangement
 from domain.village.commands import (
     Arrange,
     ChooseSpells,
@@ -503,38 +504,8 @@ class Village(MatchAggregate):
         return [model.counts(c) for c in keep], discarded
 
     def _arrange(self, seat: int, cmd: Arrange, by_default: bool, stamp: ReceiveStamp) -> None:
-        rule = "VI-2.1"
         self._require_decision(seat, cmd.family, "arrange")
-        if len(cmd.cottages) != COTTAGES:
-            raise InvalidArgument(rule, f"a family has exactly {COTTAGES} cottages")
-        cottages: list[Counts] = []
-        for i, cottage in enumerate(cmd.cottages):
-            for kind, n in cottage.items():
-                if kind not in KINDS:
-                    raise InvalidArgument(rule, f"{kind!r} is not a kind of villager")
-                if n < 0:
-                    raise InvalidArgument(rule, "a count of villagers cannot be negative")
-            placed = model.counts(cottage)
-            if model.total(placed) > COTTAGE_CAPACITY:
-                raise InvalidArgument(
-                    rule, f"cottage {i} would hold {model.total(placed)}: at most 6 each"
-                )
-            cottages.append(placed)
-        have = self.members(cmd.family)
-        housed = model.added(*cottages)
-        for kind in KINDS:
-            if housed[kind] > have[kind]:
-                raise RuleViolation(
-                    rule, f"family {cmd.family} has {have[kind]} {kind}, not {housed[kind]}"
-                )
-        must = min(model.total(have), FAMILY_LIMIT)
-        if model.total(housed) != must:
-            raise RuleViolation(
-                rule,
-                f"family {cmd.family} must house {must} members"
-                + (" and discard the rest" if must < model.total(have) else ", all of them"),
-            )
-        discarded = {k: have[k] - housed[k] for k in KINDS}
+        cottages, discarded = check_arrangement(cmd, self.members(cmd.family))
         self._arranged(
             family=cmd.family,
             cottages=cottages,
