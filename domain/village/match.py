@@ -32,7 +32,7 @@ from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_en
 from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.topics import register_game
-from domain.village import commitments, model
+from domain.village import commitments, magic, model
 from domain.village.arrangement import check_arrangement
 from domain.village.commands import (
     Arrange,
@@ -532,35 +532,10 @@ class Village(MatchAggregate):
     # ---- phase 2: magic (VI-2.2) ------------------------------------------------------
 
     def _choose(self, seat: int, cmd: ChooseSpells, by_default: bool, stamp: ReceiveStamp) -> None:
-        rule = "VI-2.2"
         self._require_decision(seat, cmd.family, "choose")
-        for spell in cmd.spells:
-            if spell not in SPELLS:
-                raise InvalidArgument(rule, f"{spell!r} is not a spell")
-        if len(set(cmd.spells)) != len(cmd.spells):
-            raise RuleViolation(rule, "a family casts each of its spells at most once a round")
-        if cmd.birds < 0:
-            raise InvalidArgument(rule, "a number of birds cannot be negative")
         f = cmd.family
-        if cmd.birds > self.birds[f]:
-            raise RuleViolation(rule, f"family {f} has only {self.birds[f]} birds to sacrifice")
-        allowed = self.poles[f] + cmd.birds
-        if len(cmd.spells) > allowed:
-            raise RuleViolation(
-                rule,
-                f"{len(cmd.spells)} spells need as many totem pieces and sacrificed birds; "
-                f"family {f} has {self.poles[f]} pieces and sacrifices {cmd.birds} birds",
-            )
-        needed = max(0, len(cmd.spells) - self.poles[f])
-        if cmd.birds > needed:
-            raise RuleViolation(
-                "VI-7.6",
-                f"{len(cmd.spells)} spells need {needed} sacrificed birds, not {cmd.birds}",
-            )
-        spells = [s for s in SPELLS if s in cmd.spells]
-        secret = bytes.fromhex(self.secret)
-        salts = [commitments.salt(secret, self.round, f, s) for s in spells]
-        chits = [commitments.chit(self.round, f, s, x) for s, x in zip(spells, salts, strict=True)]
+        spells = magic.check_choice(cmd, self.poles[f], self.birds[f])
+        salts, chits = magic.sealed(bytes.fromhex(self.secret), self.round, f, spells)
         self._spells_chosen(
             family=f,
             count=len(spells),
@@ -599,15 +574,8 @@ class Village(MatchAggregate):
         self._tick(stamp)
 
     def next_placer(self) -> int | None:
-        """The family that places next (VI-2.2): in turn order from where the rotation
-        stands, the first with a spell left that has not passed (``spells_a``); a family
-        with nothing left is skipped (VI-7.6)."""
-        order = self.turn_order()
-        for i in range(self.family_count):
-            f = order[(self.place_next + i) % self.family_count]
-            if self.hands[f] and not self.passed[f]:
-                return f
-        return None
+        """The family that places next (see :func:`domain.village.magic.next_placer`)."""
+        return magic.next_placer(self)
 
     def _placing(self, stamp: ReceiveStamp) -> None:
         if self.options.spells_b:
@@ -618,41 +586,23 @@ class Village(MatchAggregate):
                     return
             self._end_phase(stamp)
             return
-        nxt = self.next_placer()
+        nxt = magic.next_placer(self)
         if nxt is None:
             self._end_phase(stamp)
         else:
             self._await("place", [nxt], stamp)
 
-    def _check_target(self, target_family: int, cottage: int) -> None:
-        if not 0 <= target_family < self.family_count or not 0 <= cottage < COTTAGES:
-            raise InvalidArgument(
-                "VI-2.2",
-                f"cottage {cottage} of family {target_family} does not exist: families are "
-                f"0 to {self.family_count - 1}, cottages 0 to {COTTAGES - 1}",
-            )
-
     def _place(self, seat: int, cmd: PlaceSpell, by_default: bool, stamp: ReceiveStamp) -> None:
-        rule = "VI-2.2"
         self._require_decision(seat, cmd.family, "place")
-        if cmd.spell not in SPELLS:
-            raise InvalidArgument(rule, f"{cmd.spell!r} is not a spell")
-        self._check_target(cmd.target_family, cmd.cottage)
-        if cmd.spell not in self.hands[cmd.family]:
-            raise RuleViolation(
-                rule, f"family {cmd.family} has no {cmd.spell} spell chosen and unplaced"
-            )
-        choice = self.choices[cmd.family]
-        assert choice is not None
-        index = choice["spells"].index(cmd.spell)
+        chit, salt = magic.check_placement(self, cmd)
         self._spell_placed(
             family=cmd.family,
             position=len(self.board),
             target_family=cmd.target_family,
             cottage=cmd.cottage,
-            chit=choice["chits"][index],
+            chit=chit,
             spell=cmd.spell,
-            salt=choice["salts"][index],
+            salt=salt,
             by_default=by_default,
             stamp=stamp.to_dict(),
         )
@@ -694,8 +644,7 @@ class Village(MatchAggregate):
 
     def _pass(self, seat: int, cmd: PassSpells, stamp: ReceiveStamp) -> None:
         self._require_decision(seat, cmd.family, "place")
-        if not self.options.spells_a:
-            raise RuleViolation("VI-2.2", "passing is only allowed with the variation spells_a")
+        magic.check_pass(self.options.spells_a)
         self._spells_passed(
             family=cmd.family, lost=len(self.hands[cmd.family]), stamp=stamp.to_dict()
         )
@@ -710,25 +659,8 @@ class Village(MatchAggregate):
     def _submit(
         self, seat: int, cmd: SubmitPlacements, by_default: bool, stamp: ReceiveStamp
     ) -> None:
-        rule = "VI-2.2"
         self._require_decision(seat, cmd.family, "submit")
-        hand = self.hands[cmd.family]
-        for spell, target, cottage in cmd.placements:
-            if spell not in SPELLS:
-                raise InvalidArgument(rule, f"{spell!r} is not a spell")
-            self._check_target(target, cottage)
-            if spell not in hand:
-                raise RuleViolation(
-                    rule, f"family {cmd.family} has no {spell} spell chosen and unplaced"
-                )
-        spells = [p[0] for p in cmd.placements]
-        if len(set(spells)) != len(spells):
-            raise RuleViolation(rule, "each chosen spell is placed once")
-        if not self.options.spells_a and len(spells) != len(hand):
-            raise RuleViolation(
-                rule, f"family {cmd.family} must place all {len(hand)} of its chosen spells"
-            )
-        placements = [[s, t, c] for s, t, c in cmd.placements]
+        placements = magic.check_submission(self, cmd)
         self._placements_submitted(
             family=cmd.family,
             count=len(placements),
@@ -751,26 +683,7 @@ class Village(MatchAggregate):
         self._tick(stamp)
 
     def _reveal_placements(self) -> None:
-        """spells_b: every submitted placement goes on the board at once, families in
-        turn order, each in the order it listed them."""
-        placed: list[dict[str, Any]] = []
-        for f in self.turn_order():
-            choice = self.choices[f]
-            for spell, target, cottage in self.submissions[f] or []:
-                assert choice is not None
-                i = choice["spells"].index(spell)
-                placed.append(
-                    {
-                        "family": f,
-                        "position": len(self.board) + len(placed),
-                        "target_family": target,
-                        "cottage": cottage,
-                        "chit": choice["chits"][i],
-                        "spell": spell,
-                        "salt": choice["salts"][i],
-                    }
-                )
-        self._placements_revealed(placements=placed)
+        self._placements_revealed(placements=magic.revealed_placements(self))
 
     @event("PlacementsRevealed")
     def _placements_revealed(self, placements: list[dict[str, Any]]) -> None:
