@@ -32,7 +32,7 @@ from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_en
 from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.topics import register_game
-from domain.village import commitments, magic, model
+from domain.village import commitments, magic, model, revealing
 from domain.village.arrangement import check_arrangement
 from domain.village.commands import (
     Arrange,
@@ -697,37 +697,14 @@ class Village(MatchAggregate):
 
     def revealable(self, family: int) -> list[int]:
         """Board positions of the family's face-down spells that act in this phase."""
-        return [
-            b["position"] for b in self.unrevealed(family) if SPELL_PHASE[b["spell"]] == self.phase
-        ]
+        return revealing.revealable(self, family)
 
     def _reveal(self, seat: int, cmd: RevealSpells, by_default: bool, stamp: ReceiveStamp) -> None:
-        rule = "VI-2.3"
         self._require_decision(seat, cmd.family, "reveal")
-        if len(set(cmd.positions)) != len(cmd.positions):
-            raise InvalidArgument(rule, "a board position is listed twice")
-        for p in cmd.positions:
-            if not 0 <= p < len(self.board):
-                raise InvalidArgument(rule, f"board position {p} holds no spell")
-            spot = self.board[p]
-            if spot["owner"] != cmd.family:
-                raise RuleViolation(rule, f"the spell at position {p} is not family {cmd.family}'s")
-            if spot["revealed"]:
-                raise RuleViolation(rule, f"the spell at position {p} is already revealed")
-            if SPELL_PHASE[spot["spell"]] != self.phase:
-                raise RuleViolation(
-                    rule,
-                    f"the spell at position {p} does not act in phase {self.phase} "
-                    f"({PHASE_NAMES[self.phase]})",
-                )
-        reveals = [
-            {"position": p, "spell": self.board[p]["spell"], "salt": self.board[p]["salt"]}
-            for p in sorted(cmd.positions)
-        ]
         self._spells_revealed(
             family=cmd.family,
             phase=self.phase,
-            reveals=reveals,
+            reveals=revealing.check_reveal(self, cmd),
             by_default=by_default,
             stamp=stamp.to_dict(),
         )
