@@ -11,7 +11,7 @@ from typing import Any
 from domain.kernel.randomness import effective_seed
 from domain.village import Options, Village
 from domain.village import commitments as cm
-from domain.village.match import birth_stream, sex_of
+from domain.village.births import birth_stream, sex_of
 from domain.village.model import KINDS
 from domain.village.phases import PHASE_NAMES
 from replay import format as fmt

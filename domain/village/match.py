@@ -29,10 +29,9 @@ from eventsourcing.domain import event
 from domain.kernel.decisions import Decision
 from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted, RuleViolation
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
-from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.topics import register_game
-from domain.village import commitments, magic, model, revealing
+from domain.village import births, commitments, magic, model, revealing
 from domain.village.arrangement import check_arrangement
 from domain.village.commands import (
     Arrange,
@@ -71,17 +70,6 @@ from domain.village.phases import (
     PHASE_RULES,
     PHASE_STAGES,
 )
-
-
-def birth_stream(effective_seed: bytes, round_number: int) -> SeededRandom:
-    """The random stream of a round's births (VI-2.4): ``village/births/<round>``; each
-    draw is ``randbelow(2)``, 0 a girl, 1 a boy. Replay tools re-derive it from the
-    revealed seed."""
-    return SeededRandom(effective_seed, f"village/births/{round_number}")
-
-
-def sex_of(draw: int) -> str:
-    return model.GIRL if draw == 0 else model.BOY
 
 
 class Village(MatchAggregate):
@@ -738,42 +726,8 @@ class Village(MatchAggregate):
     # ---- phase 3: births (VI-2.4) -------------------------------------------------------
 
     def _births(self) -> None:
-        """Draws family by family in turn order, cottage by cottage, child by child; a
-        prearranged sequence is consumed first, then the round's seeded stream."""
-        prearranged = self.options.prearranged_sexes or []
-        used = 0
-        rng: SeededRandom | None = None
-        draws: list[str] = []
-        children = []
-        for f in self.turn_order():
-            for c in range(COTTAGES):
-                cottage = self.cottages[f][c]
-                spells = self.spells_on(f, c, 3)
-                count = model.children_in(cottage, spells)
-                if count == 0:
-                    continue
-                forced = model.forced_sex(spells)
-                girls = boys = 0
-                for _ in range(count):
-                    if forced is not None:
-                        sex = forced
-                    elif self.sexes_used + used < len(prearranged):
-                        sex = prearranged[self.sexes_used + used]
-                        used += 1
-                        draws.append(sex)
-                    else:
-                        if rng is None:
-                            rng = birth_stream(self.effective_seed(), self.round)
-                        sex = sex_of(rng.randbelow(2))
-                        draws.append(sex)
-                    if sex == model.GIRL:
-                        girls += 1
-                    else:
-                        boys += 1
-                children.append(
-                    {"family": f, "cottage": c, "girls": girls, "boys": boys, "forced": forced}
-                )
-        self._born(children=children, draws=draws, prearranged=used)
+        born = births.draw(self)
+        self._born(children=born.children, draws=born.draws, prearranged=born.prearranged)
 
     @event("Born")
     def _born(self, children: list[dict[str, Any]], draws: list[str], prearranged: int) -> None:
