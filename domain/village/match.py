@@ -31,7 +31,7 @@ from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted, Rul
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.topics import register_game
-from domain.village import births, commitments, magic, model, revealing
+from domain.village import births, catch, commitments, magic, model, revealing
 from domain.village.arrangement import check_arrangement
 from domain.village.commands import (
     Arrange,
@@ -740,24 +740,8 @@ class Village(MatchAggregate):
     # ---- phase 4: the catch (VI-2.5) -----------------------------------------------------
 
     def _catch(self) -> None:
-        order = self.turn_order()
-        hunters = [
-            sum(
-                model.hunters_in(self.cottages[f][c], self.spells_on(f, c, 4))
-                for c in range(COTTAGES)
-            )
-            for f in order
-        ]
-        claims = [model.claim(h) for h in hunters]
-        catch = model.catch_size(self.family_count)
-        got = model.share_catch(claims, catch)
-        self._catch_shared(
-            catch=catch,
-            claims=[
-                {"family": f, "hunters": h, "claim": c, "got": g}
-                for f, h, c, g in zip(order, hunters, claims, got, strict=True)
-            ],
-        )
+        size, claims = catch.shared(self)
+        self._catch_shared(catch=size, claims=claims)
 
     @event("CatchShared")
     def _catch_shared(self, catch: int, claims: list[dict[str, int]]) -> None:
