@@ -31,7 +31,7 @@ from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted, Rul
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.topics import register_game
-from domain.village import births, catch, commitments, magic, model, revealing
+from domain.village import births, catch, commitments, feast, magic, model, revealing
 from domain.village.arrangement import check_arrangement
 from domain.village.commands import (
     Arrange,
@@ -52,7 +52,6 @@ from domain.village.model import (
     ELDER,
     FAMILY_LIMIT,
     KINDS,
-    PEN_LIMIT,
     POLE_MAX,
     SPELL_PHASE,
     SPELLS,
@@ -753,30 +752,10 @@ class Village(MatchAggregate):
     @property
     def elders_may_die(self) -> bool:
         """Under feast_a and feast_b the other families may choose elders (VI-2.6)."""
-        return self.options.feast_a or self.options.feast_b
+        return feast.elders_may_die(self.options)
 
     def _feast(self) -> None:
-        meals = []
-        for f in self.turn_order():
-            members = self.members(f)
-            size = model.total(members)
-            need = model.need(size)
-            eaten = min(need, self.birds[f])
-            missing = need - eaten
-            victims = size if self.elders_may_die else size - members[ELDER]
-            left = self.birds[f] - eaten
-            meals.append(
-                {
-                    "family": f,
-                    "members": size,
-                    "need": need,
-                    "eaten": eaten,
-                    "missing": missing,
-                    "deaths": min(missing, victims),
-                    "discarded": max(0, left - PEN_LIMIT),
-                }
-            )
-        self._feasted(meals=meals)
+        self._feasted(meals=feast.meals(self))
 
     @event("Feasted")
     def _feasted(self, meals: list[dict[str, int]]) -> None:
@@ -790,16 +769,12 @@ class Village(MatchAggregate):
 
     def victim_choosers(self, starving: int) -> list[int]:
         """feast_a / feast_b: the other families, in turn order from the start player."""
-        return [f for f in self.turn_order() if f != starving]
+        return feast.victim_choosers(self, starving)
 
     def feast_shares(self, starving: int, deaths: int) -> list[list[int]]:
-        """feast_b: the deaths dealt one at a time to the other families in turn order;
-        [family, share] for each family with a share."""
-        others = self.victim_choosers(starving)
-        shares = [[f, 0] for f in others]
-        for i in range(deaths):
-            shares[i % len(others)][1] += 1
-        return [s for s in shares if s[1] > 0]
+        """feast_b: each other family's share of the deaths (see
+        :func:`domain.village.feast.shares`)."""
+        return feast.shares(self, starving, deaths)
 
     def _victims(self, stamp: ReceiveStamp) -> None:
         if self.names:
@@ -808,51 +783,15 @@ class Village(MatchAggregate):
         if not self.feast_queue:
             self._end_phase(stamp)
             return
-        starving, deaths = self.feast_queue[0]
-        if self.options.feast_b:
-            shares = self.feast_shares(starving, deaths)
-            self._await(
-                "name_victims",
-                [f for f, _ in shares],
-                stamp,
-                {"starving": starving, "deaths": deaths, "shares": shares, "elders": True},
-            )
-        elif self.options.feast_a:
-            others = self.victim_choosers(starving)
-            chooser = others[self.feast_turn % len(others)]
-            self._await(
-                "victims",
-                [chooser],
-                stamp,
-                {"starving": starving, "deaths": 1, "remaining": deaths, "elders": True},
-            )
-        else:
-            self._await(
-                "victims",
-                [starving],
-                stamp,
-                {"starving": starving, "deaths": deaths, "elders": False},
-            )
+        kind, families, detail = feast.victims_awaited(self)
+        self._await(kind, families, stamp, detail)
 
     def _choose_victims(
         self, seat: int, cmd: ChooseVictims, by_default: bool, stamp: ReceiveStamp
     ) -> None:
-        rule = "VI-2.6"
-        kind = "name_victims" if self.options.feast_b else "victims"
+        kind = feast.victims_kind(self.options)
         self._require_decision(seat, cmd.family, kind)
-        decision = self.decision
-        assert decision is not None
-        starving = decision.detail["starving"]
-        if kind == "name_victims":
-            count = next(s for f, s in decision.detail["shares"] if f == cmd.family)
-        else:
-            count = decision.detail["deaths"]
-        if len(cmd.victims) != count:
-            raise RuleViolation(rule, f"family {cmd.family} must name {count} victims")
-        check_people(
-            rule, starving, self.cottages[starving], cmd.victims, decision.detail["elders"]
-        )
-        victims = person_dicts(cmd.victims)
+        starving, count, victims = feast.check_victims(self, cmd)
         if kind == "name_victims":
             self._victims_named(
                 starving=starving,
@@ -911,33 +850,8 @@ class Village(MatchAggregate):
         self._tick(stamp)
 
     def _resolve_names(self) -> None:
-        """feast_b: the names revealed together, applied in turn order; a name that no
-        longer exists falls to the youngest remaining member of that cottage (VI-7.7),
-        or, in an empty cottage, to the default victim of the family (decided here)."""
-        starving = self.feast_queue[0][0]
-        order = self.turn_order()
-        names = sorted(self.names, key=lambda n: order.index(n[0]))
-        left = [dict(c) for c in self.cottages[starving]]
-        deaths: list[Person] = []
-        for _, victims in names:
-            for v in victims:
-                cottage, kind = v["cottage"], v["kind"]
-                if left[cottage][kind] == 0:
-                    youngest = model.youngest_in(left[cottage])
-                    if youngest is not None:
-                        kind = youngest
-                    else:
-                        fallback = model.default_victims(left, 1, elders=True)
-                        if not fallback:
-                            continue
-                        cottage, kind = fallback[0]
-                left[cottage][kind] -= 1
-                deaths.append((cottage, kind))
-        self._victims_revealed(
-            starving=starving,
-            names=[{"family": f, "victims": v} for f, v in names],
-            deaths=person_dicts(deaths),
-        )
+        names, deaths = feast.resolved_names(self)
+        self._victims_revealed(starving=self.feast_queue[0][0], names=names, deaths=deaths)
 
     @event("VictimsRevealed")
     def _victims_revealed(
