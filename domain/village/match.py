@@ -31,7 +31,16 @@ from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted, Rul
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.topics import register_game
-from domain.village import births, catch, commitments, feast, magic, model, revealing
+from domain.village import (
+    births,
+    catch,
+    commitments,
+    feast,
+    illness,
+    magic,
+    model,
+    revealing,
+)
 from domain.village.arrangement import check_arrangement
 from domain.village.commands import (
     Arrange,
@@ -865,20 +874,7 @@ class Village(MatchAggregate):
     # ---- phase 6: illness (VI-2.7) -----------------------------------------------------
 
     def _illness(self) -> None:
-        deaths = []
-        for f in self.turn_order():
-            for c in range(COTTAGES):
-                spells = self.spells_on(f, c, 6)
-                cottage = self.cottages[f][c]
-                if "illness" not in spells or model.total(cottage) == 0:
-                    continue
-                if "big_cure" in spells:
-                    killed = model.empty()
-                elif "little_cure" in spells:
-                    killed = {k: cottage[k] if k in model.CHILDREN else 0 for k in KINDS}
-                else:
-                    killed = dict(cottage)
-                deaths.append({"family": f, "cottage": c, "killed": killed})
+        deaths = illness.deaths(self)
         if deaths:
             self._illness_struck(deaths=deaths)
 
