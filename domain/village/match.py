@@ -32,6 +32,7 @@ from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_en
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.topics import register_game
 from domain.village import (
+    ageing,
     births,
     catch,
     commitments,
@@ -68,7 +69,7 @@ from domain.village.model import (
     Person,
 )
 from domain.village.options import Options
-from domain.village.people import check_people, person_dicts
+from domain.village.people import person_dicts
 from domain.village.phases import (
     DECISION_RULES,
     DECISION_TIMEOUTS,
@@ -888,53 +889,28 @@ class Village(MatchAggregate):
     # ---- phase 7: generation change (VI-2.8) ------------------------------------------
 
     def youth_needs(self, family: int) -> list[int]:
-        """How many people each cottage of the family keeps from ageing: one per revealed
-        ``youth`` spell on it (several spare one each, decided here), at most everyone."""
-        return [
-            min(len(self.spells_on(family, c, 7)), model.total(self.cottages[family][c]))
-            for c in range(COTTAGES)
-        ]
+        """How many people each cottage of the family keeps from ageing (see
+        :func:`domain.village.ageing.youth_needs`)."""
+        return ageing.youth_needs(self, family)
 
     def youth_minimum(self, family: int) -> list[int]:
-        """How many a family must spare per cottage: as many as it could spare without
-        an elder. Sparing an elder is the family's choice (VI-7.4), never forced, and
-        the default never does it; so a cottage of elders only may spare none."""
-        return [
-            min(need, model.total(self.cottages[family][c]) - self.cottages[family][c][ELDER])
-            for c, need in enumerate(self.youth_needs(family))
-        ]
+        """How many a family must spare per cottage (see
+        :func:`domain.village.ageing.youth_minimum`)."""
+        return ageing.youth_minimum(self, family)
 
     def _youth(self, stamp: ReceiveStamp) -> None:
-        nxt = next(
-            (
-                f
-                for f in self.turn_order()
-                if (f not in self.acted or self.stage != "youth") and any(self.youth_needs(f))
-            ),
-            None,
-        )
+        nxt = ageing.next_to_spare(self)
         if nxt is not None:
-            self._await("youth", [nxt], stamp, {"needs": self.youth_needs(nxt)})
+            self._await("youth", [nxt], stamp, {"needs": ageing.youth_needs(self, nxt)})
             return
         self._age()
         self._end_phase(stamp)
 
     def _spare(self, seat: int, cmd: SpareFromAge, by_default: bool, stamp: ReceiveStamp) -> None:
-        rule = "VI-2.8"
         self._require_decision(seat, cmd.family, "youth")
-        check_people(rule, cmd.family, self.cottages[cmd.family], cmd.spared, elders=True)
-        needs = self.youth_needs(cmd.family)
-        least = self.youth_minimum(cmd.family)
-        for c in range(COTTAGES):
-            n = sum(1 for cottage, _ in cmd.spared if cottage == c)
-            if not least[c] <= n <= needs[c]:
-                many = str(needs[c]) if least[c] == needs[c] else f"{least[c]} to {needs[c]}"
-                raise RuleViolation(
-                    rule, f"youth spares {many} people in cottage {c} of family {cmd.family}"
-                )
         self._youth_chosen(
             family=cmd.family,
-            spared=person_dicts(cmd.spared),
+            spared=ageing.check_spared(self, cmd),
             by_default=by_default,
             stamp=stamp.to_dict(),
         )
