@@ -35,7 +35,9 @@ from domain.village import (
     ageing,
     births,
     catch,
+    census,
     commitments,
+    ending,
     feast,
     illness,
     magic,
@@ -62,7 +64,6 @@ from domain.village.model import (
     ELDER,
     FAMILY_LIMIT,
     KINDS,
-    POLE_MAX,
     SPELL_PHASE,
     SPELLS,
     Counts,
@@ -952,14 +953,9 @@ class Village(MatchAggregate):
     # ---- phase 8: totem construction (VI-2.9) and the end (VI-4) --------------------
 
     def _census(self) -> None:
-        sizes = [self.size(f) for f in self.families]
-        pieces, birds = model.census_awards(sizes, self.options.totem_b)
-        builders = [f for f in pieces if not self.wiped[f] and not self.elderless[f]]
+        taken = census.take(self)
         self._census_taken(
-            sizes=sizes,
-            pieces=[f for f in builders if self.poles[f] < POLE_MAX],
-            blocked=[f for f in pieces if f not in builders],
-            birds=birds,
+            sizes=taken.sizes, pieces=taken.pieces, blocked=taken.blocked, birds=taken.birds
         )
 
     @event("CensusTaken")
@@ -974,33 +970,14 @@ class Village(MatchAggregate):
     def _end_round(self) -> None:
         """Spells leave the board (VI-2.2); the round's chits are published (VI-2.2),
         the identities of unrevealed spells kept for the referee only; then VI-4."""
-        chits = []
-        unrevealed = []
-        unplaced = []
-        for f in self.families:
-            placed = [b["chit"] for b in self.board if b["owner"] == f]
-            choice = self.choices[f]
-            rest: list[str] = []
-            if choice is not None:
-                for spell, salt, chit in zip(
-                    choice["spells"], choice["salts"], choice["chits"], strict=True
-                ):
-                    if chit not in placed:
-                        rest.append(chit)
-                        unplaced.append({"family": f, "spell": spell, "salt": salt, "chit": chit})
-            chits.append({"family": f, "chits": placed + sorted(rest)})
-        for b in self.board:
-            if not b["revealed"]:
-                unrevealed.append(
-                    {
-                        "position": b["position"],
-                        "family": b["owner"],
-                        "spell": b["spell"],
-                        "salt": b["salt"],
-                    }
-                )
-        self._round_ended(round=self.round, chits=chits, unrevealed=unrevealed, unplaced=unplaced)
-        contenders = [f for f in self.families if self.poles[f] >= POLE_MAX]
+        record = ending.round_record(self)
+        self._round_ended(
+            round=self.round,
+            chits=record.chits,
+            unrevealed=record.unrevealed,
+            unplaced=record.unplaced,
+        )
+        contenders = ending.contenders(self)
         if contenders:
             self._finish(contenders)
 
@@ -1016,23 +993,17 @@ class Village(MatchAggregate):
         self.stage = "round"
 
     def _finish(self, contenders: list[int]) -> None:
-        """VI-4.1: a family with 6 pieces wins; several: the largest family, then the most
-        birds, else no winner. VI-4.2 / VI-7.1: a player wins with its family, and a tie
-        between two families of the same player is that player's win."""
-        sizes = [self.size(f) for f in self.families]
-        best = model.winner_among(contenders, sizes, self.birds)
-        seats = sorted({self.party_owner(f) for f in best})
-        winner = best[0] if len(best) == 1 else None
+        """VI-4: the winner among the families with 6 pieces, then the match ends."""
+        end = ending.outcome(self, contenders)
         self._totem_completed(
             contenders=contenders,
-            sizes=sizes,
-            birds=list(self.birds),
-            tied=model.tie(best),
-            winner=winner,
-            winning_seats=seats,
+            sizes=end.sizes,
+            birds=end.birds,
+            tied=end.tied,
+            winner=end.winner,
+            winning_seats=end.winning_seats,
         )
-        result = [{"seat": s, "place": 1 if s in seats else 2} for s in range(len(self.players))]
-        self._end(EndReason.COMPLETED, result)
+        self._end(EndReason.COMPLETED, ending.placings(end.winning_seats, len(self.players)))
 
     @event("TotemCompleted")
     def _totem_completed(
