@@ -37,6 +37,7 @@ from domain.village import (
     catch,
     census,
     commitments,
+    defaults,
     ending,
     feast,
     illness,
@@ -63,7 +64,6 @@ from domain.village.model import (
     COTTAGES,
     ELDER,
     FAMILY_LIMIT,
-    KINDS,
     SPELL_PHASE,
     SPELLS,
     Counts,
@@ -474,32 +474,6 @@ class Village(MatchAggregate):
         self.elderless[family] = True
 
     # ---- phase 1: the village (VI-2.1) ----------------------------------------------
-
-    def default_arrangement(self, family: int) -> tuple[list[Counts], Counts]:
-        """The phase 1 default (VI-2.1, VI-7.8): last round's cottages kept; new members
-        (those who were children at the last generation change, and a new or restarted
-        family's) go to the lowest-numbered cottage with room, youngest kind first; a
-        family above 18 discards the surplus youngest first (new members before the
-        others of a kind, then from the highest-numbered cottage). Returns the cottages
-        and the discarded members."""
-        keep = [
-            {k: c[k] - n[k] for k in KINDS}
-            for c, n in zip(self.cottages[family], self.newcomers[family], strict=True)
-        ]
-        new = model.added(self.pool[family], *self.newcomers[family])
-        surplus = max(0, model.total(new) + sum(map(model.total, keep)) - FAMILY_LIMIT)
-        discarded = model.empty()
-        for kind in KINDS:
-            for place in [new, *reversed(keep)]:
-                take = min(surplus, place[kind])
-                place[kind] -= take
-                discarded[kind] += take
-                surplus -= take
-        for kind in KINDS:
-            for _ in range(new[kind]):
-                cottage = next(c for c in keep if model.total(c) < COTTAGE_CAPACITY)
-                cottage[kind] += 1
-        return [model.counts(c) for c in keep], discarded
 
     def _arrange(self, seat: int, cmd: Arrange, by_default: bool, stamp: ReceiveStamp) -> None:
         self._require_decision(seat, cmd.family, "arrange")
@@ -1099,50 +1073,20 @@ class Village(MatchAggregate):
 
     def default_command(self, family: int) -> Command:
         """What the deadline does for ``family`` (each phase's timeout default)."""
-        decision = self.decision
-        assert decision is not None and decision.owed_by(family)
-        kind = decision.kind
-        if kind == "arrange":
-            cottages, _ = self.default_arrangement(family)
-            return Arrange(family, cottages)
-        if kind == "choose":
-            return ChooseSpells(family, [], 0)
-        if kind == "place":
-            return PlaceSpell(family, self.hands[family][0], family, 0)
-        if kind == "submit":
-            return SubmitPlacements(family, [(s, family, 0) for s in self.hands[family]])
-        if kind == "reveal":
-            return RevealSpells(family, self.revealable(family))
-        if kind in ("victims", "name_victims"):
-            return ChooseVictims(family, self.default_victims(family))
-        return SpareFromAge(family, self.default_spared(family))
+        return defaults.default_command(self, family)
+
+    def default_arrangement(self, family: int) -> tuple[list[Counts], Counts]:
+        """The phase 1 default (see :func:`domain.village.defaults.default_arrangement`):
+        the cottages and the discarded members."""
+        return defaults.default_arrangement(self, family)
 
     def default_victims(self, family: int) -> list[Person]:
-        """The victims the deadline names for ``family`` (VI-2.6, VI-7.7): the default
-        order over the starving family; under feast_b each namer its slice of that order,
-        so that the defaults never name one person twice."""
-        decision = self.decision
-        assert decision is not None
-        detail = decision.detail
-        starving = detail["starving"]
-        elders = bool(detail["elders"])
-        if decision.kind == "name_victims":
-            everyone = model.default_victims(self.cottages[starving], detail["deaths"], elders)
-            start = 0
-            for f, share in detail["shares"]:
-                if f == family:
-                    return everyone[start : start + share]
-                start += share
-            raise AssertionError("the family has no share")
-        return model.default_victims(self.cottages[starving], detail["deaths"], elders)
+        """The victims the deadline names for ``family`` (VI-2.6, VI-7.7)."""
+        return defaults.default_victims(self, family)
 
     def default_spared(self, family: int) -> list[Person]:
-        needs = self.youth_needs(family)
-        return [
-            (c, kind)
-            for c in range(COTTAGES)
-            for kind in model.default_spared(self.cottages[family][c], needs[c])
-        ]
+        """The people the deadline spares from ageing for ``family`` (VI-2.8)."""
+        return defaults.default_spared(self, family)
 
     # ---- legal actions -------------------------------------------------------------------
 
