@@ -41,6 +41,7 @@ from domain.village import (
     ending,
     feast,
     illness,
+    legal,
     magic,
     model,
     revealing,
@@ -60,17 +61,13 @@ from domain.village.commands import (
 from domain.village.commitments import SECRET_BYTES
 from domain.village.founding import START_BIRDS, START_KIT, families_for, restart_kit
 from domain.village.model import (
-    COTTAGE_CAPACITY,
     COTTAGES,
     ELDER,
-    FAMILY_LIMIT,
     SPELL_PHASE,
-    SPELLS,
     Counts,
     Person,
 )
 from domain.village.options import Options
-from domain.village.people import person_dicts
 from domain.village.phases import (
     DECISION_RULES,
     DECISION_TIMEOUTS,
@@ -1091,113 +1088,14 @@ class Village(MatchAggregate):
     # ---- legal actions -------------------------------------------------------------------
 
     def legal_actions(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may do now (its view shows it): ``start``, and for each of its
-        families that owes the awaited decision, the decision's kind, rule, deadline,
-        the choices it may make and the default the deadline would apply."""
-        legal: dict[str, Any] = {"start": self.start_refusal(seat) is None, "decisions": []}
-        decision = self.decision
-        if decision is None or self.status is not MatchStatus.PLAYING:
-            return legal
-        for family in decision.parties:
-            if self.decision_refusal(seat, family, decision.kind) is not None:
-                continue
-            legal["decisions"].append(
-                {
-                    "family": family,
-                    "kind": decision.kind,
-                    "rule": decision.rule,
-                    "deadline_ms": decision.deadline_ms,
-                    "choices": self._choices(family, decision),
-                    "default": command_dict(self.default_command(family)),
-                }
-            )
-        return legal
-
-    def _choices(self, family: int, decision: Decision) -> dict[str, Any]:
-        kind = decision.kind
-        if kind == "arrange":
-            members = self.members(family)
-            return {
-                "members": members,
-                "house": min(model.total(members), FAMILY_LIMIT),
-                "capacity": COTTAGE_CAPACITY,
-            }
-        if kind == "choose":
-            return {
-                "spells": list(SPELLS),
-                "pieces": self.poles[family],
-                "birds": self.birds[family],
-                "max_spells": min(len(SPELLS), self.poles[family] + self.birds[family]),
-            }
-        targets = [[t, c] for t in self.families for c in range(COTTAGES)]
-        if kind == "place":
-            return {
-                "hand": list(self.hands[family]),
-                "targets": targets,
-                "can_pass": self.options.spells_a,
-            }
-        if kind == "submit":
-            return {
-                "hand": list(self.hands[family]),
-                "targets": targets,
-                "all_required": not self.options.spells_a,
-            }
-        if kind == "reveal":
-            return {"phase": self.phase, "revealable": self.revealable(family)}
-        if kind in ("victims", "name_victims"):
-            starving = decision.detail["starving"]
-            elders = bool(decision.detail["elders"])
-            if kind == "name_victims":
-                count = next(s for f, s in decision.detail["shares"] if f == family)
-            else:
-                count = decision.detail["deaths"]
-            return {
-                "starving": starving,
-                "count": count,
-                "elders": elders,
-                "candidates": self._candidates(starving, elders),
-            }
-        return {
-            "needs": self.youth_needs(family),
-            "minimum": self.youth_minimum(family),
-            "candidates": self._candidates(family, True),
-        }
-
-    def _candidates(self, family: int, elders: bool) -> list[dict[str, Any]]:
-        return [
-            {"cottage": c, "kind": k, "count": n}
-            for c in range(COTTAGES)
-            for k, n in self.cottages[family][c].items()
-            if n > 0 and (elders or k != ELDER)
-        ]
+        """What ``seat`` may do now (its view shows it): see
+        :func:`domain.village.legal.legal_actions`."""
+        return legal.legal_actions(self, seat)
 
     # ---- helpers ---------------------------------------------------------------------------
 
     def _tick(self, stamp: dict[str, Any]) -> None:
         self.clock_ms = stamp["wall_ns"] // 1_000_000
-
-
-def command_dict(command: Command) -> dict[str, Any]:
-    """A command as plain data (lists, not tuples): how views and defaults show it."""
-    data: dict[str, Any] = {"command": type(command).__name__, "family": command.family}
-    if isinstance(command, Arrange):
-        data["cottages"] = [model.counts(c) for c in command.cottages]
-    elif isinstance(command, ChooseSpells):
-        data["spells"] = list(command.spells)
-        data["birds"] = command.birds
-    elif isinstance(command, PlaceSpell):
-        data.update(
-            spell=command.spell, target_family=command.target_family, cottage=command.cottage
-        )
-    elif isinstance(command, SubmitPlacements):
-        data["placements"] = [list(p) for p in command.placements]
-    elif isinstance(command, RevealSpells):
-        data["positions"] = list(command.positions)
-    elif isinstance(command, ChooseVictims):
-        data["victims"] = person_dicts(command.victims)
-    elif isinstance(command, SpareFromAge):
-        data["spared"] = person_dicts(command.spared)
-    return data
 
 
 register_game(Village)
