@@ -1,4 +1,4 @@
-"""The Village match aggregate: every rule VI-1 … VI-4 lives here.
+"""The Village match aggregate: the order of play, and every event of the game.
 
 The match is a loop of rounds of eight phases (VI-2). Between the players' decisions it
 runs by itself: :meth:`Village._advance` looks at the state, triggers the next automatic
@@ -13,6 +13,17 @@ default applied at a deadline) is computed in the command layer and recorded in 
 event; event bodies only apply what the event says, deriving from the state nothing but
 what follows from it alone (who acts next, what ageing makes of each member), so a replay
 can never come out differently.
+
+The checks and outcomes of each phase are functions of their own, which read the match
+and never change it: :mod:`~domain.village.arrangement` (phase 1),
+:mod:`~domain.village.magic` (phase 2), :mod:`~domain.village.revealing` (VI-2.3),
+:mod:`~domain.village.births`, :mod:`~domain.village.catch`, :mod:`~domain.village.feast`,
+:mod:`~domain.village.illness`, :mod:`~domain.village.ageing`, :mod:`~domain.village.census`
+(phases 3 to 8) and :mod:`~domain.village.ending` (VI-4); :mod:`~domain.village.defaults`
+builds what a deadline plays and :mod:`~domain.village.legal` what a view offers. This
+class keeps the loop, the public commands and queries, and every ``@event`` method: a
+stored event names its class by topic (``domain.village.match:Village.Arranged``), so
+the events stay here, on the aggregate, where stored matches find them.
 
 Hidden facts live in the aggregate (the spells each family chose, their salts, the
 identity of each face-down spell, feast_b names and spells_b placements before they are
