@@ -71,13 +71,7 @@ from domain.village.commands import (
 )
 from domain.village.commitments import SECRET_BYTES
 from domain.village.founding import START_BIRDS, START_KIT, families_for, restart_kit
-from domain.village.model import (
-    COTTAGES,
-    ELDER,
-    SPELL_PHASE,
-    Counts,
-    Person,
-)
+from domain.village.model import COTTAGES, ELDER, SPELL_PHASE, Counts, Person
 from domain.village.options import Options
 from domain.village.phases import (
     DECISION_RULES,
