@@ -18,7 +18,7 @@ from domain.tribes import Tribes
 from domain.tribes import views as tribes_views
 from domain.village import Village
 from domain.village import views as village_views
-from domain.village.match import SECRET_BYTES
+from domain.village.commitments import SECRET_BYTES
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ from typing import Any
 from domain.kernel.randomness import effective_seed
 from domain.village import Options, Village
 from domain.village import commitments as cm
-from domain.village.match import PHASE_NAMES, birth_stream, sex_of
+from domain.village.births import birth_stream, sex_of
 from domain.village.model import KINDS
+from domain.village.phases import PHASE_NAMES
 from replay import format as fmt
 from replay.draws import Carried, timeline
 

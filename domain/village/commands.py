@@ -3,15 +3,19 @@
 Each names the ``family`` that decides (a seat may play two, VI-7.1); the aggregate
 checks that the sending seat plays it and that this family owes this decision now.
 People are ``(cottage, kind)`` pairs: members of one kind in one cottage are
-interchangeable (see :mod:`domain.village.model`).
+interchangeable (see :mod:`domain.village.model`). :func:`command_dict` gives a command
+as plain data, the form in which a view shows the default of a decision.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from domain.village import model
 from domain.village.model import Person
+from domain.village.people import person_dicts
 
 
 @dataclass(frozen=True)
@@ -96,3 +100,26 @@ Command = (
     | ChooseVictims
     | SpareFromAge
 )
+
+
+def command_dict(command: Command) -> dict[str, Any]:
+    """A command as plain data (lists, not tuples): how views and defaults show it."""
+    data: dict[str, Any] = {"command": type(command).__name__, "family": command.family}
+    if isinstance(command, Arrange):
+        data["cottages"] = [model.counts(c) for c in command.cottages]
+    elif isinstance(command, ChooseSpells):
+        data["spells"] = list(command.spells)
+        data["birds"] = command.birds
+    elif isinstance(command, PlaceSpell):
+        data.update(
+            spell=command.spell, target_family=command.target_family, cottage=command.cottage
+        )
+    elif isinstance(command, SubmitPlacements):
+        data["placements"] = [list(p) for p in command.placements]
+    elif isinstance(command, RevealSpells):
+        data["positions"] = list(command.positions)
+    elif isinstance(command, ChooseVictims):
+        data["victims"] = person_dicts(command.victims)
+    elif isinstance(command, SpareFromAge):
+        data["spared"] = person_dicts(command.spared)
+    return data

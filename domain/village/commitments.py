@@ -28,6 +28,9 @@ from collections.abc import Iterable
 
 from domain.kernel.chain import canonical_bytes
 
+#: The length of the match's secret (bytes), the key every salt derives from.
+SECRET_BYTES = 32
+
 
 def salt(secret: bytes, round_number: int, family: int, spell: str) -> str:
     """The salt of one spell of one family in one round (hex)."""

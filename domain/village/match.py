@@ -1,4 +1,4 @@
-"""The Village match aggregate: every rule VI-1 … VI-4 lives here.
+"""The Village match aggregate: the order of play, and every event of the game.
 
 The match is a loop of rounds of eight phases (VI-2). Between the players' decisions it
 runs by itself: :meth:`Village._advance` looks at the state, triggers the next automatic
@@ -13,6 +13,17 @@ default applied at a deadline) is computed in the command layer and recorded in 
 event; event bodies only apply what the event says, deriving from the state nothing but
 what follows from it alone (who acts next, what ageing makes of each member), so a replay
 can never come out differently.
+
+The checks and outcomes of each phase are functions of their own, which read the match
+and never change it: :mod:`~domain.village.arrangement` (phase 1),
+:mod:`~domain.village.magic` (phase 2), :mod:`~domain.village.revealing` (VI-2.3),
+:mod:`~domain.village.births`, :mod:`~domain.village.catch`, :mod:`~domain.village.feast`,
+:mod:`~domain.village.illness`, :mod:`~domain.village.ageing`, :mod:`~domain.village.census`
+(phases 3 to 8) and :mod:`~domain.village.ending` (VI-4); :mod:`~domain.village.defaults`
+builds what a deadline plays and :mod:`~domain.village.legal` what a view offers. This
+class keeps the loop, the public commands and queries, and every ``@event`` method: a
+stored event names its class by topic (``domain.village.match:Village.Arranged``), so
+the events stay here, on the aggregate, where stored matches find them.
 
 Hidden facts live in the aggregate (the spells each family chose, their salts, the
 identity of each face-down spell, feast_b names and spells_b placements before they are
@@ -29,10 +40,24 @@ from eventsourcing.domain import event
 from domain.kernel.decisions import Decision
 from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted, RuleViolation
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
-from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.topics import register_game
-from domain.village import commitments, model
+from domain.village import (
+    ageing,
+    births,
+    catch,
+    census,
+    commitments,
+    defaults,
+    ending,
+    feast,
+    illness,
+    legal,
+    magic,
+    model,
+    revealing,
+)
+from domain.village.arrangement import check_arrangement
 from domain.village.commands import (
     Arrange,
     ChooseSpells,
@@ -44,131 +69,19 @@ from domain.village.commands import (
     SpareFromAge,
     SubmitPlacements,
 )
-from domain.village.model import (
-    COTTAGE_CAPACITY,
-    COTTAGES,
-    ELDER,
-    FAMILY_LIMIT,
-    KINDS,
-    PEN_LIMIT,
-    POLE_MAX,
-    SPELL_PHASE,
-    SPELLS,
-    Counts,
-    Person,
-)
+from domain.village.commitments import SECRET_BYTES
+from domain.village.founding import START_BIRDS, START_KIT, families_for, restart_kit
+from domain.village.model import COTTAGES, ELDER, SPELL_PHASE, Counts, Person
 from domain.village.options import Options
-
-SECRET_BYTES = 32
-
-#: The rule a command for a family the sender does not play names (VI-7.9), whatever
-#: the decision it was for.
-FAMILY_RULE = "VI-2.2"
-
-#: Kinds of decision: the rule each belongs to, and the deadline option it uses.
-DECISION_RULES = {
-    "arrange": "VI-2.1",
-    "choose": "VI-2.2",
-    "place": "VI-2.2",
-    "submit": "VI-2.2",
-    "reveal": "VI-2.3",
-    "victims": "VI-2.6",
-    "name_victims": "VI-2.6",
-    "youth": "VI-2.8",
-}
-DECISION_TIMEOUTS = {
-    "arrange": "arrange",
-    "choose": "choose",
-    "place": "place",
-    "submit": "place",
-    "reveal": "reveal",
-    "victims": "victims",
-    "name_victims": "victims",
-    "youth": "youth",
-}
-DECISION_WORDS = {
-    "arrange": "arrangement of the cottages",
-    "choose": "choice of spells",
-    "place": "spell placement",
-    "submit": "submission of placements",
-    "reveal": "decision to reveal spells",
-    "victims": "choice of victims",
-    "name_victims": "naming of victims",
-    "youth": "choice of whom youth spares",
-}
-PHASE_NAMES = {
-    1: "village",
-    2: "magic",
-    3: "births",
-    4: "catch",
-    5: "feast",
-    6: "illness",
-    7: "generation change",
-    8: "totem construction",
-}
-#: The rule of each phase (VI-2.1 … VI-2.9).
-PHASE_RULES = {
-    1: "VI-2.1",
-    2: "VI-2.2",
-    3: "VI-2.4",
-    4: "VI-2.5",
-    5: "VI-2.6",
-    6: "VI-2.7",
-    7: "VI-2.8",
-    8: "VI-2.9",
-}
-#: The stage each phase begins with.
-PHASE_STAGES = {2: "choose", 3: "reveal", 4: "reveal", 5: "feast", 6: "reveal", 7: "reveal"}
-PHASE_STAGES[8] = "census"
-
-#: A starting family (VI-1.3) and a restart (VI-2.1; variation ``village``).
-START_KIT: dict[str, int] = {
-    "young_woman": 2,
-    "young_man": 2,
-    "mature_woman": 1,
-    "mature_man": 1,
-    "elder": 1,
-}
-START_BIRDS = 6
-RESTART_KIT: dict[str, int] = {
-    "young_woman": 1,
-    "young_man": 1,
-    "mature_woman": 1,
-    "mature_man": 1,
-    "elder": 1,
-}
-RESTART_BIRDS = 5
-VILLAGE_RESTART_KIT: dict[str, int] = {
-    "young_woman": 1,
-    "young_man": 1,
-    "mature_woman": 1,
-    "mature_man": 1,
-}
-VILLAGE_RESTART_BIRDS = 3
-
-
-def families_for(players: int) -> int:
-    """Four families with two players (each plays two), else one per player (VI-1.1)."""
-    return 4 if players == 2 else players
-
-
-def birth_stream(effective_seed: bytes, round_number: int) -> SeededRandom:
-    """The random stream of a round's births (VI-2.4): ``village/births/<round>``; each
-    draw is ``randbelow(2)``, 0 a girl, 1 a boy. Replay tools re-derive it from the
-    revealed seed."""
-    return SeededRandom(effective_seed, f"village/births/{round_number}")
-
-
-def sex_of(draw: int) -> str:
-    return model.GIRL if draw == 0 else model.BOY
-
-
-def _people(victims: Sequence[Mapping[str, Any]]) -> list[Person]:
-    return [(int(v["cottage"]), str(v["kind"])) for v in victims]
-
-
-def _person_dicts(people: Sequence[Person]) -> list[dict[str, Any]]:
-    return [{"cottage": c, "kind": k} for c, k in people]
+from domain.village.phases import (
+    DECISION_RULES,
+    DECISION_TIMEOUTS,
+    DECISION_WORDS,
+    FAMILY_RULE,
+    PHASE_NAMES,
+    PHASE_RULES,
+    PHASE_STAGES,
+)
 
 
 class Village(MatchAggregate):
@@ -488,11 +401,7 @@ class Village(MatchAggregate):
         """VI-2: the start player moves one seat (family, VI-7.1) left every round; a
         wiped-out family restarts in phase 1 (VI-2.1, VI-7.2)."""
         number = self.round + 1
-        kit, birds = (
-            (VILLAGE_RESTART_KIT, VILLAGE_RESTART_BIRDS)
-            if self.options.village
-            else (RESTART_KIT, RESTART_BIRDS)
-        )
+        kit, birds = restart_kit(self.options)
         self._round_began(
             round=number,
             start_family=(number - 1) % self.family_count,
@@ -568,65 +477,9 @@ class Village(MatchAggregate):
 
     # ---- phase 1: the village (VI-2.1) ----------------------------------------------
 
-    def default_arrangement(self, family: int) -> tuple[list[Counts], Counts]:
-        """The phase 1 default (VI-2.1, VI-7.8): last round's cottages kept; new members
-        (those who were children at the last generation change, and a new or restarted
-        family's) go to the lowest-numbered cottage with room, youngest kind first; a
-        family above 18 discards the surplus youngest first (new members before the
-        others of a kind, then from the highest-numbered cottage). Returns the cottages
-        and the discarded members."""
-        keep = [
-            {k: c[k] - n[k] for k in KINDS}
-            for c, n in zip(self.cottages[family], self.newcomers[family], strict=True)
-        ]
-        new = model.added(self.pool[family], *self.newcomers[family])
-        surplus = max(0, model.total(new) + sum(map(model.total, keep)) - FAMILY_LIMIT)
-        discarded = model.empty()
-        for kind in KINDS:
-            for place in [new, *reversed(keep)]:
-                take = min(surplus, place[kind])
-                place[kind] -= take
-                discarded[kind] += take
-                surplus -= take
-        for kind in KINDS:
-            for _ in range(new[kind]):
-                cottage = next(c for c in keep if model.total(c) < COTTAGE_CAPACITY)
-                cottage[kind] += 1
-        return [model.counts(c) for c in keep], discarded
-
     def _arrange(self, seat: int, cmd: Arrange, by_default: bool, stamp: ReceiveStamp) -> None:
-        rule = "VI-2.1"
         self._require_decision(seat, cmd.family, "arrange")
-        if len(cmd.cottages) != COTTAGES:
-            raise InvalidArgument(rule, f"a family has exactly {COTTAGES} cottages")
-        cottages: list[Counts] = []
-        for i, cottage in enumerate(cmd.cottages):
-            for kind, n in cottage.items():
-                if kind not in KINDS:
-                    raise InvalidArgument(rule, f"{kind!r} is not a kind of villager")
-                if n < 0:
-                    raise InvalidArgument(rule, "a count of villagers cannot be negative")
-            placed = model.counts(cottage)
-            if model.total(placed) > COTTAGE_CAPACITY:
-                raise InvalidArgument(
-                    rule, f"cottage {i} would hold {model.total(placed)}: at most 6 each"
-                )
-            cottages.append(placed)
-        have = self.members(cmd.family)
-        housed = model.added(*cottages)
-        for kind in KINDS:
-            if housed[kind] > have[kind]:
-                raise RuleViolation(
-                    rule, f"family {cmd.family} has {have[kind]} {kind}, not {housed[kind]}"
-                )
-        must = min(model.total(have), FAMILY_LIMIT)
-        if model.total(housed) != must:
-            raise RuleViolation(
-                rule,
-                f"family {cmd.family} must house {must} members"
-                + (" and discard the rest" if must < model.total(have) else ", all of them"),
-            )
-        discarded = {k: have[k] - housed[k] for k in KINDS}
+        cottages, discarded = check_arrangement(cmd, self.members(cmd.family))
         self._arranged(
             family=cmd.family,
             cottages=cottages,
@@ -653,35 +506,10 @@ class Village(MatchAggregate):
     # ---- phase 2: magic (VI-2.2) ------------------------------------------------------
 
     def _choose(self, seat: int, cmd: ChooseSpells, by_default: bool, stamp: ReceiveStamp) -> None:
-        rule = "VI-2.2"
         self._require_decision(seat, cmd.family, "choose")
-        for spell in cmd.spells:
-            if spell not in SPELLS:
-                raise InvalidArgument(rule, f"{spell!r} is not a spell")
-        if len(set(cmd.spells)) != len(cmd.spells):
-            raise RuleViolation(rule, "a family casts each of its spells at most once a round")
-        if cmd.birds < 0:
-            raise InvalidArgument(rule, "a number of birds cannot be negative")
         f = cmd.family
-        if cmd.birds > self.birds[f]:
-            raise RuleViolation(rule, f"family {f} has only {self.birds[f]} birds to sacrifice")
-        allowed = self.poles[f] + cmd.birds
-        if len(cmd.spells) > allowed:
-            raise RuleViolation(
-                rule,
-                f"{len(cmd.spells)} spells need as many totem pieces and sacrificed birds; "
-                f"family {f} has {self.poles[f]} pieces and sacrifices {cmd.birds} birds",
-            )
-        needed = max(0, len(cmd.spells) - self.poles[f])
-        if cmd.birds > needed:
-            raise RuleViolation(
-                "VI-7.6",
-                f"{len(cmd.spells)} spells need {needed} sacrificed birds, not {cmd.birds}",
-            )
-        spells = [s for s in SPELLS if s in cmd.spells]
-        secret = bytes.fromhex(self.secret)
-        salts = [commitments.salt(secret, self.round, f, s) for s in spells]
-        chits = [commitments.chit(self.round, f, s, x) for s, x in zip(spells, salts, strict=True)]
+        spells = magic.check_choice(cmd, self.poles[f], self.birds[f])
+        salts, chits = magic.sealed(bytes.fromhex(self.secret), self.round, f, spells)
         self._spells_chosen(
             family=f,
             count=len(spells),
@@ -720,15 +548,8 @@ class Village(MatchAggregate):
         self._tick(stamp)
 
     def next_placer(self) -> int | None:
-        """The family that places next (VI-2.2): in turn order from where the rotation
-        stands, the first with a spell left that has not passed (``spells_a``); a family
-        with nothing left is skipped (VI-7.6)."""
-        order = self.turn_order()
-        for i in range(self.family_count):
-            f = order[(self.place_next + i) % self.family_count]
-            if self.hands[f] and not self.passed[f]:
-                return f
-        return None
+        """The family that places next (see :func:`domain.village.magic.next_placer`)."""
+        return magic.next_placer(self)
 
     def _placing(self, stamp: ReceiveStamp) -> None:
         if self.options.spells_b:
@@ -739,41 +560,23 @@ class Village(MatchAggregate):
                     return
             self._end_phase(stamp)
             return
-        nxt = self.next_placer()
+        nxt = magic.next_placer(self)
         if nxt is None:
             self._end_phase(stamp)
         else:
             self._await("place", [nxt], stamp)
 
-    def _check_target(self, target_family: int, cottage: int) -> None:
-        if not 0 <= target_family < self.family_count or not 0 <= cottage < COTTAGES:
-            raise InvalidArgument(
-                "VI-2.2",
-                f"cottage {cottage} of family {target_family} does not exist: families are "
-                f"0 to {self.family_count - 1}, cottages 0 to {COTTAGES - 1}",
-            )
-
     def _place(self, seat: int, cmd: PlaceSpell, by_default: bool, stamp: ReceiveStamp) -> None:
-        rule = "VI-2.2"
         self._require_decision(seat, cmd.family, "place")
-        if cmd.spell not in SPELLS:
-            raise InvalidArgument(rule, f"{cmd.spell!r} is not a spell")
-        self._check_target(cmd.target_family, cmd.cottage)
-        if cmd.spell not in self.hands[cmd.family]:
-            raise RuleViolation(
-                rule, f"family {cmd.family} has no {cmd.spell} spell chosen and unplaced"
-            )
-        choice = self.choices[cmd.family]
-        assert choice is not None
-        index = choice["spells"].index(cmd.spell)
+        chit, salt = magic.check_placement(self, cmd)
         self._spell_placed(
             family=cmd.family,
             position=len(self.board),
             target_family=cmd.target_family,
             cottage=cmd.cottage,
-            chit=choice["chits"][index],
+            chit=chit,
             spell=cmd.spell,
-            salt=choice["salts"][index],
+            salt=salt,
             by_default=by_default,
             stamp=stamp.to_dict(),
         )
@@ -815,8 +618,7 @@ class Village(MatchAggregate):
 
     def _pass(self, seat: int, cmd: PassSpells, stamp: ReceiveStamp) -> None:
         self._require_decision(seat, cmd.family, "place")
-        if not self.options.spells_a:
-            raise RuleViolation("VI-2.2", "passing is only allowed with the variation spells_a")
+        magic.check_pass(self.options.spells_a)
         self._spells_passed(
             family=cmd.family, lost=len(self.hands[cmd.family]), stamp=stamp.to_dict()
         )
@@ -831,25 +633,8 @@ class Village(MatchAggregate):
     def _submit(
         self, seat: int, cmd: SubmitPlacements, by_default: bool, stamp: ReceiveStamp
     ) -> None:
-        rule = "VI-2.2"
         self._require_decision(seat, cmd.family, "submit")
-        hand = self.hands[cmd.family]
-        for spell, target, cottage in cmd.placements:
-            if spell not in SPELLS:
-                raise InvalidArgument(rule, f"{spell!r} is not a spell")
-            self._check_target(target, cottage)
-            if spell not in hand:
-                raise RuleViolation(
-                    rule, f"family {cmd.family} has no {spell} spell chosen and unplaced"
-                )
-        spells = [p[0] for p in cmd.placements]
-        if len(set(spells)) != len(spells):
-            raise RuleViolation(rule, "each chosen spell is placed once")
-        if not self.options.spells_a and len(spells) != len(hand):
-            raise RuleViolation(
-                rule, f"family {cmd.family} must place all {len(hand)} of its chosen spells"
-            )
-        placements = [[s, t, c] for s, t, c in cmd.placements]
+        placements = magic.check_submission(self, cmd)
         self._placements_submitted(
             family=cmd.family,
             count=len(placements),
@@ -872,26 +657,7 @@ class Village(MatchAggregate):
         self._tick(stamp)
 
     def _reveal_placements(self) -> None:
-        """spells_b: every submitted placement goes on the board at once, families in
-        turn order, each in the order it listed them."""
-        placed: list[dict[str, Any]] = []
-        for f in self.turn_order():
-            choice = self.choices[f]
-            for spell, target, cottage in self.submissions[f] or []:
-                assert choice is not None
-                i = choice["spells"].index(spell)
-                placed.append(
-                    {
-                        "family": f,
-                        "position": len(self.board) + len(placed),
-                        "target_family": target,
-                        "cottage": cottage,
-                        "chit": choice["chits"][i],
-                        "spell": spell,
-                        "salt": choice["salts"][i],
-                    }
-                )
-        self._placements_revealed(placements=placed)
+        self._placements_revealed(placements=magic.revealed_placements(self))
 
     @event("PlacementsRevealed")
     def _placements_revealed(self, placements: list[dict[str, Any]]) -> None:
@@ -905,37 +671,14 @@ class Village(MatchAggregate):
 
     def revealable(self, family: int) -> list[int]:
         """Board positions of the family's face-down spells that act in this phase."""
-        return [
-            b["position"] for b in self.unrevealed(family) if SPELL_PHASE[b["spell"]] == self.phase
-        ]
+        return revealing.revealable(self, family)
 
     def _reveal(self, seat: int, cmd: RevealSpells, by_default: bool, stamp: ReceiveStamp) -> None:
-        rule = "VI-2.3"
         self._require_decision(seat, cmd.family, "reveal")
-        if len(set(cmd.positions)) != len(cmd.positions):
-            raise InvalidArgument(rule, "a board position is listed twice")
-        for p in cmd.positions:
-            if not 0 <= p < len(self.board):
-                raise InvalidArgument(rule, f"board position {p} holds no spell")
-            spot = self.board[p]
-            if spot["owner"] != cmd.family:
-                raise RuleViolation(rule, f"the spell at position {p} is not family {cmd.family}'s")
-            if spot["revealed"]:
-                raise RuleViolation(rule, f"the spell at position {p} is already revealed")
-            if SPELL_PHASE[spot["spell"]] != self.phase:
-                raise RuleViolation(
-                    rule,
-                    f"the spell at position {p} does not act in phase {self.phase} "
-                    f"({PHASE_NAMES[self.phase]})",
-                )
-        reveals = [
-            {"position": p, "spell": self.board[p]["spell"], "salt": self.board[p]["salt"]}
-            for p in sorted(cmd.positions)
-        ]
         self._spells_revealed(
             family=cmd.family,
             phase=self.phase,
-            reveals=reveals,
+            reveals=revealing.check_reveal(self, cmd),
             by_default=by_default,
             stamp=stamp.to_dict(),
         )
@@ -969,42 +712,8 @@ class Village(MatchAggregate):
     # ---- phase 3: births (VI-2.4) -------------------------------------------------------
 
     def _births(self) -> None:
-        """Draws family by family in turn order, cottage by cottage, child by child; a
-        prearranged sequence is consumed first, then the round's seeded stream."""
-        prearranged = self.options.prearranged_sexes or []
-        used = 0
-        rng: SeededRandom | None = None
-        draws: list[str] = []
-        children = []
-        for f in self.turn_order():
-            for c in range(COTTAGES):
-                cottage = self.cottages[f][c]
-                spells = self.spells_on(f, c, 3)
-                count = model.children_in(cottage, spells)
-                if count == 0:
-                    continue
-                forced = model.forced_sex(spells)
-                girls = boys = 0
-                for _ in range(count):
-                    if forced is not None:
-                        sex = forced
-                    elif self.sexes_used + used < len(prearranged):
-                        sex = prearranged[self.sexes_used + used]
-                        used += 1
-                        draws.append(sex)
-                    else:
-                        if rng is None:
-                            rng = birth_stream(self.effective_seed(), self.round)
-                        sex = sex_of(rng.randbelow(2))
-                        draws.append(sex)
-                    if sex == model.GIRL:
-                        girls += 1
-                    else:
-                        boys += 1
-                children.append(
-                    {"family": f, "cottage": c, "girls": girls, "boys": boys, "forced": forced}
-                )
-        self._born(children=children, draws=draws, prearranged=used)
+        born = births.draw(self)
+        self._born(children=born.children, draws=born.draws, prearranged=born.prearranged)
 
     @event("Born")
     def _born(self, children: list[dict[str, Any]], draws: list[str], prearranged: int) -> None:
@@ -1017,24 +726,8 @@ class Village(MatchAggregate):
     # ---- phase 4: the catch (VI-2.5) -----------------------------------------------------
 
     def _catch(self) -> None:
-        order = self.turn_order()
-        hunters = [
-            sum(
-                model.hunters_in(self.cottages[f][c], self.spells_on(f, c, 4))
-                for c in range(COTTAGES)
-            )
-            for f in order
-        ]
-        claims = [model.claim(h) for h in hunters]
-        catch = model.catch_size(self.family_count)
-        got = model.share_catch(claims, catch)
-        self._catch_shared(
-            catch=catch,
-            claims=[
-                {"family": f, "hunters": h, "claim": c, "got": g}
-                for f, h, c, g in zip(order, hunters, claims, got, strict=True)
-            ],
-        )
+        size, claims = catch.shared(self)
+        self._catch_shared(catch=size, claims=claims)
 
     @event("CatchShared")
     def _catch_shared(self, catch: int, claims: list[dict[str, int]]) -> None:
@@ -1046,30 +739,10 @@ class Village(MatchAggregate):
     @property
     def elders_may_die(self) -> bool:
         """Under feast_a and feast_b the other families may choose elders (VI-2.6)."""
-        return self.options.feast_a or self.options.feast_b
+        return feast.elders_may_die(self.options)
 
     def _feast(self) -> None:
-        meals = []
-        for f in self.turn_order():
-            members = self.members(f)
-            size = model.total(members)
-            need = model.need(size)
-            eaten = min(need, self.birds[f])
-            missing = need - eaten
-            victims = size if self.elders_may_die else size - members[ELDER]
-            left = self.birds[f] - eaten
-            meals.append(
-                {
-                    "family": f,
-                    "members": size,
-                    "need": need,
-                    "eaten": eaten,
-                    "missing": missing,
-                    "deaths": min(missing, victims),
-                    "discarded": max(0, left - PEN_LIMIT),
-                }
-            )
-        self._feasted(meals=meals)
+        self._feasted(meals=feast.meals(self))
 
     @event("Feasted")
     def _feasted(self, meals: list[dict[str, int]]) -> None:
@@ -1083,16 +756,12 @@ class Village(MatchAggregate):
 
     def victim_choosers(self, starving: int) -> list[int]:
         """feast_a / feast_b: the other families, in turn order from the start player."""
-        return [f for f in self.turn_order() if f != starving]
+        return feast.victim_choosers(self, starving)
 
     def feast_shares(self, starving: int, deaths: int) -> list[list[int]]:
-        """feast_b: the deaths dealt one at a time to the other families in turn order;
-        [family, share] for each family with a share."""
-        others = self.victim_choosers(starving)
-        shares = [[f, 0] for f in others]
-        for i in range(deaths):
-            shares[i % len(others)][1] += 1
-        return [s for s in shares if s[1] > 0]
+        """feast_b: each other family's share of the deaths (see
+        :func:`domain.village.feast.shares`)."""
+        return feast.shares(self, starving, deaths)
 
     def _victims(self, stamp: ReceiveStamp) -> None:
         if self.names:
@@ -1101,67 +770,15 @@ class Village(MatchAggregate):
         if not self.feast_queue:
             self._end_phase(stamp)
             return
-        starving, deaths = self.feast_queue[0]
-        if self.options.feast_b:
-            shares = self.feast_shares(starving, deaths)
-            self._await(
-                "name_victims",
-                [f for f, _ in shares],
-                stamp,
-                {"starving": starving, "deaths": deaths, "shares": shares, "elders": True},
-            )
-        elif self.options.feast_a:
-            others = self.victim_choosers(starving)
-            chooser = others[self.feast_turn % len(others)]
-            self._await(
-                "victims",
-                [chooser],
-                stamp,
-                {"starving": starving, "deaths": 1, "remaining": deaths, "elders": True},
-            )
-        else:
-            self._await(
-                "victims",
-                [starving],
-                stamp,
-                {"starving": starving, "deaths": deaths, "elders": False},
-            )
-
-    def _check_people(self, rule: str, family: int, people: Sequence[Person], elders: bool) -> None:
-        """Every named person exists in ``family`` (counting repeats)."""
-        wanted: dict[tuple[int, str], int] = {}
-        for cottage, kind in people:
-            if not 0 <= cottage < COTTAGES:
-                raise InvalidArgument(rule, f"cottage {cottage} does not exist")
-            if kind not in KINDS:
-                raise InvalidArgument(rule, f"{kind!r} is not a kind of villager")
-            if kind == ELDER and not elders:
-                raise RuleViolation(rule, "an elder may not be chosen as a victim here")
-            wanted[(cottage, kind)] = wanted.get((cottage, kind), 0) + 1
-        for (cottage, kind), n in wanted.items():
-            have = self.cottages[family][cottage][kind]
-            if n > have:
-                raise RuleViolation(
-                    rule, f"cottage {cottage} of family {family} has {have} {kind}, not {n}"
-                )
+        kind, families, detail = feast.victims_awaited(self)
+        self._await(kind, families, stamp, detail)
 
     def _choose_victims(
         self, seat: int, cmd: ChooseVictims, by_default: bool, stamp: ReceiveStamp
     ) -> None:
-        rule = "VI-2.6"
-        kind = "name_victims" if self.options.feast_b else "victims"
+        kind = feast.victims_kind(self.options)
         self._require_decision(seat, cmd.family, kind)
-        decision = self.decision
-        assert decision is not None
-        starving = decision.detail["starving"]
-        if kind == "name_victims":
-            count = next(s for f, s in decision.detail["shares"] if f == cmd.family)
-        else:
-            count = decision.detail["deaths"]
-        if len(cmd.victims) != count:
-            raise RuleViolation(rule, f"family {cmd.family} must name {count} victims")
-        self._check_people(rule, starving, cmd.victims, decision.detail["elders"])
-        victims = _person_dicts(cmd.victims)
+        starving, count, victims = feast.check_victims(self, cmd)
         if kind == "name_victims":
             self._victims_named(
                 starving=starving,
@@ -1220,33 +837,8 @@ class Village(MatchAggregate):
         self._tick(stamp)
 
     def _resolve_names(self) -> None:
-        """feast_b: the names revealed together, applied in turn order; a name that no
-        longer exists falls to the youngest remaining member of that cottage (VI-7.7),
-        or, in an empty cottage, to the default victim of the family (decided here)."""
-        starving = self.feast_queue[0][0]
-        order = self.turn_order()
-        names = sorted(self.names, key=lambda n: order.index(n[0]))
-        left = [dict(c) for c in self.cottages[starving]]
-        deaths: list[Person] = []
-        for _, victims in names:
-            for v in victims:
-                cottage, kind = v["cottage"], v["kind"]
-                if left[cottage][kind] == 0:
-                    youngest = model.youngest_in(left[cottage])
-                    if youngest is not None:
-                        kind = youngest
-                    else:
-                        fallback = model.default_victims(left, 1, elders=True)
-                        if not fallback:
-                            continue
-                        cottage, kind = fallback[0]
-                left[cottage][kind] -= 1
-                deaths.append((cottage, kind))
-        self._victims_revealed(
-            starving=starving,
-            names=[{"family": f, "victims": v} for f, v in names],
-            deaths=_person_dicts(deaths),
-        )
+        names, deaths = feast.resolved_names(self)
+        self._victims_revealed(starving=self.feast_queue[0][0], names=names, deaths=deaths)
 
     @event("VictimsRevealed")
     def _victims_revealed(
@@ -1260,20 +852,7 @@ class Village(MatchAggregate):
     # ---- phase 6: illness (VI-2.7) -----------------------------------------------------
 
     def _illness(self) -> None:
-        deaths = []
-        for f in self.turn_order():
-            for c in range(COTTAGES):
-                spells = self.spells_on(f, c, 6)
-                cottage = self.cottages[f][c]
-                if "illness" not in spells or model.total(cottage) == 0:
-                    continue
-                if "big_cure" in spells:
-                    killed = model.empty()
-                elif "little_cure" in spells:
-                    killed = {k: cottage[k] if k in model.CHILDREN else 0 for k in KINDS}
-                else:
-                    killed = dict(cottage)
-                deaths.append({"family": f, "cottage": c, "killed": killed})
+        deaths = illness.deaths(self)
         if deaths:
             self._illness_struck(deaths=deaths)
 
@@ -1287,53 +866,28 @@ class Village(MatchAggregate):
     # ---- phase 7: generation change (VI-2.8) ------------------------------------------
 
     def youth_needs(self, family: int) -> list[int]:
-        """How many people each cottage of the family keeps from ageing: one per revealed
-        ``youth`` spell on it (several spare one each, decided here), at most everyone."""
-        return [
-            min(len(self.spells_on(family, c, 7)), model.total(self.cottages[family][c]))
-            for c in range(COTTAGES)
-        ]
+        """How many people each cottage of the family keeps from ageing (see
+        :func:`domain.village.ageing.youth_needs`)."""
+        return ageing.youth_needs(self, family)
 
     def youth_minimum(self, family: int) -> list[int]:
-        """How many a family must spare per cottage: as many as it could spare without
-        an elder. Sparing an elder is the family's choice (VI-7.4), never forced, and
-        the default never does it; so a cottage of elders only may spare none."""
-        return [
-            min(need, model.total(self.cottages[family][c]) - self.cottages[family][c][ELDER])
-            for c, need in enumerate(self.youth_needs(family))
-        ]
+        """How many a family must spare per cottage (see
+        :func:`domain.village.ageing.youth_minimum`)."""
+        return ageing.youth_minimum(self, family)
 
     def _youth(self, stamp: ReceiveStamp) -> None:
-        nxt = next(
-            (
-                f
-                for f in self.turn_order()
-                if (f not in self.acted or self.stage != "youth") and any(self.youth_needs(f))
-            ),
-            None,
-        )
+        nxt = ageing.next_to_spare(self)
         if nxt is not None:
-            self._await("youth", [nxt], stamp, {"needs": self.youth_needs(nxt)})
+            self._await("youth", [nxt], stamp, {"needs": ageing.youth_needs(self, nxt)})
             return
         self._age()
         self._end_phase(stamp)
 
     def _spare(self, seat: int, cmd: SpareFromAge, by_default: bool, stamp: ReceiveStamp) -> None:
-        rule = "VI-2.8"
         self._require_decision(seat, cmd.family, "youth")
-        self._check_people(rule, cmd.family, cmd.spared, elders=True)
-        needs = self.youth_needs(cmd.family)
-        least = self.youth_minimum(cmd.family)
-        for c in range(COTTAGES):
-            n = sum(1 for cottage, _ in cmd.spared if cottage == c)
-            if not least[c] <= n <= needs[c]:
-                many = str(needs[c]) if least[c] == needs[c] else f"{least[c]} to {needs[c]}"
-                raise RuleViolation(
-                    rule, f"youth spares {many} people in cottage {c} of family {cmd.family}"
-                )
         self._youth_chosen(
             family=cmd.family,
-            spared=_person_dicts(cmd.spared),
+            spared=ageing.check_spared(self, cmd),
             by_default=by_default,
             stamp=stamp.to_dict(),
         )
@@ -1375,14 +929,9 @@ class Village(MatchAggregate):
     # ---- phase 8: totem construction (VI-2.9) and the end (VI-4) --------------------
 
     def _census(self) -> None:
-        sizes = [self.size(f) for f in self.families]
-        pieces, birds = model.census_awards(sizes, self.options.totem_b)
-        builders = [f for f in pieces if not self.wiped[f] and not self.elderless[f]]
+        taken = census.take(self)
         self._census_taken(
-            sizes=sizes,
-            pieces=[f for f in builders if self.poles[f] < POLE_MAX],
-            blocked=[f for f in pieces if f not in builders],
-            birds=birds,
+            sizes=taken.sizes, pieces=taken.pieces, blocked=taken.blocked, birds=taken.birds
         )
 
     @event("CensusTaken")
@@ -1397,33 +946,14 @@ class Village(MatchAggregate):
     def _end_round(self) -> None:
         """Spells leave the board (VI-2.2); the round's chits are published (VI-2.2),
         the identities of unrevealed spells kept for the referee only; then VI-4."""
-        chits = []
-        unrevealed = []
-        unplaced = []
-        for f in self.families:
-            placed = [b["chit"] for b in self.board if b["owner"] == f]
-            choice = self.choices[f]
-            rest: list[str] = []
-            if choice is not None:
-                for spell, salt, chit in zip(
-                    choice["spells"], choice["salts"], choice["chits"], strict=True
-                ):
-                    if chit not in placed:
-                        rest.append(chit)
-                        unplaced.append({"family": f, "spell": spell, "salt": salt, "chit": chit})
-            chits.append({"family": f, "chits": placed + sorted(rest)})
-        for b in self.board:
-            if not b["revealed"]:
-                unrevealed.append(
-                    {
-                        "position": b["position"],
-                        "family": b["owner"],
-                        "spell": b["spell"],
-                        "salt": b["salt"],
-                    }
-                )
-        self._round_ended(round=self.round, chits=chits, unrevealed=unrevealed, unplaced=unplaced)
-        contenders = [f for f in self.families if self.poles[f] >= POLE_MAX]
+        record = ending.round_record(self)
+        self._round_ended(
+            round=self.round,
+            chits=record.chits,
+            unrevealed=record.unrevealed,
+            unplaced=record.unplaced,
+        )
+        contenders = ending.contenders(self)
         if contenders:
             self._finish(contenders)
 
@@ -1439,23 +969,17 @@ class Village(MatchAggregate):
         self.stage = "round"
 
     def _finish(self, contenders: list[int]) -> None:
-        """VI-4.1: a family with 6 pieces wins; several: the largest family, then the most
-        birds, else no winner. VI-4.2 / VI-7.1: a player wins with its family, and a tie
-        between two families of the same player is that player's win."""
-        sizes = [self.size(f) for f in self.families]
-        best = model.winner_among(contenders, sizes, self.birds)
-        seats = sorted({self.party_owner(f) for f in best})
-        winner = best[0] if len(best) == 1 else None
+        """VI-4: the winner among the families with 6 pieces, then the match ends."""
+        end = ending.outcome(self, contenders)
         self._totem_completed(
             contenders=contenders,
-            sizes=sizes,
-            birds=list(self.birds),
-            tied=model.tie(best),
-            winner=winner,
-            winning_seats=seats,
+            sizes=end.sizes,
+            birds=end.birds,
+            tied=end.tied,
+            winner=end.winner,
+            winning_seats=end.winning_seats,
         )
-        result = [{"seat": s, "place": 1 if s in seats else 2} for s in range(len(self.players))]
-        self._end(EndReason.COMPLETED, result)
+        self._end(EndReason.COMPLETED, ending.placings(end.winning_seats, len(self.players)))
 
     @event("TotemCompleted")
     def _totem_completed(
@@ -1551,161 +1075,32 @@ class Village(MatchAggregate):
 
     def default_command(self, family: int) -> Command:
         """What the deadline does for ``family`` (each phase's timeout default)."""
-        decision = self.decision
-        assert decision is not None and decision.owed_by(family)
-        kind = decision.kind
-        if kind == "arrange":
-            cottages, _ = self.default_arrangement(family)
-            return Arrange(family, cottages)
-        if kind == "choose":
-            return ChooseSpells(family, [], 0)
-        if kind == "place":
-            return PlaceSpell(family, self.hands[family][0], family, 0)
-        if kind == "submit":
-            return SubmitPlacements(family, [(s, family, 0) for s in self.hands[family]])
-        if kind == "reveal":
-            return RevealSpells(family, self.revealable(family))
-        if kind in ("victims", "name_victims"):
-            return ChooseVictims(family, self.default_victims(family))
-        return SpareFromAge(family, self.default_spared(family))
+        return defaults.default_command(self, family)
+
+    def default_arrangement(self, family: int) -> tuple[list[Counts], Counts]:
+        """The phase 1 default (see :func:`domain.village.defaults.default_arrangement`):
+        the cottages and the discarded members."""
+        return defaults.default_arrangement(self, family)
 
     def default_victims(self, family: int) -> list[Person]:
-        """The victims the deadline names for ``family`` (VI-2.6, VI-7.7): the default
-        order over the starving family; under feast_b each namer its slice of that order,
-        so that the defaults never name one person twice."""
-        decision = self.decision
-        assert decision is not None
-        detail = decision.detail
-        starving = detail["starving"]
-        elders = bool(detail["elders"])
-        if decision.kind == "name_victims":
-            everyone = model.default_victims(self.cottages[starving], detail["deaths"], elders)
-            start = 0
-            for f, share in detail["shares"]:
-                if f == family:
-                    return everyone[start : start + share]
-                start += share
-            raise AssertionError("the family has no share")
-        return model.default_victims(self.cottages[starving], detail["deaths"], elders)
+        """The victims the deadline names for ``family`` (VI-2.6, VI-7.7)."""
+        return defaults.default_victims(self, family)
 
     def default_spared(self, family: int) -> list[Person]:
-        needs = self.youth_needs(family)
-        return [
-            (c, kind)
-            for c in range(COTTAGES)
-            for kind in model.default_spared(self.cottages[family][c], needs[c])
-        ]
+        """The people the deadline spares from ageing for ``family`` (VI-2.8)."""
+        return defaults.default_spared(self, family)
 
     # ---- legal actions -------------------------------------------------------------------
 
     def legal_actions(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may do now (its view shows it): ``start``, and for each of its
-        families that owes the awaited decision, the decision's kind, rule, deadline,
-        the choices it may make and the default the deadline would apply."""
-        legal: dict[str, Any] = {"start": self.start_refusal(seat) is None, "decisions": []}
-        decision = self.decision
-        if decision is None or self.status is not MatchStatus.PLAYING:
-            return legal
-        for family in decision.parties:
-            if self.decision_refusal(seat, family, decision.kind) is not None:
-                continue
-            legal["decisions"].append(
-                {
-                    "family": family,
-                    "kind": decision.kind,
-                    "rule": decision.rule,
-                    "deadline_ms": decision.deadline_ms,
-                    "choices": self._choices(family, decision),
-                    "default": command_dict(self.default_command(family)),
-                }
-            )
-        return legal
-
-    def _choices(self, family: int, decision: Decision) -> dict[str, Any]:
-        kind = decision.kind
-        if kind == "arrange":
-            members = self.members(family)
-            return {
-                "members": members,
-                "house": min(model.total(members), FAMILY_LIMIT),
-                "capacity": COTTAGE_CAPACITY,
-            }
-        if kind == "choose":
-            return {
-                "spells": list(SPELLS),
-                "pieces": self.poles[family],
-                "birds": self.birds[family],
-                "max_spells": min(len(SPELLS), self.poles[family] + self.birds[family]),
-            }
-        targets = [[t, c] for t in self.families for c in range(COTTAGES)]
-        if kind == "place":
-            return {
-                "hand": list(self.hands[family]),
-                "targets": targets,
-                "can_pass": self.options.spells_a,
-            }
-        if kind == "submit":
-            return {
-                "hand": list(self.hands[family]),
-                "targets": targets,
-                "all_required": not self.options.spells_a,
-            }
-        if kind == "reveal":
-            return {"phase": self.phase, "revealable": self.revealable(family)}
-        if kind in ("victims", "name_victims"):
-            starving = decision.detail["starving"]
-            elders = bool(decision.detail["elders"])
-            if kind == "name_victims":
-                count = next(s for f, s in decision.detail["shares"] if f == family)
-            else:
-                count = decision.detail["deaths"]
-            return {
-                "starving": starving,
-                "count": count,
-                "elders": elders,
-                "candidates": self._candidates(starving, elders),
-            }
-        return {
-            "needs": self.youth_needs(family),
-            "minimum": self.youth_minimum(family),
-            "candidates": self._candidates(family, True),
-        }
-
-    def _candidates(self, family: int, elders: bool) -> list[dict[str, Any]]:
-        return [
-            {"cottage": c, "kind": k, "count": n}
-            for c in range(COTTAGES)
-            for k, n in self.cottages[family][c].items()
-            if n > 0 and (elders or k != ELDER)
-        ]
+        """What ``seat`` may do now (its view shows it): see
+        :func:`domain.village.legal.legal_actions`."""
+        return legal.legal_actions(self, seat)
 
     # ---- helpers ---------------------------------------------------------------------------
 
     def _tick(self, stamp: dict[str, Any]) -> None:
         self.clock_ms = stamp["wall_ns"] // 1_000_000
-
-
-def command_dict(command: Command) -> dict[str, Any]:
-    """A command as plain data (lists, not tuples): how views and defaults show it."""
-    data: dict[str, Any] = {"command": type(command).__name__, "family": command.family}
-    if isinstance(command, Arrange):
-        data["cottages"] = [model.counts(c) for c in command.cottages]
-    elif isinstance(command, ChooseSpells):
-        data["spells"] = list(command.spells)
-        data["birds"] = command.birds
-    elif isinstance(command, PlaceSpell):
-        data.update(
-            spell=command.spell, target_family=command.target_family, cottage=command.cottage
-        )
-    elif isinstance(command, SubmitPlacements):
-        data["placements"] = [list(p) for p in command.placements]
-    elif isinstance(command, RevealSpells):
-        data["positions"] = list(command.positions)
-    elif isinstance(command, ChooseVictims):
-        data["victims"] = _person_dicts(command.victims)
-    elif isinstance(command, SpareFromAge):
-        data["spared"] = _person_dicts(command.spared)
-    return data
 
 
 register_game(Village)

@@ -24,7 +24,8 @@ from domain.kernel.views import (
     options_view,
     shown_payload,
 )
-from domain.village.match import PHASE_NAMES, Village
+from domain.village.match import Village
+from domain.village.phases import PHASE_NAMES
 
 #: Events whose ``family`` decides something secret, and the fields only its owner
 #: (and the referee) may see.

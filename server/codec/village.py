@@ -1,8 +1,7 @@
 """Village on the wire: options, commands, events and state.
 
 Views arrive redacted from the domain (:mod:`domain.village.views`); this only changes
-their shape. The match secret the commitment salts derive from (VI-2.2) is generated
-here at creation, like the seed, and kept in the created event.
+their shape.
 """
 
 from __future__ import annotations
@@ -24,8 +23,8 @@ from domain.village import (
     SpareFromAge,
     SubmitPlacements,
 )
-from domain.village.match import DECISION_RULES
 from domain.village.model import KINDS, SPELLS, Person, tie
+from domain.village.phases import DECISION_RULES
 from server.codec.wire import stamp_message
 from server.commands import Command
 from totem.v1 import match_service_pb2

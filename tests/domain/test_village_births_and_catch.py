@@ -18,7 +18,7 @@ from village_support import (
 
 from domain.kernel import SeededRandom
 from domain.village import Options, model
-from domain.village.match import birth_stream, sex_of
+from domain.village.births import birth_stream, sex_of
 
 FIVE_WOMEN_AND_A_YOUNG_MAN = {"young_woman": 3, "mature_woman": 2, "young_man": 1}
 

@@ -1,0 +1,82 @@
+"""Village: the classes of stored events (VI-6.4). A stored event names its class by
+topic, and its fields by name: a match recorded by one version replays in the next only
+if every event class keeps both, whatever the code around it becomes."""
+
+from __future__ import annotations
+
+from eventsourcing.utils import get_topic
+
+from domain.kernel.match import MatchAggregate
+from domain.kernel.topics import event_class
+from domain.village import Village
+
+#: Each event the Village aggregate declares, and the fields it records.
+EVENTS = {
+    "Created": ["entropy", "options", "referee_token_hash", "secret", "seed"],
+    "Founded": ["birds", "families", "members", "owners", "stamp"],
+    "DecisionAwaited": ["decision"],
+    "RoundBegan": ["birds", "members", "restarts", "round", "stamp", "start_family"],
+    "PhaseBegan": ["phase", "round"],
+    "WipedOut": ["family", "lost", "phase"],
+    "Dismantled": ["family", "phase", "pole"],
+    "Arranged": ["by_default", "cottages", "discarded", "family", "stamp"],
+    "SpellsChosen": [
+        "birds",
+        "by_default",
+        "chits",
+        "commitment",
+        "count",
+        "family",
+        "salts",
+        "spells",
+        "stamp",
+    ],
+    "SpellPlaced": [
+        "by_default",
+        "chit",
+        "cottage",
+        "family",
+        "position",
+        "salt",
+        "spell",
+        "stamp",
+        "target_family",
+    ],
+    "SpellsPassed": ["family", "lost", "stamp"],
+    "PlacementsSubmitted": ["by_default", "count", "family", "placements", "stamp"],
+    "PlacementsRevealed": ["placements"],
+    "SpellsRevealed": ["by_default", "family", "phase", "reveals", "stamp"],
+    "Born": ["children", "draws", "prearranged"],
+    "CatchShared": ["catch", "claims"],
+    "Feasted": ["meals"],
+    "VictimsChosen": ["by_default", "family", "stamp", "starving", "victims"],
+    "VictimsNamed": ["by_default", "count", "family", "stamp", "starving", "victims"],
+    "VictimsRevealed": ["deaths", "names", "starving"],
+    "IllnessStruck": ["deaths"],
+    "YouthChosen": ["by_default", "family", "spared", "stamp"],
+    "Aged": ["spared"],
+    "CensusTaken": ["birds", "blocked", "pieces", "sizes"],
+    "RoundEnded": ["chits", "round", "unplaced", "unrevealed"],
+    "TotemCompleted": ["birds", "contenders", "sizes", "tied", "winner", "winning_seats"],
+}
+
+
+def declared() -> dict[str, type]:
+    """The event classes the aggregate itself declares (the kernel's are the kernel's)."""
+    return {
+        name: value
+        for name, value in vars(Village).items()
+        if isinstance(value, type)
+        and issubclass(value, MatchAggregate.Event)
+        and getattr(value, "__annotations__", None)
+    }
+
+
+def test_vi_6_4_every_event_keeps_its_topic_and_fields() -> None:
+    classes = declared()
+    assert sorted(classes) == sorted(EVENTS)
+    for name, fields in EVENTS.items():
+        cls = classes[name]
+        assert get_topic(cls) == f"domain.village.match:Village.{name}"
+        assert sorted(cls.__annotations__) == fields, name
+        assert event_class(get_topic(cls)) is cls
