@@ -27,7 +27,7 @@ from eventsourcing.application import (
 )
 from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import IntegrityError
-from eventsourcing.utils import Environment, EnvType
+from eventsourcing.utils import Environment, EnvType, register_topic
 
 from domain.kernel import merkle
 from domain.kernel.match import MatchAggregate, is_final
@@ -88,6 +88,10 @@ class MatchLogged(DomainEvent):
 
     match_id: UUID
     game: str
+
+
+# Stores written before this module moved name the entries by the module they were in.
+register_topic("server.application:MatchLogged", MatchLogged)
 
 
 def store_env(
