@@ -27,17 +27,19 @@ from tests.service.helpers import (
     INWARD,
     act,
     bearer,
+    check_race,
     create_and_join,
     deal_for,
     grab,
+    race_verdict,
     reveal,
     stub,
     watch_until,
 )
 from tests.service.limits_helpers import LOOSE, until
-from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
+from totem.v1 import match_service_pb2_grpc
 from totem_client.routing import instance_for
 
 pytestmark = pytest.mark.postgres
@@ -283,19 +285,14 @@ async def test_players_routed_to_one_instance_race_by_its_receive_order(
     finally:
         for channel in channels:
             await channel.close()
-    grabs: dict[int, tuple[str, common_pb2.ReceiveStamp]] = {}
-    for seat, answer in enumerate(answers):
-        for event in answer.events:
-            inner = event.jungle_speed
-            kind = inner.WhichOneof("event")
-            if kind == "arrows_won" and inner.arrows_won.winner == seat:
-                grabs[seat] = ("won", inner.arrows_won.stamp)
-            elif kind == "late_grab" and inner.late_grab.seat == seat:
-                grabs[seat] = ("late", inner.late_grab.stamp)
-    assert {stamp.instance for _, stamp in grabs.values()} == {names[home]}
-    first = min(grabs.values(), key=lambda outcome: outcome[1].sequence)
-    assert first[0] == "won"
-    assert sorted(outcome for outcome, _ in grabs.values()) == ["late", "late", "late", "won"]
+    # Every grab's answer holds the event that decided it: the race's, or its LateGrab.
+    events = list({e.version: e for answer in answers for e in answer.events}.values())
+    won, contenders, lates = race_verdict(events, "arrows_won")
+    check_race(won, contenders, lates)
+    stamps = [c.stamp for c in contenders] or [won.stamp]
+    stamps += [g.stamp for g in lates]
+    assert len(stamps) == 4 and {stamp.instance for stamp in stamps} == {names[home]}
+    assert len({stamp.sequence for stamp in stamps}) == 4  # one sequence orders them all
 
 
 def test_an_instance_name_with_a_space_is_refused_before_serving(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from uuid import UUID
 import pytest
 from eventsourcing.persistence import IntegrityError
 
+from domain.jungle_speed import JungleSpeed
 from domain.kernel.match import MatchAggregate
 from server import codec, commits
 from server.actors import Actors, Outcome
@@ -107,7 +108,9 @@ def new_match(app: Arena) -> UUID:
             jungle_speed=js.JungleSpeedOptions(max_players=SEATS, turn_timeout_ms=0),
         )
     )
-    match: MatchAggregate = app.create_match(lambda seed: game.create(options, seed, b"", "0" * 64))
+    match: MatchAggregate = app.create_match(
+        lambda seed: JungleSpeed.create(options, seed, b"", "0" * 64)
+    )
     return match.id
 
 

@@ -60,7 +60,7 @@ async def test_idle_actors_leave_and_a_later_command_sees_the_match_as_stored(
             while (await watch.read()).version < first.version:
                 pass
             assert actors.live() == MATCHES + 2
-            assert service.rates.matches() == 1
+            assert service.matches.rates.matches() == 1
             # Noted just after the write, which the client may have read already.
             await until(lambda: actors.stamper.remembers(UUID(played)), "the sent time noted")
 
@@ -83,7 +83,7 @@ async def test_idle_actors_leave_and_a_later_command_sees_the_match_as_stored(
             assert actors.actor(UUID(timed)).timer is not None  # back, its timer with it
             assert actors.waiting_wakeups() == MATCHES
             assert not actors.stamper.remembers(UUID(played))
-            assert service.rates.matches() == 0
+            assert service.matches.rates.matches() == 0
 
             # The next command loads the match again and acts on its stored state; the
             # stream opened before the actor left gets the new event.
