@@ -57,8 +57,8 @@ async def test_a_whole_match_played_by_keys_in_a_terminal(server: RunningServer)
     }
     process = await asyncio.create_subprocess_exec(
         sys.executable,
-        "-m",
-        "server",
+        "-c",
+        "from entrypoints.totem import main; main()",
         "play",
         "village",
         "--address",
