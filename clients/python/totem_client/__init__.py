@@ -10,19 +10,12 @@ See ``docs/client.md``.
 """
 
 from totem_client.client import (
-    BADGES,
-    DIE_FACES,
-    GAMES,
-    GRAB_TARGETS,
     RESUMABLE_CODES,
-    VARIANTS,
     ActResponse,
     Client,
     ClientTls,
-    Command,
     CreatedMatch,
     EventStream,
-    JungleSpeedCommand,
     MatchEvent,
     MatchState,
     MatchSummary,
@@ -30,13 +23,22 @@ from totem_client.client import (
     Page,
     PlayStream,
     Session,
+    connect,
+)
+from totem_client.errors import TotemError
+from totem_client.games import (
+    BADGES,
+    DIE_FACES,
+    GAMES,
+    GRAB_TARGETS,
+    VARIANTS,
+    Command,
+    JungleSpeedCommand,
     TribesCommand,
     VillageCommand,
-    connect,
     tribes_options,
     village_options,
 )
-from totem_client.errors import TotemError
 
 __all__ = [
     "BADGES",

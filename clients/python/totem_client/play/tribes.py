@@ -30,7 +30,8 @@ from textual.widgets import Static
 
 from totem.v1 import common_pb2
 from totem.v1 import tribes_pb2 as pb
-from totem_client.client import BADGES, MatchEvent, MatchState, Session
+from totem_client.client import MatchEvent, MatchState, Session
+from totem_client.games import BADGES
 from totem_client.play.app import GameScreen
 from totem_client.play.tribes_text import (
     BADGE_ORDER,
