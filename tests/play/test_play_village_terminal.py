@@ -22,7 +22,7 @@ import termios
 from server.serve import RunningServer
 from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import connect
-from totem_client.client import MatchEvent
+from totem_client.messages import MatchEvent
 
 #: The terminal's size: rows, columns.
 ROWS, COLUMNS = 48, 140

@@ -11,15 +11,10 @@ See ``docs/client.md``.
 
 from totem_client.client import (
     RESUMABLE_CODES,
-    ActResponse,
     Client,
     ClientTls,
     CreatedMatch,
     EventStream,
-    MatchEvent,
-    MatchState,
-    MatchSummary,
-    MatchView,
     Page,
     PlayStream,
     Session,
@@ -39,6 +34,7 @@ from totem_client.games import (
     tribes_options,
     village_options,
 )
+from totem_client.messages import ActResponse, MatchEvent, MatchState, MatchSummary, MatchView
 
 __all__ = [
     "BADGES",

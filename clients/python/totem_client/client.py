@@ -50,14 +50,9 @@ from totem_client.games import (
     village_options,
     village_persons,
 )
+from totem_client.messages import ActResponse, MatchEvent, MatchState, MatchSummary, MatchView
 from totem_client.receipts import Receipts
 from totem_client.reconnect import channel_options, pause
-
-MatchEvent = match_service_pb2.MatchEvent
-MatchState = match_service_pb2.MatchState
-MatchView = match_service_pb2.GetMatchResponse
-MatchSummary = common_pb2.MatchSummary
-ActResponse = match_service_pb2.ActResponse
 
 #: Watch failures after which the stream is opened again from the last version seen.
 RESUMABLE_CODES: frozenset[grpc.StatusCode] = frozenset(

@@ -25,7 +25,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from totem.v1 import common_pb2, jungle_speed_pb2
-from totem_client.client import MatchEvent, MatchState, Session
+from totem_client.client import Session
+from totem_client.messages import MatchEvent, MatchState
 from totem_client.play.app import GameScreen
 from totem_client.play.jungle_speed_text import (
     Names,

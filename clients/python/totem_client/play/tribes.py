@@ -30,8 +30,9 @@ from textual.widgets import Static
 
 from totem.v1 import common_pb2
 from totem.v1 import tribes_pb2 as pb
-from totem_client.client import MatchEvent, MatchState, Session
+from totem_client.client import Session
 from totem_client.games import BADGES
+from totem_client.messages import MatchEvent, MatchState
 from totem_client.play.app import GameScreen
 from totem_client.play.tribes_text import (
     BADGE_ORDER,
