@@ -9,7 +9,7 @@
 See ``docs/client.md``.
 """
 
-from totem_client.client import Client, ClientTls, CreatedMatch, Page, Session, connect
+from totem_client.client import Client, ClientTls, CreatedMatch, Page, connect
 from totem_client.errors import TotemError
 from totem_client.games import (
     BADGES,
@@ -25,6 +25,7 @@ from totem_client.games import (
     village_options,
 )
 from totem_client.messages import ActResponse, MatchEvent, MatchState, MatchSummary, MatchView
+from totem_client.session import Session
 from totem_client.streams import RESUMABLE_CODES, EventStream, PlayStream
 
 __all__ = [
