@@ -51,8 +51,10 @@ from storage.arena import Arena, postgres_env  # noqa: E402
 from totem_client import connect  # noqa: E402
 from totem_client.bots import base as bot_base  # noqa: E402
 from totem_client.bots import jungle_speed, tribes, village  # noqa: E402
-from totem_client.client import RESUMABLE_CODES, Client, MatchEvent  # noqa: E402
+from totem_client.client import Client  # noqa: E402
 from totem_client.errors import TotemError  # noqa: E402
+from totem_client.messages import MatchEvent  # noqa: E402
+from totem_client.streams import RESUMABLE_CODES  # noqa: E402
 
 ORGANISER_TOKEN = secrets.token_urlsafe(32)
 #: Seconds the server runs between two kills: drawn uniformly in this range.

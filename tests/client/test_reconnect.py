@@ -9,8 +9,8 @@ import grpc
 import pytest
 
 from totem_client import TotemError, connect
-from totem_client.client import EventStream
 from totem_client.reconnect import CHANNEL_OPTIONS, channel_options, pause
+from totem_client.streams import EventStream
 
 
 def hinted(code: grpc.StatusCode, seconds: float | None) -> TotemError:

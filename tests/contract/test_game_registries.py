@@ -10,7 +10,7 @@ from entrypoints.totem import main as totem
 from replay.games import REPLAYS
 from server.codec import CODECS, GAME_ENUMS
 from totem.v1 import common_pb2
-from totem_client.client import GAMES as CLIENT_GAMES
+from totem_client.games import GAMES as CLIENT_GAMES
 from totem_client.play import GAMES as PLAYED_GAMES
 
 
@@ -32,7 +32,7 @@ def test_every_python_registry_lists_the_contracts_games() -> None:
         "server.codec.CODECS": set(CODECS),
         "server.codec.GAME_ENUMS": set(GAME_ENUMS),
         "replay.games": set(REPLAYS),
-        "totem_client.client.GAMES": set(CLIENT_GAMES),
+        "totem_client.games.GAMES": set(CLIENT_GAMES),
         "totem_client.play.GAMES": {key.replace("-", "_") for key in PLAYED_GAMES},
         "totem bots": _command_games("bots"),
         "totem play": _command_games("play"),

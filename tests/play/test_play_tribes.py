@@ -24,11 +24,12 @@ from tests.play.support import (
 )
 from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import connect
-from totem_client.client import Session, tribes_options
+from totem_client.games import tribes_options
 from totem_client.play.app import PlayApp
 from totem_client.play.openings import JoinMatch, Opening, SpectateMatch
 from totem_client.play.tribes import TribesScreen
 from totem_client.play.tribes_bots import NewTribesMatch
+from totem_client.session import Session
 
 #: A terminal of the usual width, where long sentences wrap.
 NARROW = (80, 40)

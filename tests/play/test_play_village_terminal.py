@@ -18,12 +18,11 @@ import pty
 import struct
 import sys
 import termios
-from pathlib import Path
 
 from server.serve import RunningServer
 from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import connect
-from totem_client.client import MatchEvent
+from totem_client.messages import MatchEvent
 
 #: The terminal's size: rows, columns.
 ROWS, COLUMNS = 48, 140
@@ -57,8 +56,9 @@ async def test_a_whole_match_played_by_keys_in_a_terminal(server: RunningServer)
         "LINES": str(ROWS),
     }
     process = await asyncio.create_subprocess_exec(
-        # The `totem` command installed beside this interpreter, as a person runs it.
-        str(Path(sys.executable).with_name("totem")),
+        sys.executable,
+        "-c",
+        "from entrypoints.totem import main; main()",
         "play",
         "village",
         "--address",

@@ -9,34 +9,24 @@
 See ``docs/client.md``.
 """
 
-from totem_client.client import (
+from totem_client.client import Client, ClientTls, CreatedMatch, Page, connect
+from totem_client.errors import TotemError
+from totem_client.games import (
     BADGES,
     DIE_FACES,
     GAMES,
     GRAB_TARGETS,
-    RESUMABLE_CODES,
     VARIANTS,
-    ActResponse,
-    Client,
-    ClientTls,
     Command,
-    CreatedMatch,
-    EventStream,
     JungleSpeedCommand,
-    MatchEvent,
-    MatchState,
-    MatchSummary,
-    MatchView,
-    Page,
-    PlayStream,
-    Session,
     TribesCommand,
     VillageCommand,
-    connect,
     tribes_options,
     village_options,
 )
-from totem_client.errors import TotemError
+from totem_client.messages import ActResponse, MatchEvent, MatchState, MatchSummary, MatchView
+from totem_client.session import Session
+from totem_client.streams import RESUMABLE_CODES, EventStream, PlayStream
 
 __all__ = [
     "BADGES",

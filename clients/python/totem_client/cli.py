@@ -23,9 +23,11 @@ from totem_client.bots.tribes import play_table as play_tribes_table
 from totem_client.bots.village import DEFAULT_THINK_MS as VILLAGE_THINK_MS
 from totem_client.bots.village import VillageBot
 from totem_client.bots.village import play_table as play_village_table
-from totem_client.client import VILLAGE_VARIATIONS, Client, ClientTls, Session, connect
+from totem_client.client import Client, ClientTls, connect
 from totem_client.command_line import failure_line
 from totem_client.errors import TotemError
+from totem_client.games import VILLAGE_VARIATIONS
+from totem_client.session import Session
 
 MAX_ENTROPY_BYTES = 64
 

@@ -14,7 +14,7 @@ callers, the bots, ``totem play``):
   ``google.rpc.RetryInfo``, read as :attr:`TotemError.retry_delay`, and :func:`pause`
   waits that long; without a hint it backs off from 50 ms to 1 s;
 - its streams resume: a Watch stream opens again after the last version it yielded
-  (:class:`~totem_client.client.EventStream`), and a session on a Play stream opens a
+  (:class:`~totem_client.streams.EventStream`), and a session on a Play stream opens a
   new one with its next command.
 """
 

@@ -23,17 +23,11 @@ from collections.abc import Awaitable, Callable
 import grpc
 
 from totem.v1 import common_pb2
-from totem_client.client import (
-    RESUMABLE_CODES,
-    ActResponse,
-    EventStream,
-    MatchEvent,
-    MatchState,
-    MatchSummary,
-    Session,
-)
 from totem_client.errors import TotemError
+from totem_client.messages import ActResponse, MatchEvent, MatchState, MatchSummary
 from totem_client.reconnect import PATIENCE, pause
+from totem_client.session import Session
+from totem_client.streams import RESUMABLE_CODES, EventStream
 
 log = logging.getLogger(__name__)
 

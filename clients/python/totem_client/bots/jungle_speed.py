@@ -32,15 +32,11 @@ import grpc
 from totem.v1 import common_pb2, jungle_speed_pb2
 from totem_client.bots.base import StreamBot
 from totem_client.bots.table import Standing, TableResult, bot_names, run_bots
-from totem_client.client import (
-    RESUMABLE_CODES,
-    ActResponse,
-    Client,
-    MatchEvent,
-    MatchState,
-    Session,
-)
+from totem_client.client import Client
 from totem_client.errors import TotemError
+from totem_client.messages import ActResponse, MatchEvent, MatchState
+from totem_client.session import Session
+from totem_client.streams import RESUMABLE_CODES
 
 __all__ = ["BotStats", "JungleSpeedBot", "Standing", "TableResult", "play_table"]
 

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from totem.v1 import common_pb2
-from totem_client.client import Client, MatchSummary, Session
+from totem_client.client import Client
+from totem_client.messages import MatchSummary
+from totem_client.session import Session
 
 
 class Bot(Protocol):

@@ -32,13 +32,10 @@ from totem.v1 import common_pb2
 from totem.v1 import tribes_pb2 as pb
 from totem_client.bots.base import StreamBot
 from totem_client.bots.table import OnSeated, TableResult, bot_names, run_bots
-from totem_client.client import (
-    BADGES,
-    Client,
-    MatchEvent,
-    MatchState,
-    Session,
-)
+from totem_client.client import Client
+from totem_client.games import BADGES
+from totem_client.messages import MatchEvent, MatchState
+from totem_client.session import Session
 
 #: Default delay before moving, after seeing it is the bot's turn, in milliseconds.
 DEFAULT_THINK_MS = (5.0, 20.0)

@@ -39,15 +39,12 @@ from totem.v1 import common_pb2
 from totem.v1 import village_pb2 as pb
 from totem_client.bots.base import StreamBot
 from totem_client.bots.table import OnSeated, TableResult, bot_names, run_bots
-from totem_client.client import (
-    RESUMABLE_CODES,
-    Client,
-    MatchEvent,
-    MatchState,
-    Session,
-    VillageCommand,
-)
+from totem_client.client import Client
 from totem_client.errors import TotemError
+from totem_client.games import VillageCommand
+from totem_client.messages import MatchEvent, MatchState
+from totem_client.session import Session
+from totem_client.streams import RESUMABLE_CODES
 
 DEFAULT_THINK_MS = (1.0, 5.0)
 

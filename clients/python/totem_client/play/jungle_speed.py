@@ -25,7 +25,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from totem.v1 import common_pb2, jungle_speed_pb2
-from totem_client.client import MatchEvent, MatchState, Session
+from totem_client.messages import MatchEvent, MatchState
 from totem_client.play.app import GameScreen
 from totem_client.play.jungle_speed_text import (
     Names,
@@ -36,6 +36,7 @@ from totem_client.play.jungle_speed_text import (
     result_lines,
 )
 from totem_client.play.widgets import EventLog, Panel
+from totem_client.session import Session
 
 Seat = jungle_speed_pb2.JungleSpeedSeat
 

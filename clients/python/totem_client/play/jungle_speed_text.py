@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from textual.content import Content
 
 from totem.v1 import common_pb2, jungle_speed_pb2
-from totem_client.client import MatchEvent
+from totem_client.messages import MatchEvent
 from totem_client.play.words import Names, describe_common, end_reason, result_lines
 
 Card = jungle_speed_pb2.Card

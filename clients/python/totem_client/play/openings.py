@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from totem.v1 import common_pb2
-from totem_client.client import Client, Session
+from totem_client.client import Client
 from totem_client.play import GameEntry
+from totem_client.session import Session
 
 
 class CannotOpen(Exception):

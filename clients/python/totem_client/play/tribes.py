@@ -30,7 +30,8 @@ from textual.widgets import Static
 
 from totem.v1 import common_pb2
 from totem.v1 import tribes_pb2 as pb
-from totem_client.client import BADGES, MatchEvent, MatchState, Session
+from totem_client.games import BADGES
+from totem_client.messages import MatchEvent, MatchState
 from totem_client.play.app import GameScreen
 from totem_client.play.tribes_text import (
     BADGE_ORDER,
@@ -48,6 +49,7 @@ from totem_client.play.tribes_text import (
 )
 from totem_client.play.widgets import EventLog, Panel
 from totem_client.play.words import Names, result_lines
+from totem_client.session import Session
 
 Totem = pb.TribesTotem
 Option = pb.TribesPlaceOption

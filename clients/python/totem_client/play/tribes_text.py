@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from totem.v1 import tribes_pb2 as pb
-from totem_client.client import MatchEvent
+from totem_client.messages import MatchEvent
 from totem_client.play.words import Names, describe_common
 
 Totem = pb.TribesTotem

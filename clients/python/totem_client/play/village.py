@@ -26,7 +26,8 @@ from textual.content import Content
 
 from totem.v1 import common_pb2
 from totem.v1 import village_pb2 as pb
-from totem_client.client import MatchEvent, MatchState, Session, VillageCommand
+from totem_client.games import VillageCommand
+from totem_client.messages import MatchEvent, MatchState
 from totem_client.play.app import GameScreen
 from totem_client.play.village_drafts import Draft, Key, draft_for, key_of
 from totem_client.play.village_text import (
@@ -39,6 +40,7 @@ from totem_client.play.village_text import (
 )
 from totem_client.play.widgets import EventLog, Panel
 from totem_client.play.words import Names, result_lines
+from totem_client.session import Session
 
 TICK = 0.2
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from totem.v1 import village_pb2 as pb
-from totem_client.client import MatchEvent, VillageCommand
+from totem_client.games import VillageCommand
+from totem_client.messages import MatchEvent
 from totem_client.play.words import Names, describe_common
 
 KIND_FIELDS = ("girl", "boy", "young_woman", "young_man", "mature_woman", "mature_man", "elder")

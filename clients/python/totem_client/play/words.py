@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from textual.content import Content
 
 from totem.v1 import common_pb2
-from totem_client.client import MatchEvent, MatchSummary
+from totem_client.messages import MatchEvent, MatchSummary
 
 
 class Names:
