@@ -33,15 +33,7 @@ async def _fetch(
 
 
 @click.command("checkpoint")
-@click.option(
-    "--server",
-    "--address",
-    "address",
-    envvar="TOTEM_ADDRESS",
-    default=options.DEFAULT_ADDRESS,
-    show_default=True,
-    help="host:port of the running server (env TOTEM_ADDRESS).",
-)
+@options.server
 @click.option(
     "-o",
     "--output",

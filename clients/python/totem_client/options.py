@@ -24,6 +24,17 @@ address = click.option(
     help="host:port of the running server (env TOTEM_ADDRESS).",
 )
 
+#: ``--server`` (or ``--address``): the running server a one-off command asks.
+server = click.option(
+    "--server",
+    "--address",
+    "address",
+    envvar="TOTEM_ADDRESS",
+    default=DEFAULT_ADDRESS,
+    show_default=True,
+    help="host:port of the running server (env TOTEM_ADDRESS).",
+)
+
 #: ``--connect-timeout``: how long to wait for the server before giving up.
 connect_timeout = click.option(
     "--connect-timeout",

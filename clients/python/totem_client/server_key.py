@@ -33,15 +33,7 @@ async def _fetch(address: str, wait_s: float, tls: ClientTls | None) -> tuple[st
 
 
 @click.command("server-key")
-@click.option(
-    "--server",
-    "--address",
-    "address",
-    envvar="TOTEM_ADDRESS",
-    default=options.DEFAULT_ADDRESS,
-    show_default=True,
-    help="host:port of the running server (env TOTEM_ADDRESS).",
-)
+@options.server
 @click.option("--pem", "as_pem", is_flag=True, help="Print the key as PEM instead of hex.")
 @options.connect_timeout
 @options.tls
