@@ -10,7 +10,9 @@ import asyncio
 import ipaddress
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -20,6 +22,97 @@ from server.limits import CALL_PRECISION_MS, ENV_NAMES, STREAM_PRECISION_MS, Lim
 from server.organiser_command import organiser_token
 from storage import keys
 from storage.arena import DEFAULT_DB, store_env
+
+#: The flag of each field of :class:`Limits`, its type and what it means; its
+#: environment variable is :data:`ENV_NAMES`'s, its default the field's.
+LIMIT_FLAGS: dict[str, tuple[str, click.ParamType[Any], str]] = {
+    "stream_write_timeout_s": (
+        "--stream-write-timeout",
+        click.FloatRange(min=0, min_open=True),
+        "Seconds one write of a Watch or Play stream may wait for its client to take it; a "
+        "stream that falls behind or stops reading is then ended with RESOURCE_EXHAUSTED (a "
+        "Watch stream with the version to resume after).",
+    ),
+    "streams_per_connection": (
+        "--streams-per-connection",
+        click.IntRange(min=1),
+        "Open Watch and Play streams one connection may hold; beyond, RESOURCE_EXHAUSTED "
+        "with a retry hint.",
+    ),
+    "streams_per_address": (
+        "--streams-per-address",
+        click.IntRange(min=1),
+        "Open Watch and Play streams one client address may hold over all its connections; "
+        "beyond, RESOURCE_EXHAUSTED with a retry hint.",
+    ),
+    "commands_per_second": (
+        "--commands-per-second",
+        click.FloatRange(min=0, min_open=True),
+        "Commands (Act or Play) one seat of one match may send per second on average; "
+        "beyond, RESOURCE_EXHAUSTED with a retry hint, not applied.",
+    ),
+    "command_burst": (
+        "--command-burst",
+        click.IntRange(min=1),
+        "Commands one seat may send at once after a quiet moment.",
+    ),
+    "max_concurrent_calls": (
+        "--max-concurrent-calls",
+        click.IntRange(min=1),
+        "Calls in flight in the process, open Watch streams included; beyond, refused at "
+        "once with RESOURCE_EXHAUSTED and a retry hint.",
+    ),
+    "pending_calls": (
+        "--pending-calls",
+        click.IntRange(min=1),
+        "Calls gRPC may hold arrived but not yet taken by the server; beyond, gRPC cancels "
+        "them itself. Keep it well above --max-concurrent-calls.",
+    ),
+    "idle_actor_s": (
+        "--idle-actor-seconds",
+        click.FloatRange(min=0, min_open=True),
+        "A match with no command waiting or running and no timer set is let go from memory "
+        "after this many idle seconds; the next call loads it again from the store.",
+    ),
+    "refusals_kept_per_seat": (
+        "--refusals-kept-per-seat",
+        click.IntRange(min=0),
+        "Refused commands kept as evidence per seat of a match (and for its referee); "
+        "beyond, they are only counted.",
+    ),
+    "tie_window_ms": (
+        "--tie-window-ms",
+        click.FloatRange(min=STREAM_PRECISION_MS, max=1000),
+        "Jungle Speed grabs received on open Play streams within this many milliseconds "
+        "after a race's first grab are simultaneous with it: the winner is drawn from the "
+        "match's committed randomness (JS-4.2a). Recorded in each match when it is created; "
+        "never below the stamp precision.",
+    ),
+    "call_tie_window_ms": (
+        "--call-tie-window-ms",
+        click.FloatRange(min=CALL_PRECISION_MS, max=1000),
+        "The same window for a race whose first grab came as an Act call, whose stamp is "
+        "coarser (JS-4.2a); the race's answers wait for it.",
+    ),
+}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def limit_options(command: F) -> F:
+    """An option for every field of :class:`Limits`, in the table's order, each handing
+    the command a keyword named as the field."""
+    for name, (flag, kind, text) in reversed(LIMIT_FLAGS.items()):
+        command = click.option(
+            flag,
+            name,
+            type=kind,
+            envvar=ENV_NAMES[name],
+            default=getattr(Limits, name),
+            show_default=True,
+            help=f"{text.removesuffix('.')} (env {ENV_NAMES[name]}).",
+        )(command)
+    return command
 
 
 @click.group()
@@ -140,109 +233,7 @@ def main() -> None:
     "streams end. A second "
     "signal ends the window at once (env TOTEM_DRAIN_SECONDS).",
 )
-@click.option(
-    "--stream-write-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    envvar=ENV_NAMES["stream_write_timeout_s"],
-    default=Limits.stream_write_timeout_s,
-    show_default=True,
-    help="Seconds one write of a Watch or Play stream may wait for its client to take it; a "
-    "stream that falls behind or stops reading is then ended with RESOURCE_EXHAUSTED (a "
-    "Watch stream with the version to resume after) (env TOTEM_STREAM_WRITE_TIMEOUT).",
-)
-@click.option(
-    "--streams-per-connection",
-    type=click.IntRange(min=1),
-    envvar=ENV_NAMES["streams_per_connection"],
-    default=Limits.streams_per_connection,
-    show_default=True,
-    help="Open Watch and Play streams one connection may hold; beyond, RESOURCE_EXHAUSTED with a "
-    "retry hint (env TOTEM_STREAMS_PER_CONNECTION).",
-)
-@click.option(
-    "--streams-per-address",
-    type=click.IntRange(min=1),
-    envvar=ENV_NAMES["streams_per_address"],
-    default=Limits.streams_per_address,
-    show_default=True,
-    help="Open Watch and Play streams one client address may hold over all its connections; "
-    "beyond, RESOURCE_EXHAUSTED with a retry hint (env TOTEM_STREAMS_PER_ADDRESS).",
-)
-@click.option(
-    "--commands-per-second",
-    type=click.FloatRange(min=0, min_open=True),
-    envvar=ENV_NAMES["commands_per_second"],
-    default=Limits.commands_per_second,
-    show_default=True,
-    help="Commands (Act or Play) one seat of one match may send per second on average; beyond, "
-    "RESOURCE_EXHAUSTED with a retry hint, not applied (env TOTEM_COMMANDS_PER_SECOND).",
-)
-@click.option(
-    "--command-burst",
-    type=click.IntRange(min=1),
-    envvar=ENV_NAMES["command_burst"],
-    default=Limits.command_burst,
-    show_default=True,
-    help="Commands one seat may send at once after a quiet moment (env TOTEM_COMMAND_BURST).",
-)
-@click.option(
-    "--max-concurrent-calls",
-    type=click.IntRange(min=1),
-    envvar=ENV_NAMES["max_concurrent_calls"],
-    default=Limits.max_concurrent_calls,
-    show_default=True,
-    help="Calls in flight in the process, open Watch streams included; beyond, refused at "
-    "once with RESOURCE_EXHAUSTED and a retry hint (env TOTEM_MAX_CONCURRENT_CALLS).",
-)
-@click.option(
-    "--pending-calls",
-    type=click.IntRange(min=1),
-    envvar=ENV_NAMES["pending_calls"],
-    default=Limits.pending_calls,
-    show_default=True,
-    help="Calls gRPC may hold arrived but not yet taken by the server; beyond, gRPC "
-    "cancels them itself. Keep it well above --max-concurrent-calls (env "
-    "TOTEM_PENDING_CALLS).",
-)
-@click.option(
-    "--idle-actor-seconds",
-    type=click.FloatRange(min=0, min_open=True),
-    envvar=ENV_NAMES["idle_actor_s"],
-    default=Limits.idle_actor_s,
-    show_default=True,
-    help="A match with no command waiting or running and no timer set is let go from "
-    "memory after this many idle seconds; the next call loads it again from the store "
-    "(env TOTEM_IDLE_ACTOR_SECONDS).",
-)
-@click.option(
-    "--refusals-kept-per-seat",
-    type=click.IntRange(min=0),
-    envvar=ENV_NAMES["refusals_kept_per_seat"],
-    default=Limits.refusals_kept_per_seat,
-    show_default=True,
-    help="Refused commands kept as evidence per seat of a match (and for its referee); "
-    "beyond, they are only counted (env TOTEM_REFUSALS_KEPT_PER_SEAT).",
-)
-@click.option(
-    "--tie-window-ms",
-    type=click.FloatRange(min=STREAM_PRECISION_MS, max=1000),
-    envvar=ENV_NAMES["tie_window_ms"],
-    default=Limits.tie_window_ms,
-    show_default=True,
-    help="Jungle Speed grabs received on open Play streams within this many milliseconds "
-    "after a race's first grab are simultaneous with it: the winner is drawn from the "
-    "match's committed randomness (JS-4.2a). Recorded in each match when it is created; "
-    "never below the stamp precision (env TOTEM_TIE_WINDOW_MS).",
-)
-@click.option(
-    "--call-tie-window-ms",
-    type=click.FloatRange(min=CALL_PRECISION_MS, max=1000),
-    envvar=ENV_NAMES["call_tie_window_ms"],
-    default=Limits.call_tie_window_ms,
-    show_default=True,
-    help="The same window for a race whose first grab came as an Act call, whose stamp "
-    "is coarser (JS-4.2a); the race's answers wait for it (env TOTEM_CALL_TIE_WINDOW_MS).",
-)
+@limit_options
 @click.option(
     "--instance",
     envvar="TOTEM_INSTANCE",
@@ -266,19 +257,9 @@ def serve(
     organiser_creations_per_minute: int,
     waiting_expiry_seconds: int,
     drain_seconds: float,
-    stream_write_timeout: float,
-    streams_per_connection: int,
-    streams_per_address: int,
-    commands_per_second: float,
-    command_burst: int,
-    max_concurrent_calls: int,
-    pending_calls: int,
-    idle_actor_seconds: float,
-    refusals_kept_per_seat: int,
-    tie_window_ms: float,
-    call_tie_window_ms: float,
     instance: str | None,
     log_level: str,
+    **limit_values: Any,
 ) -> None:
     """Run the gRPC server until SIGINT or SIGTERM.
 
@@ -305,19 +286,7 @@ def serve(
         organiser_per_minute=organiser_creations_per_minute,
         open_per_minute=creations_per_minute,
     )
-    limits = Limits(
-        stream_write_timeout_s=stream_write_timeout,
-        streams_per_connection=streams_per_connection,
-        streams_per_address=streams_per_address,
-        commands_per_second=commands_per_second,
-        command_burst=command_burst,
-        max_concurrent_calls=max_concurrent_calls,
-        pending_calls=pending_calls,
-        idle_actor_s=idle_actor_seconds,
-        refusals_kept_per_seat=refusals_kept_per_seat,
-        tie_window_ms=tie_window_ms,
-        call_tie_window_ms=call_tie_window_ms,
-    )
+    limits = Limits(**limit_values)
     from server.serve import serve_forever
     from server.tls_files import TlsFileError, server_tls
 

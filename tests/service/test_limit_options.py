@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -11,27 +12,16 @@ from click.testing import CliRunner
 
 from entrypoints.totem import main
 from server import serve
+from server.cli import LIMIT_FLAGS
 from server.limits import ENV_NAMES, Limits
 
-FLAGS = {
-    "stream_write_timeout_s": "--stream-write-timeout",
-    "streams_per_connection": "--streams-per-connection",
-    "streams_per_address": "--streams-per-address",
-    "commands_per_second": "--commands-per-second",
-    "command_burst": "--command-burst",
-    "max_concurrent_calls": "--max-concurrent-calls",
-    "pending_calls": "--pending-calls",
-    "idle_actor_s": "--idle-actor-seconds",
-    "refusals_kept_per_seat": "--refusals-kept-per-seat",
-    "tie_window_ms": "--tie-window-ms",
-    "call_tie_window_ms": "--call-tie-window-ms",
-}
+FLAGS = {name: flag for name, (flag, _, _) in LIMIT_FLAGS.items()}
 
 
 def test_serve_help_names_every_limit_its_variable_and_default() -> None:
     result = CliRunner().invoke(main, ["serve", "--help"], terminal_width=400)
     assert result.exit_code == 0
-    assert set(FLAGS) == set(ENV_NAMES)
+    assert set(FLAGS) == set(ENV_NAMES) == {field.name for field in dataclasses.fields(Limits)}
     for name, flag in FLAGS.items():
         assert flag in result.output
         assert ENV_NAMES[name] in result.output
