@@ -22,13 +22,6 @@ from server.commands import Command
 from storage.summaries import Summary
 from totem.v1 import common_pb2, match_service_pb2
 
-GAME_ENUMS: dict[str, Any] = {
-    "jungle_speed": common_pb2.GAME_JUNGLE_SPEED,
-    "tribes": common_pb2.GAME_TRIBES,
-    "village": common_pb2.GAME_VILLAGE,
-}
-GAME_NAMES: dict[Any, str] = {v: k for k, v in GAME_ENUMS.items()}
-
 STATUS: dict[MatchStatus, Any] = {
     MatchStatus.WAITING: common_pb2.MATCH_STATUS_WAITING,
     MatchStatus.PLAYING: common_pb2.MATCH_STATUS_PLAYING,
@@ -63,6 +56,15 @@ class GameCodec(Protocol):
     def put_personal(self, state: Any, view: dict[str, Any]) -> None: ...
 
 
+#: Each game's codec module, by the game's name (its field in the requests' oneofs).
+CODECS: dict[str, GameCodec] = {codec.FIELD: codec for codec in (jungle_speed, tribes, village)}
+#: Each game's value of the contract's ``Game`` enum: ``GAME_`` and its name.
+GAME_ENUMS: dict[str, Any] = {
+    name: common_pb2.Game.Value(f"GAME_{name.upper()}") for name in CODECS
+}
+GAME_NAMES: dict[Any, str] = {v: k for k, v in GAME_ENUMS.items()}
+
+
 #: Commands of every game, members of ``ActRequest.command`` beside the games' own.
 COMMON_COMMANDS = frozenset({"stop"})
 
@@ -84,10 +86,6 @@ def options_with_common(options: Any, request: match_service_pb2.CreateMatchRequ
 def codec_for(game: str) -> GameCodec:
     """The codec module of ``game``."""
     return CODECS[game]
-
-
-#: Each game's codec module, by the game's name.
-CODECS: dict[str, GameCodec] = {"jungle_speed": jungle_speed, "tribes": tribes, "village": village}
 
 
 def placements(result: list[dict[str, int]]) -> list[common_pb2.Placement]:
