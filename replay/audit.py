@@ -68,8 +68,6 @@ CHAIN, SIGNATURE, SEED, DRAWS, SPELLS = (
     "spell reveals",
 )
 CHECKS = (CHAIN, SIGNATURE, SEED, DRAWS, SPELLS)
-#: Events whose problems are spell reveals checked against commitments (VI-2.2).
-SPELL_EVENTS = frozenset({"SpellsChosen", "SpellPlaced", "PlacementsRevealed", "SpellsRevealed"})
 OK, FAILED, NOT_APPLICABLE = "ok", "failed", "not applicable"
 
 
@@ -224,7 +222,8 @@ def verify_records(
     if not problems:
         report.found[CHAIN] = f"versions 1 to {previous_version}, every digest recomputed"
     report.game = aggregate_class.GAME if aggregate_class is not None else None
-    if report.game != "village":
+    replay = games.REPLAYS.get(report.game or "")
+    if replay is None or not replay.commitment_events:
         report.skipped[SPELLS] = f"{report.game or 'this game'} has no spell commitments"
 
     if readable and aggregate_class is not None:
@@ -330,8 +329,10 @@ def _check_draws(
         )
     found, notes = games.check_draws(game, fields_seen, carried)
     names = {v: n for v, n, _ in fields_seen}
+    replay = games.REPLAYS.get(game)
+    revealing = replay.commitment_events if replay is not None else frozenset()
     report.problems.extend(
-        Problem(v, reason, SPELLS if names.get(v) in SPELL_EVENTS else DRAWS) for v, reason in found
+        Problem(v, reason, SPELLS if names.get(v) in revealing else DRAWS) for v, reason in found
     )
     report.notes.extend(notes)
     if carried is None:

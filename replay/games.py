@@ -31,17 +31,21 @@ class GameReplay:
     kinds: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: ``explain``: a grab race or a rule outcome at one version, or None.
     explain: Callable[[explain_rules.Context], explain_rules.Explanation | None] | None = None
+    #: Events whose problems are reveals checked against the commitments the match made
+    #: (``verify``'s "spell reveals"); none for a game that commits to nothing.
+    commitment_events: frozenset[str] = frozenset()
 
 
 def _replay(module: ModuleType, explain: Any) -> GameReplay:
     """A game's entry, from the module that renders it: every such module names its
-    functions and its kinds of step alike."""
+    functions and its kinds of step alike (and its ``COMMITMENT_EVENTS``, if any)."""
     return GameReplay(
         module.summarise,
         module.state_lines,
         module.check_draws,
         kinds=module.STEP_KINDS,
         explain=explain,
+        commitment_events=getattr(module, "COMMITMENT_EVENTS", frozenset()),
     )
 
 

@@ -395,6 +395,11 @@ def _seed(
 
 
 #: Kinds of event for ``step``'s ``next KIND``.
+#: Events whose problems are spell reveals checked against their commitments (VI-2.2).
+COMMITMENT_EVENTS = frozenset(
+    {"SpellsChosen", "SpellPlaced", "PlacementsRevealed", "SpellsRevealed"}
+)
+
 STEP_KINDS: dict[str, tuple[str, ...]] = {
     "round": ("RoundBegan",),
     "round-end": ("RoundEnded",),
