@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import itertools
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -337,8 +338,24 @@ async def test_a_stream_outlives_its_idle_actor_and_misses_nothing_saved_elsewhe
     assert seen == list(range(1, third.version + 1))
 
 
+@pytest.fixture
+async def named_pair() -> AsyncIterator[tuple[RunningServer, RunningServer, str]]:
+    """Instances "a" and one of a name no other test's server has (its listening
+    connection is cut by name, whatever other tests run at the same time), on one fresh
+    schema; and that name."""
+    name = f"b-{uuid.uuid4().hex[:12]}"
+    with postgres_store() as env:
+        a = await start("127.0.0.1:0", env, instance="a")
+        b = await start("127.0.0.1:0", env, instance=name)
+        try:
+            yield a, b, name
+        finally:
+            await b.stop(grace=None)
+            await a.stop(grace=None)
+
+
 async def test_a_listener_cut_off_connects_again_and_its_streams_catch_up(
-    pair: tuple[RunningServer, RunningServer], monkeypatch: pytest.MonkeyPatch
+    named_pair: tuple[RunningServer, RunningServer, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """b holds one listening connection whatever its streams; the database kills it, and
     b cannot connect again until a has saved more: b reads the store for what it missed,
@@ -354,12 +371,12 @@ async def test_a_listener_cut_off_connects_again_and_its_streams_catch_up(
     connect = psycopg.connect
 
     def gated(*args: Any, **kwargs: Any) -> Any:
-        if kwargs.get("application_name") == "totem listener b":
+        if kwargs.get("application_name") == f"totem listener {name}":
             gate.wait(30)
         return connect(*args, **kwargs)
 
     monkeypatch.setattr(cluster.psycopg, "connect", gated)
-    a, b = pair
+    a, b, name = named_pair
     async with clients(a, b) as (client_a, client_b):
         match_id, tokens, request, watch, seen = await seat_1_watching(client_a, client_b)
         # More streams on b, of two kinds: still one listening connection for b.
@@ -370,7 +387,8 @@ async def test_a_listener_cut_off_connects_again_and_its_streams_catch_up(
         with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
             cut = conn.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE application_name = 'totem listener b'"
+                "WHERE application_name = %s",
+                (f"totem listener {name}",),
             ).fetchall()
         assert cut == [(True,)]
         version = 0

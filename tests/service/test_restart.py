@@ -8,7 +8,15 @@ from uuid import UUID
 import grpc
 
 from server.serve import start
-from tests.service.helpers import act, bearer, create_and_join, js_event, play_reveals, reveal, stub
+from tests.service.helpers import (
+    act,
+    bearer,
+    create_and_join,
+    grab,
+    js_event,
+    play_reveals,
+    stub,
+)
 from totem.v1 import match_service_pb2 as ms
 
 TURN_TIMEOUT_MS = 300
@@ -47,15 +55,17 @@ async def test_match_timers_and_streams_carry_on_after_a_restart(store_env: dict
             assert timed_out.version == acknowledged + 1
             assert js_event(timed_out) == "revealed"
             assert timed_out.jungle_speed.revealed.cause == 2  # REVEAL_CAUSE_TIMEOUT
-            # The old tokens still work, and every acknowledged event is there.
-            state = await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
-            answer = await act(client, match_id, tokens[state.jungle_speed.turn], reveal())
+            # The old tokens still work: a grab is applied whoever's turn it is (JS-5.2),
+            # however often the turn timer reveals meanwhile on a slow machine.
+            answer = await act(client, match_id, tokens[0], grab())
             assert answer.version > timed_out.version
             every = await client.GetMatch(
                 ms.GetMatchRequest(match_id=match_id), metadata=bearer(referee)
             )
-            assert every.summary.version == answer.version
+            assert every.summary.version >= answer.version
+            # Every acknowledged event is there, and nothing is missing between them.
             stored = second.app.events_after(UUID(match_id))
-            assert [e.originator_version for e in stored] == list(range(1, answer.version + 1))
+            versions = [e.originator_version for e in stored]
+            assert versions == list(range(1, len(stored) + 1)) and len(stored) >= answer.version
     finally:
         await second.stop(grace=None)
