@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from domain.kernel.match import MatchAggregate
+from domain.kernel.stamps import ReceiveStamp
 from replay import format as fmt
 from replay.ties import Tie, tie_of
 
@@ -111,7 +112,7 @@ class Contender:
     #: The version it said it had seen is older than the event that opened the race: it
     #: was sent before its player could have seen the race.
     before_opening: bool = False
-    #: Its receive number in the match (``stamp["receive"]``, 0 where none): the order
+    #: Its receive number in the match (``ReceiveStamp.receive``, 0 where none): the order
     #: the refused grabs are placed in among the others.
     receive: int = 0
     #: A refused grab's rule id and reason (its status and, where the viewer may see
@@ -592,9 +593,8 @@ def _contenders(
         if tie is None:
             seat = int(fields.get("winner", fields.get("seat", -1)))
             outcome = _JS_OUTCOMES[name]
-            found.append(
-                _contender(ctx, version, seat, fields["stamp"], outcome, label(name, seat), opened)
-            )
+            stamp = ReceiveStamp.from_dict(fields["stamp"])
+            found.append(_contender(ctx, version, seat, stamp, outcome, label(name, seat), opened))
             continue
         for index, entry in enumerate(tie.contenders):
             drawn = index == tie.drawn
@@ -609,33 +609,33 @@ def _contender(
     ctx: Context,
     version: int,
     seat: int,
-    stamp: dict[str, Any],
+    stamp: ReceiveStamp,
     outcome: str,
     label: str,
     opened: int,
     tie_index: int | None = None,
 ) -> Contender:
     """One grab recorded at ``version``, from its receive stamp."""
-    sent = int(stamp.get("seen_sent_monotonic_ns", 0))
-    reaction = (stamp["monotonic_ns"] - sent) / 1e6 if sent else None
-    seen = int(stamp.get("seen_version", 0))
+    sent = stamp.seen_sent_monotonic_ns
+    reaction = (stamp.monotonic_ns - sent) / 1e6 if sent else None
+    seen = stamp.seen_version
     return Contender(
         seat=seat,
         player=_player(ctx.after, seat),
         outcome=outcome,
         version=version,
-        sequence=int(stamp["sequence"]),
-        wall_ns=int(stamp["wall_ns"]),
-        monotonic_ns=int(stamp["monotonic_ns"]),
+        sequence=stamp.sequence,
+        wall_ns=stamp.wall_ns,
+        monotonic_ns=stamp.monotonic_ns,
         seen_version=seen,
-        instance=str(stamp.get("instance", "")),
-        on_stream=bool(stamp.get("on_stream", False)),
+        instance=stamp.instance,
+        on_stream=stamp.on_stream,
         gap_ms=0.0,
         reaction_ms=reaction,
         suspect=reaction is not None and reaction < ctx.human_limit_ms,
         label=label,
         before_opening=0 < seen < opened,
-        receive=int(stamp.get("receive", 0)),
+        receive=stamp.receive,
         tie_index=tie_index,
     )
 

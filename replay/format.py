@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.text import Text
 
 from domain.kernel.match import MatchAggregate
+from domain.kernel.stamps import ReceiveStamp
 
 T = TypeVar("T")
 
@@ -40,15 +41,22 @@ def seats(match: MatchAggregate, numbers: list[int]) -> str:
     return ", ".join(seat(match, n) for n in numbers) if numbers else "nobody"
 
 
-def stamp(data: object) -> str:
+def received(data: object) -> ReceiveStamp | None:
+    """The receive stamp a view holds in its stored form, None where it holds none."""
+    if isinstance(data, dict) and "sequence" in data:
+        return ReceiveStamp.from_dict(data)
+    return None
+
+
+def stamp(given: ReceiveStamp | None) -> str:
     """What a receive stamp says in a summary: the receive order, the server instance
     whose order it is when several served the store, and the command's receive number
     in its match when it has one (refused commands have one too: docs/replay.md)."""
-    if isinstance(data, dict) and "sequence" in data:
-        instance = data.get("instance") or ""
-        number = f", in match #{data['receive']}" if data.get("receive") else ""
-        return f"[recv #{data['sequence']}{'@' + instance if instance else ''}{number}]"
-    return ""
+    if given is None:
+        return ""
+    instance = given.instance
+    number = f", in match #{given.receive}" if given.receive else ""
+    return f"[recv #{given.sequence}{'@' + instance if instance else ''}{number}]"
 
 
 def result(match: MatchAggregate, ranking: list[dict[str, int]]) -> str:
@@ -79,7 +87,7 @@ def kernel_summary(match: MatchAggregate, name: str, view: dict[str, Any]) -> st
         text = f"{seat(match, view['seat'])} joins"
         if view.get("entropy"):
             text += f", entropy {view['entropy']}"
-        return f"{text} {stamp(view.get('stamp'))}".rstrip()
+        return f"{text} {stamp(received(view.get('stamp')))}".rstrip()
     if name == "MatchEnded":
         text = f"match {view.get('reason', 'ended')}: {result(match, view.get('result', []))}"
         if view.get("statement"):

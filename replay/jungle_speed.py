@@ -28,7 +28,7 @@ def cards(match: JungleSpeed, items: Sequence[dict[str, Any]]) -> str:
 
 def summarise(match: JungleSpeed, name: str, view: dict[str, Any]) -> str | None:
     """One line saying what a (referee-view) event did, or None for the fallback."""
-    stamp = fmt.stamp(view.get("stamp"))
+    stamp = fmt.stamp(fmt.received(view.get("stamp")))
     text: str
     if name == "Created":
         o = view["options"]

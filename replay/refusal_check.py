@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain.kernel.refusals import Refusal
+from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.ties import stamps_of
 from replay.audit import Problem, Report
 from replay.refusals import Refusals
@@ -178,8 +179,6 @@ def check_refusals(
     report.found[REFUSALS] = detail
 
 
-def _number(stamp: Any) -> int:
-    if not isinstance(stamp, dict):
-        return 0
-    number = stamp.get("receive", 0)
+def _number(stamp: ReceiveStamp) -> int:
+    number = stamp.receive
     return number if isinstance(number, int) and not isinstance(number, bool) else 0

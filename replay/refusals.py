@@ -23,6 +23,7 @@ from rich.text import Text
 
 from domain.kernel.chain import GENESIS_DIGEST, stored_event_digest
 from domain.kernel.refusals import Refusal, RefusalLog, refusal_log_id, refusal_view
+from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer
 from replay import format as fmt
 from replay.source import Loaded
@@ -66,7 +67,7 @@ def read_refusals(arena: Arena, match_id: UUID) -> Refusals:
 
     This is the seam for evidence tools (``events``, ``explain``, ``disputes``): a
     refusal's ``version`` says after which event it came, its ``receive`` number where
-    it falls among the numbered stamps of the match's events (``stamp["receive"]``)."""
+    it falls among the numbered stamps of the match's events (``ReceiveStamp.receive``)."""
     log_id = refusal_log_id(match_id)
     try:
         stored = arena.recorder.select_events(log_id)
@@ -187,7 +188,7 @@ def load_refusals(db: str, match_id: UUID) -> Refusals:
 
 def numbers_accounted(receives: Iterable[int], refusals: Refusals) -> list[int]:
     """The receive numbers missing below the highest one, given the numbers of the
-    match's events (``stamp["receive"]``, 0 where there is none) and its refusals:
+    match's events (``ReceiveStamp.receive``, 0 where there is none) and its refusals:
     empty when every number from 1 is accounted for."""
     seen = {n for n in receives if n} | {r.receive for r in refusals.refusals}
     return [n for n in range(1, max(seen, default=0) + 1) if n not in seen]
@@ -201,7 +202,7 @@ def refusal_line(refusal: Refusal, viewer: Viewer) -> str:
     text = f"{who}: {view.get('command', view['action'])}: {why}"
     if "message" in view:
         text += f": {view['message']}"
-    return f"{text} {fmt.stamp(view['stamp'])}".rstrip()
+    return f"{text} {fmt.stamp(fmt.received(view['stamp']))}".rstrip()
 
 
 def not_kept_line(refusals: Refusals) -> str | None:
@@ -279,7 +280,9 @@ class Interleaved:
                 view = refusal_view(refusal, self.viewer)
                 click.echo(json.dumps({"refused": view}, ensure_ascii=False))
                 continue
-            received = datetime.fromtimestamp(refusal.stamp.get("wall_ns", 0) / 1e9, UTC)
+            received = datetime.fromtimestamp(
+                ReceiveStamp.from_dict(refusal.stamp).wall_ns / 1e9, UTC
+            )
             line = Text(f"{'':>5}  {fmt.when(received)}  ")
             line.append(f"{'REFUSED':<15}", style="bold red")
             line.append(f" {refusal_line(refusal, self.viewer)}")

@@ -23,6 +23,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from domain.kernel.refusals import Refusal, refusal_view
+from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.views import Viewer
 from replay.explain_rules import REFUSED, Contender, RaceEvidence, ranked
 from replay.refusals import Refusals
@@ -127,24 +128,24 @@ def with_refused_all(
 def _contender(
     race: RaceEvidence, refusal: Refusal, viewer: Viewer, players: Mapping[int, str]
 ) -> Contender:
-    stamp = refusal.stamp
+    stamp = ReceiveStamp.from_dict(refusal.stamp)
     view = refusal_view(refusal, viewer)
     seat = int(refusal.seat or 0)
-    sent = int(stamp.get("seen_sent_monotonic_ns", 0))
-    reaction = (int(stamp["monotonic_ns"]) - sent) / 1e6 if sent else None
-    seen = int(stamp.get("seen_version", 0))
+    sent = stamp.seen_sent_monotonic_ns
+    reaction = (stamp.monotonic_ns - sent) / 1e6 if sent else None
+    seen = stamp.seen_version
     reason = str(view["code"]) + (f": {view['message']}" if view.get("message") else "")
     return Contender(
         seat=seat,
         player=players.get(seat, ""),
         outcome=REFUSED,
         version=refusal.version,
-        sequence=int(stamp.get("sequence", 0)),
-        wall_ns=int(stamp.get("wall_ns", 0)),
-        monotonic_ns=int(stamp.get("monotonic_ns", 0)),
+        sequence=stamp.sequence,
+        wall_ns=stamp.wall_ns,
+        monotonic_ns=stamp.monotonic_ns,
         seen_version=seen,
-        instance=str(stamp.get("instance", "")),
-        on_stream=bool(stamp.get("on_stream", False)),
+        instance=stamp.instance,
+        on_stream=stamp.on_stream,
         gap_ms=0.0,
         reaction_ms=reaction,
         suspect=reaction is not None and reaction < race.human_limit_ms,

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.ties import tie_draw, tie_purpose
 
 
@@ -28,28 +29,28 @@ class TieEntry:
 
     seat: int
     target: str
-    stamp: dict[str, Any]
+    stamp: ReceiveStamp
 
     @property
     def receive(self) -> int:
         """Its receive number in the match, 0 where its stamp has none."""
-        return int(self.stamp.get("receive", 0))
+        return self.stamp.receive
 
     @property
     def sequence(self) -> int:
-        return int(self.stamp["sequence"])
+        return self.stamp.sequence
 
     @property
     def instance(self) -> str:
-        return str(self.stamp.get("instance", ""))
+        return self.stamp.instance
 
     @property
     def monotonic_ns(self) -> int:
-        return int(self.stamp["monotonic_ns"])
+        return self.stamp.monotonic_ns
 
     @property
     def on_stream(self) -> bool:
-        return bool(self.stamp.get("on_stream", False))
+        return self.stamp.on_stream
 
 
 @dataclass(frozen=True)
@@ -87,12 +88,14 @@ def _read(tie: Any) -> Tie | None:
         raise ValueError("it is not a window, contenders and a drawn index")
     entries = []
     for entry in tie["contenders"]:
-        if not isinstance(entry, dict) or not isinstance(entry.get("stamp"), dict):
+        stored = entry.get("stamp") if isinstance(entry, dict) else None
+        if not isinstance(stored, dict):
             raise ValueError("a contender holds no receive stamp")
-        stamp = entry["stamp"]
+        # The stored form checked as recorded, before it is read.
         for key in ("sequence", "monotonic_ns", "wall_ns", "receive"):
-            if key in stamp or key != "receive":  # a stamp of no command has no number
-                _int(stamp.get(key), f"a contender's {key}")
+            if key in stored or key != "receive":  # a stamp of no command has no number
+                _int(stored.get(key), f"a contender's {key}")
+        stamp = ReceiveStamp.from_dict(stored)
         seat = _int(entry.get("seat"), "a contender's seat")
         entries.append(TieEntry(seat, str(entry.get("target", "")), stamp))
     drawn, window = tie.get("drawn"), tie.get("window_us")
@@ -103,6 +106,15 @@ def _read(tie: Any) -> Tie | None:
     if not 0 <= drawn < len(entries):
         raise ValueError(f"its drawn index {drawn} is not one of its {len(entries)} contenders")
     return Tie(window, entries, drawn)
+
+
+def _stamp_of(fields: dict[str, Any]) -> ReceiveStamp | None:
+    """The receive stamp an event's fields record, None where none can be read."""
+    stored = fields.get("stamp")
+    try:
+        return ReceiveStamp.from_dict(stored) if isinstance(stored, dict) else None
+    except KeyError:
+        return None
 
 
 def _int(value: Any, what: str) -> int:
@@ -178,7 +190,7 @@ def _tie_problems(
             f"the contender drawn, {tie.drawn}, is seat {winner.seat}, but {name} names "
             f"seat {said} the winner"
         )
-    elif fields.get("stamp") != winner.stamp:
+    elif _stamp_of(fields) != winner.stamp:
         found.append(
             f"the winner's receive stamp in {name} is not the stamp of the contender drawn, "
             f"{tie.drawn}"

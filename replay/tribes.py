@@ -50,7 +50,7 @@ def line(spaces: Sequence[int]) -> str:
 
 def summarise(match: Tribes, name: str, view: dict[str, Any]) -> str | None:
     """One line saying what a (referee-view) event did, or None for the fallback."""
-    stamp = fmt.stamp(view.get("stamp"))
+    stamp = fmt.stamp(fmt.received(view.get("stamp")))
     text: str
     if name == "Created":
         text = _options_text(view["options"])

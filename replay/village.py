@@ -51,7 +51,7 @@ def _spells(names: Sequence[str]) -> str:
 
 def summarise(match: Village, name: str, view: dict[str, Any]) -> str | None:
     """One line saying what a (referee-view) event did, or None for the fallback."""
-    stamp = fmt.stamp(view.get("stamp"))
+    stamp = fmt.stamp(fmt.received(view.get("stamp")))
     default = " (deadline default)" if view.get("by_default") else ""
     v = view
     text: str

@@ -252,7 +252,7 @@ class JungleSpeed(MatchAggregate):
         self.pot = deck[dealt:]
         self.status = MatchStatus.PLAYING
         self.turn = self._turn_from(0)
-        self._tick(stamp)
+        self._tick(ReceiveStamp.from_dict(stamp))
 
     # ---- revealing (JS-3) ------------------------------------------------------------
 
@@ -300,8 +300,8 @@ class JungleSpeed(MatchAggregate):
     def _revealed(self, seat: int, card: int, cause: str, stamp: dict[str, Any]) -> None:
         self._show(seat, card)
         self.turn = self._turn_from(seat + 1)
-        self.last_reveal_ms = stamp["wall_ns"] // 1_000_000
-        self._tick(stamp)
+        self.last_reveal_ms = ReceiveStamp.from_dict(stamp).wall_ms
+        self._tick(ReceiveStamp.from_dict(stamp))
         # Whether or not the card stays visible (JS-7.2 sends a last one to the pot).
         self.outward_due = self.card(card).kind is Kind.OUTWARD_ARROWS
 
@@ -343,8 +343,8 @@ class JungleSpeed(MatchAggregate):
             self.turn = triggered_by
         else:
             self.turn = self._turn_from(self.turn if self.turn is not None else triggered_by + 1)
-        self.last_reveal_ms = stamp["wall_ns"] // 1_000_000
-        self._tick(stamp)
+        self.last_reveal_ms = ReceiveStamp.from_dict(stamp).wall_ms
+        self._tick(ReceiveStamp.from_dict(stamp))
 
     def _show(self, seat: int, card_id: int) -> None:
         """Move a revealed card face up and apply the last-card exceptions (JS-7)."""
@@ -589,7 +589,7 @@ class JungleSpeed(MatchAggregate):
         self.turn = self._turn_from(seat)
         self.coloured_ru = False
         self._prune()
-        self._tick(stamp)
+        self._tick(ReceiveStamp.from_dict(stamp))
 
     @event("LateGrab")
     def _late_grab(self, seat: int, stamp: dict[str, Any], decided_at_version: int) -> None:
@@ -629,7 +629,7 @@ class JungleSpeed(MatchAggregate):
         self.decided.append({"seats": seats, "version": self.version + 1})
         self.coloured_ru = False  # RU coloured arrows end when the totem is grabbed (JS-6.3).
         self._prune()
-        self._tick(stamp)
+        self._tick(ReceiveStamp.from_dict(stamp))
 
     def _collect_everything(self, seat: int) -> None:
         """Take every face-up pile and the pot under one's face-down pile (JS-5.2, JS-7.4):
@@ -683,7 +683,7 @@ class JungleSpeed(MatchAggregate):
         self.recycled += 1
         self.turn = self._turn_from(0)
         self._prune()
-        self._tick(stamp)
+        self._tick(ReceiveStamp.from_dict(stamp))
 
     # ---- finishing (JS-8) -------------------------------------------------------------
 
@@ -784,8 +784,8 @@ class JungleSpeed(MatchAggregate):
         ):
             self.must_win = None
 
-    def _tick(self, stamp: dict[str, Any]) -> None:
-        self.clock_ms = stamp["wall_ns"] // 1_000_000
+    def _tick(self, stamp: ReceiveStamp) -> None:
+        self.clock_ms = stamp.wall_ms
         self.outward_due = False
 
 

@@ -86,10 +86,11 @@ class MatchAggregate(Aggregate):
             assert agg is not None
             agg.digest = self.digest
             stamp = getattr(self, "stamp", None)
-            if isinstance(stamp, dict) and stamp.get("receive"):
-                agg.last_receive = stamp["receive"]
+            receive = ReceiveStamp.from_dict(stamp).receive if isinstance(stamp, dict) else 0
+            if receive:
+                agg.last_receive = receive
             if getattr(self, "tie", None):  # contenders received after the winner
-                numbers = [s.get("receive", 0) for s in stamps_of(vars(self))]
+                numbers = [s.receive for s in stamps_of(vars(self))]
                 agg.last_receive = max(agg.last_receive, *numbers)
             return agg
 

@@ -63,4 +63,22 @@ class ReceiveStamp:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ReceiveStamp:
-        return cls(**data)
+        """A stamp read back from its stored form, the one way stored stamps are read.
+
+        Stored stamps are never rewritten (events are hashed into their chain from
+        their fields), so every form ever stored must read: :meth:`to_dict` leaves
+        ``instance``, ``on_stream`` and ``receive`` out when they are their defaults,
+        and stamps stored before reaction evidence have no ``seen_sent_monotonic_ns``
+        (nor, the oldest, ``seen_version``). A field left out reads as its default;
+        the values are taken as stored, so ``to_dict`` gives back the stored form.
+        """
+        return cls(
+            sequence=data["sequence"],
+            monotonic_ns=data["monotonic_ns"],
+            wall_ns=data["wall_ns"],
+            seen_version=data.get("seen_version", 0),
+            seen_sent_monotonic_ns=data.get("seen_sent_monotonic_ns", 0),
+            instance=data.get("instance", ""),
+            on_stream=data.get("on_stream", False),
+            receive=data.get("receive", 0),
+        )

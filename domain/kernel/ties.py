@@ -89,18 +89,25 @@ def tie_record(held: Held, drawn: int) -> dict[str, Any]:
     return {"window_us": held.window_ns // 1000, "contenders": held.entries, "drawn": drawn}
 
 
-def stamps_of(data: dict[str, Any]) -> list[dict[str, Any]]:
+def stamps_of(data: dict[str, Any]) -> list[ReceiveStamp]:
     """The receive stamps an event's fields hold: its own ``stamp`` and, for an event
     that decided a tie, each contender's. Replay tools account for receive numbers
-    with it."""
-    stamps = []
+    with it; a stored stamp missing a field no stamp was ever stored without is left
+    out."""
+    found = []
     own = data.get("stamp")
     if isinstance(own, dict):
-        stamps.append(own)
+        found.append(own)
     tie = data.get("tie")
     if isinstance(tie, dict):
         for contender in tie.get("contenders", []):
             stamp = contender.get("stamp") if isinstance(contender, dict) else None
             if isinstance(stamp, dict):
-                stamps.append(stamp)
+                found.append(stamp)
+    stamps = []
+    for stored in found:
+        try:
+            stamps.append(ReceiveStamp.from_dict(stored))
+        except KeyError:
+            continue
     return stamps

@@ -562,7 +562,7 @@ class Tribes(MatchAggregate):
         self.board = [[] for _ in self.spaces]
         self.mats = [[] for _ in self.players]
         self.badges = [[] for _ in self.players]
-        self._tick(stamp)
+        self._tick(ReceiveStamp.from_dict(stamp))
 
     def _start_round(self, stamp: ReceiveStamp) -> None:
         prearranged = self.options.prearranged_cards
@@ -594,7 +594,7 @@ class Tribes(MatchAggregate):
         self.turn_index = 0
         self.turn = self.order[0]
         self.die = None
-        self._tick(stamp)
+        self._tick(ReceiveStamp.from_dict(stamp))
 
     def _begin_turn(self, stamp: ReceiveStamp) -> None:
         """Roll for the turn under way (extended game); pass for a seat with no legal move,
@@ -761,7 +761,7 @@ class Tribes(MatchAggregate):
             self.die = None
         else:  # the next seat's turn begins now
             self._next_turn()
-        self._tick(stamp)
+        self._tick(ReceiveStamp.from_dict(stamp))
 
     def _outcome(
         self, seat: int, lift: Lift | None, tops: list[int | None]
@@ -897,8 +897,8 @@ class Tribes(MatchAggregate):
 
     # ---- helpers -------------------------------------------------------------------------
 
-    def _tick(self, stamp: dict[str, Any]) -> None:
-        self.clock_ms = stamp["wall_ns"] // 1_000_000
+    def _tick(self, stamp: ReceiveStamp) -> None:
+        self.clock_ms = stamp.wall_ms
 
 
 register_game(Tribes)

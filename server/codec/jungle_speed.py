@@ -15,6 +15,7 @@ from domain.jungle_speed.match import (
     TARGET_DUEL,
 )
 from domain.kernel.errors import InvalidArgument
+from domain.kernel.stamps import ReceiveStamp
 from server.codec.wire import stamp_message
 from server.commands import Command
 from totem.v1 import jungle_speed_pb2 as pb
@@ -123,7 +124,9 @@ def tie_message(tie: dict[str, Any] | None) -> pb.JungleSpeedTie | None:
         window_us=tie["window_us"],
         contenders=[
             pb.JungleSpeedContender(
-                seat=c["seat"], target=TARGET_ENUMS[c["target"]], stamp=stamp_message(c["stamp"])
+                seat=c["seat"],
+                target=TARGET_ENUMS[c["target"]],
+                stamp=stamp_message(ReceiveStamp.from_dict(c["stamp"])),
             )
             for c in tie["contenders"]
         ],
@@ -155,7 +158,7 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
                 seat=view["seat"],
                 card=card(view["card"]),
                 cause=CAUSES[view["cause"]],
-                stamp=stamp_message(view["stamp"]),
+                stamp=stamp_message(ReceiveStamp.from_dict(view["stamp"])),
             )
         )
     if name == "OutwardReveal":
@@ -172,7 +175,7 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
             duel_won=pb.DuelWon(
                 winner=view["winner"],
                 losers=view["losers"],
-                stamp=stamp_message(view["stamp"]),
+                stamp=stamp_message(ReceiveStamp.from_dict(view["stamp"])),
                 annulled=view["annulled"],
                 arrows_annulled=view["arrows_annulled"],
                 tie=tie_message(view.get("tie")),
@@ -182,26 +185,28 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
         return pb.JungleSpeedEvent(
             arrows_won=pb.ArrowsWon(
                 winner=view["winner"],
-                stamp=stamp_message(view["stamp"]),
+                stamp=stamp_message(ReceiveStamp.from_dict(view["stamp"])),
                 annulled=view["annulled"],
                 tie=tie_message(view.get("tie")),
             )
         )
     if name == "WrongGrab":
         return pb.JungleSpeedEvent(
-            wrong_grab=pb.WrongGrab(seat=view["seat"], stamp=stamp_message(view["stamp"]))
+            wrong_grab=pb.WrongGrab(
+                seat=view["seat"], stamp=stamp_message(ReceiveStamp.from_dict(view["stamp"]))
+            )
         )
     if name == "LateGrab":
         return pb.JungleSpeedEvent(
             late_grab=pb.LateGrab(
                 seat=view["seat"],
-                stamp=stamp_message(view["stamp"]),
+                stamp=stamp_message(ReceiveStamp.from_dict(view["stamp"])),
                 decided_at_version=view["decided_at_version"],
             )
         )
     if name == "PilesRecycled":
         recycled = pb.PilesRecycled(
-            stamp=stamp_message(view["stamp"]),
+            stamp=stamp_message(ReceiveStamp.from_dict(view["stamp"])),
             face_down_counts=view["face_down_counts"],
             orders=[pb.Shuffle(positions=o["positions"]) for o in view.get("orders", [])],
         )

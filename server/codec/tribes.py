@@ -11,6 +11,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from domain.kernel.errors import InvalidArgument
+from domain.kernel.stamps import ReceiveStamp
 from domain.tribes import Options
 from domain.tribes.match import (
     BY_LINE,
@@ -184,7 +185,7 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
             started=pb.TribesStarted(
                 board_size=view["board_size"],
                 salvation_spaces=view["salvation_spaces"],
-                stamp=stamp_message(view["stamp"]),
+                stamp=stamp_message(ReceiveStamp.from_dict(view["stamp"])),
             )
         )
     if name == "RoundStarted":
@@ -193,7 +194,7 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
                 round=view["round"],
                 cards=view["cards"],
                 order=view["order"],
-                stamp=stamp_message(view["stamp"]),
+                stamp=stamp_message(ReceiveStamp.from_dict(view["stamp"])),
             )
         )
     if name == "DieRolled":
@@ -209,7 +210,7 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
                 uncovered=maybe_totem(view["uncovered"]),
                 revealed_lines=lines(view["revealed_lines"]),
                 cause=CAUSES[view["cause"]],
-                stamp=stamp_message(view["stamp"]),
+                stamp=stamp_message(ReceiveStamp.from_dict(view["stamp"])),
             )
         )
     if name == "Placed":
@@ -220,7 +221,7 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
             covered=maybe_totem(view["covered"]),
             badge=BADGE_ENUMS.get(view["badge"] or "", pb.TRIBES_BADGE_UNSPECIFIED),
             cause=CAUSES[view["cause"]],
-            stamp=stamp_message(view["stamp"]),
+            stamp=stamp_message(ReceiveStamp.from_dict(view["stamp"])),
             ends_round=view["ends_round"],
         )
         if view["origin"] is not None:
@@ -248,7 +249,7 @@ def event_message(name: str, view: dict[str, Any]) -> Message:
             penalised=pb.TribesPenalised(
                 seat=view["seat"],
                 from_round=view["from_round"],
-                stamp=stamp_message(view["stamp"]),
+                stamp=stamp_message(ReceiveStamp.from_dict(view["stamp"])),
             )
         )
     raise ValueError(f"no wire form for Tribes event {name}")

@@ -12,6 +12,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from domain.kernel.errors import InvalidArgument
+from domain.kernel.stamps import ReceiveStamp
 from domain.village import (
     Arrange,
     ChooseSpells,
@@ -232,7 +233,7 @@ def command_message(data: Mapping[str, Any]) -> pb.VillageCommand:
 def event_message(name: str, view: dict[str, Any]) -> Message:
     v = view
     e: dict[str, Message]
-    stamp = stamp_message(v["stamp"]) if "stamp" in v else None
+    stamp = stamp_message(ReceiveStamp.from_dict(v["stamp"])) if "stamp" in v else None
     if name == "Created":
         e = {
             "created": pb.VillageCreated(

@@ -5,10 +5,10 @@ module, never the package."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from domain.kernel.stamps import ReceiveStamp
 from totem.v1 import common_pb2
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -26,16 +26,16 @@ def timestamp(when: datetime) -> Timestamp:
     return Timestamp(seconds=seconds, nanos=rest * 1000)
 
 
-def stamp_message(data: dict[str, Any]) -> common_pb2.ReceiveStamp:
+def stamp_message(stamp: ReceiveStamp) -> common_pb2.ReceiveStamp:
     received = Timestamp()
-    received.FromNanoseconds(data["wall_ns"])
+    received.FromNanoseconds(stamp.wall_ns)
     return common_pb2.ReceiveStamp(
-        sequence=data["sequence"],
-        monotonic_ns=data["monotonic_ns"],
+        sequence=stamp.sequence,
+        monotonic_ns=stamp.monotonic_ns,
         received_at=received,
-        seen_version=data["seen_version"],
-        seen_sent_monotonic_ns=data.get("seen_sent_monotonic_ns", 0),
-        instance=data.get("instance", ""),
-        on_stream=data.get("on_stream", False),
-        receive=data.get("receive", 0),
+        seen_version=stamp.seen_version,
+        seen_sent_monotonic_ns=stamp.seen_sent_monotonic_ns,
+        instance=stamp.instance,
+        on_stream=stamp.on_stream,
+        receive=stamp.receive,
     )

@@ -103,7 +103,7 @@ async def test_refused_grabs_of_a_race_are_kept_with_stamp_and_reason_and_no_num
     assert len(events) == final
     # A tie's contenders are numbered in its deciding event (JS-4.2a).
     stamps = [s for e in events for s in stamps_of(vars(e))]
-    numbered = sorted({s["receive"] for s in stamps if s.get("receive")})
+    numbered = sorted({s.receive for s in stamps if s.receive})
     assert numbered == [1, 3, 4]
     assert numbers_accounted(numbered, found) == []
     assert sorted(numbered + [r.receive for r in found.refusals]) == list(range(1, 7))
@@ -192,7 +192,7 @@ async def test_js_4_2_grabs_sent_at_once_some_refused_leave_every_receive_number
     events = server.app.events_after(UUID(match_id))
     # A tie's contenders are numbered in its deciding event (JS-4.2a).
     stamps = [s for e in events for s in stamps_of(vars(e))]
-    numbered = sorted({s["receive"] for s in stamps if s.get("receive")})
+    numbered = sorted({s.receive for s in stamps if s.receive})
     kept = [r.receive for r in found.refusals]
     # The reveal, six grabs and the last reveal: 1 to 8, each once, events or refusals.
     assert sorted(numbered + kept) == list(range(1, 9))

@@ -208,7 +208,7 @@ async def test_js_4_2a_a_command_refused_inside_a_held_race_is_kept_and_numbered
     assert [r.seat for r in found.refusals] == [2]
     stored = server.app.events_after(UUID(match_id))
     # The winner's stamp is the event's and a contender's: one number.
-    numbers = [n for e in stored for n in {s.get("receive", 0) for s in stamps_of(vars(e))}]
+    numbers = [n for e in stored for n in {s.receive for s in stamps_of(vars(e))}]
     assert numbers_accounted(numbers, found) == []
     receives = sorted([n for n in numbers if n] + [r.receive for r in found.refusals])
     assert receives == sorted(set(receives))  # each number once
