@@ -49,8 +49,8 @@ from pathlib import Path
 
 import grpc
 from listing import DEFAULT_POSTGRES, fill, store
-from race import machine_line
 
+from bench.harness import machine_line
 from storage.arena import Arena
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js

@@ -59,18 +59,16 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from race import (
+from race import INWARD_ARROWS, applied, close_play, stream_round_trip
+
+from bench.harness import (
     DEFAULT_DSN,
-    INWARD_ARROWS,
     ORGANISER,
     STEP_TIMEOUT,
     Server,
     add_server_root,
-    applied,
-    close_play,
     percentile,
     server_root,
-    stream_round_trip,
 )
 
 SEATS = 8
