@@ -114,12 +114,6 @@ their bias targets and the winner's place on the wire are left out; spreads, ord
 gaps and wire times are reported as for ``totem serve``. ``--with-bare BLOCK`` runs both
 in one invocation, in turn, BLOCK races on the bare server then the same BLOCK races on
 ``totem serve``, and compares them.
-``--bare-servers K`` (an experiment) runs K bare ``grpc.aio`` servers in the bare
-server's one process and event loop, on one port with SO_REUSEPORT, sharing one stamper:
-the kernel spreads the contenders' connections over them, and each server keeps its own
-call request outstanding in gRPC's core. Each answer says which server took the call;
-the report shows how the contenders were spread over the servers and the gaps between
-successive stamps taken by the same server and by different ones.
 
 Targets: stamp order = send order in at least 95% of the races at every offset
 of 1 ms or more; chi-square p > 0.01 for seats and for connections over at least 600
@@ -218,8 +212,6 @@ class Grab:
     event_version: int
     recorded_at_ns: int
     started_late: bool
-    #: Which of the bare server's servers (``--bare-servers``) took the call; -1 otherwise.
-    server: int = -1
     #: The CPU the contender's thread ran on as it handed the request to gRPC; -1 unknown.
     cpu: int = -1
     #: The contender's last request before its grab (``BEFORE``).
@@ -492,6 +484,7 @@ async def _contender(
     conn.send(("ready", index, ports))
     match_id, seat, token = "", 0, ""
     follower: Follower | None = None
+    before = BEFORE_CALL  # by Act against the bare server a contender is never armed
     #: With PLAY, the stream opened when armed for the next race, by server.
     streams: dict[str, Any] = {}
     grab = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
@@ -623,9 +616,8 @@ async def _contender(
                     }
                     if on == BARE:
                         # No match: no seat, no winner, no event; only the stamp.
-                        sequence, stamp_ns, wall_ns, taken_by = BARE_STAMP.unpack(answer)
+                        sequence, stamp_ns, wall_ns, _ = BARE_STAMP.unpack(answer)
                         outcome_fields: dict[str, Any] = {
-                            "server": taken_by,
                             "seat": -1,
                             "sequence": sequence,
                             "stamp_ns": stamp_ns,
@@ -837,14 +829,10 @@ class BareServer(Server):
         workdir: Path,
         extra_env: dict[str, str] | None = None,
         nice: int = 0,
-        servers: int = 1,
     ) -> None:
         self.store, self.dsn, self.schema = "none", "", None
         self._start(
-            [
-                *(sys.executable, str(Path(__file__).with_name("race_bare.py"))),
-                *("--servers", str(servers)),
-            ],
+            [sys.executable, str(Path(__file__).with_name("race_bare.py"))],
             ROOT,
             dict(os.environ) | (extra_env or {}),
             workdir / "bare.log",
@@ -1028,9 +1016,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
                         args.server_nice,
                     )
                 else:
-                    servers[kind] = BareServer(
-                        Path(tmp), server_env, args.server_nice, args.bare_servers
-                    )
+                    servers[kind] = BareServer(Path(tmp), server_env, args.server_nice)
             addresses = {kind: f"127.0.0.1:{server.port}" for kind, server in servers.items()}
             if args.wire != "off":
                 try:
@@ -1185,7 +1171,6 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
         "server_root": None if args.server_root is None else str(args.server_root),
         "server_env": args.server_env,
         "server_nice": args.server_nice,
-        "bare_servers": args.bare_servers,
         "wire": wire_note,
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
@@ -1317,64 +1302,6 @@ def _fairness(simultaneous: list[Race], n: int) -> dict[str, Any]:
     }
 
 
-def _before(wired: list[Race]) -> dict[str, Any]:
-    """Which kind of request before the grab (``BEFORE``) the grab stamped first had
-    made, against the share each kind would get by its presence in the races (an even
-    chance for every contender of a race), and against who arrived first."""
-    stamped = [sum(r.by_stamp()[0].before == k for r in wired) for k in BEFORE]
-    present = [sum(g.before == k for r in wired for g in r.grabs) for k in BEFORE]
-    first = [sum(r.by(WIRE)[0].before == k for r in wired) for k in BEFORE]
-    chi, p = chi_square_against(stamped, present)
-    given_chi, given_p = chi_square_against(stamped, first)
-    return {
-        "kinds": list(BEFORE),
-        "stamped_first": stamped,
-        "present": present,
-        "first_on_wire": first,
-        "chi_square": chi,
-        "p": p,
-        "given_arrival_chi_square": given_chi,
-        "given_arrival_p": given_p,
-    }
-
-
-def _server_spread(group: list[Race]) -> dict[str, Any] | None:
-    """Against the bare server, at offset 0: which of its servers (``--bare-servers``)
-    took each contender's calls, how many distinct servers each race's grabs used, the
-    stamp spread of the races whose grabs all went to distinct servers and of the others,
-    and the gaps between successive stamps taken by the same server or by two."""
-    if not group:
-        return None
-    n = len(group[0].grabs)
-    per_contender: dict[int, dict[int, int]] = {}
-    for race in group:
-        for g in race.grabs:
-            taken = per_contender.setdefault(g.contender, {})
-            taken[g.server] = taken.get(g.server, 0) + 1
-    distinct = [len({g.server for g in r.grabs}) for r in group]
-    apart = [r for r, d in zip(group, distinct, strict=True) if d == n]
-    shared = [r for r, d in zip(group, distinct, strict=True) if d < n]
-    same: list[int] = []
-    other: list[int] = []
-    for race in group:
-        for a, b in itertools.pairwise(race.by_stamp()):
-            (same if a.server == b.server else other).append(b.stamp_ns - a.stamp_ns)
-
-    def gap_us(values: list[int]) -> dict[str, Any] | None:
-        if not values:
-            return None
-        return {"gaps": len(values), "median_us": statistics.median(values) / 1000}
-
-    return {
-        "per_contender": {str(c): per_contender[c] for c in sorted(per_contender)},
-        "distinct_servers": {str(d): distinct.count(d) for d in sorted(set(distinct))},
-        "all_distinct": None if not apart else {"races": len(apart), **_stamp_ms(apart)},
-        "not_all_distinct": None if not shared else {"races": len(shared), **_stamp_ms(shared)},
-        "gap_same_server": gap_us(same),
-        "gap_other_server": gap_us(other),
-    }
-
-
 def _stamp_ms(group: list[Race]) -> dict[str, Any]:
     return {
         "stamp_spread_ms": _ms([r.stamp_spread_ns for r in group]),
@@ -1400,8 +1327,6 @@ def _first_stamps(simultaneous: list[Race], n: int) -> dict[str, Any] | None:
         "given_arrival_p": p,
         "dof": n - 1,
         "ties": _ties(wired, n),
-        "before": _before(wired),
-        "cpus": _cpu_ties(wired, n),
     }
 
 
@@ -1446,37 +1371,6 @@ def _ties(wired: list[Race], n: int) -> dict[str, Any]:
 TIE_NS = 50_000
 
 
-def _cpu_ties(wired: list[Race], n: int) -> dict[str, Any] | None:
-    """On which CPU each connection's contender sent, and, in the races whose first two
-    grabs reached the machine within ``TIE_NS`` from contenders on different CPUs, which
-    CPU's grab was stamped first: a preference that follows the sender's CPU is the rig
-    (senders and server sharing the machine's cores), not the server's reading."""
-    if any(g.cpu < 0 for r in wired for g in r.grabs):
-        return None
-    cpus = sorted({g.cpu for r in wired for g in r.grabs})
-    per_connection = [
-        [sum(g.contender == c and g.cpu == cpu for r in wired for g in r.grabs) for cpu in cpus]
-        for c in range(n)
-    ]
-    ties = []
-    for race in wired:
-        first, second = race.by(WIRE)[:2]
-        if second.wire_ns - first.wire_ns < TIE_NS and first.cpu != second.cpu:
-            ties.append((first, second))
-    stamped = [sum(min(pair, key=lambda g: g.sequence).cpu == cpu for pair in ties) for cpu in cpus]
-    on_wire = [sum(pair[0].cpu == cpu for pair in ties) for cpu in cpus]
-    chi, p = chi_square_uniform(stamped) if len(cpus) > 1 and ties else (0.0, 1.0)
-    return {
-        "cpus": cpus,
-        "sends_per_connection": per_connection,
-        "ties": len(ties),
-        "ties_stamped_first": stamped,
-        "ties_first_on_wire": on_wire,
-        "ties_chi_square": chi,
-        "ties_p": p,
-    }
-
-
 def _first_stamp_lines(f: dict[str, Any] | None) -> list[str]:
     if f is None:
         return []
@@ -1488,24 +1382,6 @@ def _first_stamp_lines(f: dict[str, Any] | None) -> list[str]:
         f"shares ({f['dof']} dof): {f['given_arrival_chi_square']:.2f}, "
         f"p = {f['given_arrival_p']:.3g} (what the server, gRPC and the kernel add)",
         *_tie_lines(f.get("ties")),
-        *_before_lines(f.get("before")),
-        *_cpu_lines(f.get("cpus")),
-    ]
-
-
-def _before_lines(b: dict[str, Any] | None) -> list[str]:
-    if b is None:
-        return []
-    per_kind = "; ".join(
-        f"{kind}: stamped first {stamped}, in {present} grabs, first on the wire {first}"
-        for kind, stamped, present, first in zip(
-            b["kinds"], b["stamped_first"], b["present"], b["first_on_wire"], strict=True
-        )
-    )
-    return [
-        f"The request before the grab: {per_kind}; stamped first against presence "
-        f"{b['chi_square']:.2f}, p = {b['p']:.3g}; against arrivals "
-        f"{b['given_arrival_chi_square']:.2f}, p = {b['given_arrival_p']:.3g}"
     ]
 
 
@@ -1524,23 +1400,6 @@ def _tie_lines(t: dict[str, Any] | None) -> list[str]:
         f"{', '.join(map(str, t['apart_stamped_first']))}; first on the wire: "
         f"{', '.join(map(str, t['apart_first_on_wire']))}; against those arrival shares: "
         f"{t['apart_chi_square']:.2f}, p = {t['apart_p']:.3g}",
-    ]
-
-
-def _cpu_lines(c: dict[str, Any] | None) -> list[str]:
-    if c is None:
-        return []
-    sends = "; ".join(
-        f"{index}: {'/'.join(map(str, counts))}"
-        for index, counts in enumerate(c["sends_per_connection"])
-    )
-    cpus = "/".join(map(str, c["cpus"]))
-    return [
-        f"Sends per connection on CPU {cpus}: {sends}",
-        f"Ties under {TIE_NS // 1000} µs from different CPUs ({c['ties']}): stamped first "
-        f"on CPU {cpus}: {'/'.join(map(str, c['ties_stamped_first']))}; first on the wire: "
-        f"{'/'.join(map(str, c['ties_first_on_wire']))}; stamped first against equal shares: "
-        f"{c['ties_chi_square']:.2f}, p = {c['ties_p']:.3g}",
     ]
 
 
@@ -1651,7 +1510,6 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
     }
     return {
         "config": config,
-        "server_spread": None if decided else _server_spread(simultaneous),
         "anomalies": anomalies,
         "offsets": offsets,
         "gaps": {SEND: _gaps(races, SEND), WIRE: _gaps(on_wire, WIRE) if on_wire else None},
@@ -1687,41 +1545,6 @@ def _spread_lines(summary: dict[str, Any]) -> list[str]:
     ]
 
 
-def _server_spread_lines(summary: dict[str, Any]) -> list[str]:
-    """How the contenders were spread over the bare server's servers, at offset 0."""
-    spread = summary.get("server_spread")
-    k = summary["config"].get("bare_servers", 1)
-    if spread is None or k <= 1:
-        return []
-    taken = "; ".join(
-        f"{c}: " + ", ".join(f"s{s}×{count}" for s, count in sorted(servers.items()))
-        for c, servers in spread["per_contender"].items()
-    )
-    races = ", ".join(f"{d}: {count}" for d, count in spread["distinct_servers"].items())
-
-    def group(item: dict[str, Any] | None) -> str:
-        if item is None:
-            return "none"
-        return (
-            f"{item['races']} races, stamp spread {_pair(item['stamp_spread_ms'])} ms, send "
-            f"spread {_pair(item['send_spread_ms'])} ms"
-        )
-
-    def gap(item: dict[str, Any] | None) -> str:
-        return "none" if item is None else f"{item['median_us']:,.0f} µs ({item['gaps']} gaps)"
-
-    return [
-        "",
-        f"{k} bare servers on one port (SO_REUSEPORT), offset 0. Which server took each "
-        f"contender's calls: {taken}",
-        f"Races by how many distinct servers their grabs used: {races}",
-        f"All grabs on distinct servers: {group(spread['all_distinct'])}; "
-        f"some on the same server: {group(spread['not_all_distinct'])}",
-        "Gaps between successive stamps, median: same server "
-        f"{gap(spread['gap_same_server'])}, different servers {gap(spread['gap_other_server'])}",
-    ]
-
-
 def report(summary: dict[str, Any]) -> str:
     c = summary["config"]
     wire = c["wire"] == "on"
@@ -1736,8 +1559,6 @@ def report(summary: dict[str, Any]) -> str:
             "bare gRPC server (bench/race_bare.py: stamps each call, nothing else; no "
             "matches, so no seat streams and no spectators)"
         )
-        if c.get("bare_servers", 1) > 1:
-            server += f", {c['bare_servers']} servers on one port (SO_REUSEPORT)"
     together = (
         f" (the whole run, both servers in turn, blocks of {c['block']} races)"
         if len(c["servers"]) > 1
@@ -1810,7 +1631,6 @@ def report(summary: dict[str, Any]) -> str:
     if notes:
         lines += ["", *notes]
     lines += _spread_lines(summary)
-    lines += _server_spread_lines(summary)
     wire_gaps = summary["gaps"][WIRE] or [None] * len(summary["gaps"][SEND])
     lines += [
         "",
@@ -2034,15 +1854,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         "server first; each runs the same races: offsets, ranks, start signal order), and "
         "compare their stamp spreads at offset 0; 0: only totem serve",
     )
-    parser.add_argument(
-        "--bare-servers",
-        type=int,
-        default=1,
-        metavar="K",
-        help="an experiment: K grpc.aio servers in the bare server's process, on its one "
-        "event loop, on one port with SO_REUSEPORT and one shared stamper; the kernel "
-        "spreads the connections over them (1: one server, as totem serve runs)",
-    )
     add_server_root(parser)
     parser.add_argument(
         "--server-env",
@@ -2080,8 +1891,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--offsets must be non-negative and include 0")
     if args.with_bare < 0:
         parser.error("--with-bare must not be negative")
-    if args.bare_servers < 1:
-        parser.error("--bare-servers must be at least 1")
     runs, config = run(args)
     summaries = {kind: summarise(races, config_of(config, kind)) for kind, races in runs.items()}
     if len(summaries) > 1:
