@@ -45,6 +45,7 @@ from uuid import UUID
 import grpc
 from listing import add_postgres_option, scripted_create
 
+from domain.jungle_speed import JungleSpeed
 from domain.kernel.match import MatchAggregate, MatchStatus
 from server import codec
 from server.actors import Actors
@@ -70,7 +71,7 @@ OPTIONS = GAME.options_from_request(CREATE)
 REVEALS = js.JungleSpeedCommand(reveal=js.JungleSpeedReveal())
 GRABS = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
 #: A new match's version: the events of its creation, saved outside the committer.
-CREATED_VERSION = GAME.create(OPTIONS, bytes(32), b"", "0" * 64).version
+CREATED_VERSION = JungleSpeed.create(OPTIONS, bytes(32), b"", "0" * 64).version
 REVEAL = GAME.command(ms.ActRequest(jungle_speed=REVEALS))
 GRAB = GAME.command(ms.ActRequest(jungle_speed=GRABS))
 
@@ -114,7 +115,7 @@ async def player(actors: Actors, stamper: Stamper, stop: float, counts: list[int
     app = actors.app
     while time.perf_counter() < stop:
         created: MatchAggregate = await actors.threads.call(
-            app.create_match, lambda seed: GAME.create(OPTIONS, seed, b"", "0" * 64)
+            app.create_match, lambda seed: JungleSpeed.create(OPTIONS, seed, b"", "0" * 64)
         )
         match_id: UUID = created.id
         for seat in range(2):
