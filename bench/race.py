@@ -616,7 +616,7 @@ async def _contender(
                     }
                     if on == BARE:
                         # No match: no seat, no winner, no event; only the stamp.
-                        sequence, stamp_ns, wall_ns, _ = BARE_STAMP.unpack(answer)
+                        sequence, stamp_ns, wall_ns = BARE_STAMP.unpack(answer)
                         outcome_fields: dict[str, Any] = {
                             "seat": -1,
                             "sequence": sequence,
