@@ -19,7 +19,6 @@ import asyncio
 import collections
 import os
 import re
-import secrets
 import signal
 import subprocess
 import sys
@@ -30,12 +29,11 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bench.harness import ORGANISER, ORGANISER_TOKEN
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
-ORGANISER_TOKEN = secrets.token_urlsafe(32)
-ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 ROOT = Path(__file__).resolve().parent.parent
 #: No call of the burst may take longer than this (a client deadline far beyond the run).
 CALL_TIMEOUT_S = 300.0

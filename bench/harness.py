@@ -21,9 +21,11 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from storage.arena import postgres_env
@@ -126,6 +128,33 @@ def percentile(values: Sequence[float], q: float) -> float:
     low = math.floor(position)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+# ---- stores -----------------------------------------------------------------------------
+
+
+@contextmanager
+def fresh_store(postgres: str | None) -> Iterator[tuple[dict[str, str], str]]:
+    """A fresh, empty store: a temporary SQLite file or a PostgreSQL schema, removed after."""
+    if postgres is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {
+                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                "SQLITE_DBNAME": str(Path(tmp) / "bench.db"),
+            }
+            yield env, "SQLite (temporary file)"
+        return
+    import psycopg
+
+    schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        impl = psycopg.pq.__impl__
+        yield postgres_env(postgres, schema), f"PostgreSQL (schema {schema}, psycopg {impl})"
+    finally:
+        with psycopg.connect(postgres, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 # ---- the machine --------------------------------------------------------------------------

@@ -27,7 +27,6 @@ import asyncio
 import collections
 import os
 import re
-import secrets
 import signal
 import subprocess
 import sys
@@ -37,13 +36,12 @@ from pathlib import Path
 
 import grpc
 
+from bench.harness import ORGANISER, ORGANISER_TOKEN
 from domain.jungle_speed.cards import Deck
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
-ORGANISER_TOKEN = secrets.token_urlsafe(32)
-ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 HERE = Path(__file__).resolve().parent.parent
 INWARD = next(c.id for c in Deck().cards if c.kind.value == "INWARD_ARROWS")
 STREAMS_PER_CHANNEL = 10
