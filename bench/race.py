@@ -94,8 +94,7 @@ arrival gives each place 1/N). For both servers, the bare one included: which
 connection's grab was stamped first, against which arrived first on the wire (what the
 server, gRPC and the kernel add between the wire and the stamp); the same apart for
 exact ties (the first two grabs less than 1 µs apart on the wire) and for the other
-races; which request before the grab the first stamped had made (``BEFORE``); and on
-which CPU each contender sent.
+races.
 
 A baseline, ``--bare``: the same races against a server that does nothing but stamp
 (bench/race_bare.py), a ``grpc.aio`` server in a process of its own with the real
