@@ -236,7 +236,11 @@ class Server:
         root: Path = ROOT,
         extra_env: dict[str, str] | None = None,
         nice: int = 0,
+        args: Sequence[str] = (),
+        unlimited: bool = True,
     ) -> None:
+        """``args``: more options of ``totem serve``; ``unlimited``: no bound on a
+        seat's commands (races, throughput), or the server's defaults (what bounds them)."""
         self.store = store
         self.dsn = dsn
         self.schema: str | None = None
@@ -253,7 +257,8 @@ class Server:
         env["TOTEM_KEY_FILE"] = str(workdir / "server.key")  # the run's own signing key
         env["TOTEM_ORGANISER_TOKEN"] = ORGANISER_TOKEN  # who creates the races' matches
         env["TOTEM_ORGANISERS"] = str(workdir / "organisers")  # never a file beside the code
-        env["TOTEM_COMMANDS_PER_SECOND"] = env["TOTEM_COMMAND_BURST"] = "1000000000"  # races
+        if unlimited:
+            env["TOTEM_COMMANDS_PER_SECOND"] = env["TOTEM_COMMAND_BURST"] = "1000000000"
         if root != ROOT:
             # Another source tree's server: its packages come before the installed ones.
             paths = [root, root / "protos", root / "clients" / "python"]
@@ -261,7 +266,7 @@ class Server:
         self._start(
             [
                 *(sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0"),
-                *("--db", str(workdir / "race.db"), "--log-level", "WARNING"),
+                *("--db", str(workdir / "bench.db"), "--log-level", "WARNING", *args),
             ],
             root,
             env,
@@ -306,6 +311,13 @@ class Server:
             time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"the server did not start:\n{self.log_path.read_text()}")
+
+    def rss_mb(self) -> float:
+        """The server process's resident memory (Linux)."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return math.nan
 
     def stop(self) -> None:
         if self.process.poll() is None:
