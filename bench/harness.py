@@ -1,7 +1,7 @@
 """The benchmarks' shared pieces: ``totem serve`` in a process of its own on a fresh store
 (a temporary SQLite file or a PostgreSQL schema made for the run), from this tree or from
-``--server-root DIR``; matches created and joined; interleaved rounds against a baseline
-and their ratios; percentiles and chi-square tests; markdown tables; the common options.
+``--server-root DIR``; a fresh store's environment for a server run in-process;
+percentiles and chi-square tests; markdown tables; the common options.
 
 Each script in this folder answers one question of docs/performance.md and imports what
 it needs from here (``python bench/NAME.py`` puts this folder first on ``sys.path``).
@@ -18,13 +18,12 @@ import platform
 import re
 import secrets
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -343,45 +342,12 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> s
     return "\n".join(lines)
 
 
-def ms_pair(seconds: Sequence[float]) -> str:
-    """p50 / p99 of durations in seconds, in milliseconds."""
-    if not seconds:
-        return "-"
-    return f"{percentile(seconds, 0.5) * 1e3:.3f} / {percentile(seconds, 0.99) * 1e3:.3f}"
-
-
-def interleaved(
-    rounds: int, kinds: Sequence[str], measure: Callable[[str, int], float]
-) -> dict[str, list[float]]:
-    """``measure(kind, round)`` for every kind in every round, the kinds in turn within a
-    round (rotated from one round to the next), so that the machine's drift falls on all."""
-    results: dict[str, list[float]] = {kind: [] for kind in kinds}
-    for index in range(rounds):
-        shift = index % len(kinds)
-        for kind in [*kinds[shift:], *kinds[:shift]]:
-            results[kind].append(measure(kind, index))
-    return results
-
-
-def ratios(results: dict[str, list[float]], baseline: str) -> dict[str, float]:
-    """Each kind's median, per round, against the baseline's in the same round."""
-    base = results[baseline]
-    return {
-        kind: statistics.median(v / b for v, b in zip(values, base, strict=True) if b)
-        for kind, values in results.items()
-        if kind != baseline
-    }
-
-
 # ---- options ------------------------------------------------------------------------------
 
 
 def add_store(parser: argparse.ArgumentParser, default: str = "sqlite") -> None:
     """``--store sqlite|postgres`` and ``--dsn``."""
-    parser.add_argument("--store", choices=("sqlite", "postgres"), default=default)
+    parser.add_argument(
+        "--store", choices=("sqlite", "postgres"), default=default, help="event store"
+    )
     parser.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL (a schema per run)")
-
-
-def parser_of(doc: str | None) -> argparse.ArgumentParser:
-    """A script's parser: its docstring's first paragraph as the description."""
-    return argparse.ArgumentParser(description=(doc or "").split("\n\n", 1)[0])

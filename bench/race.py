@@ -155,12 +155,12 @@ from race_bare import STAMP as BARE_STAMP
 from wire import Segment, WireTap, local_ports
 
 from bench.harness import (
-    DEFAULT_DSN,
     ORGANISER,
     ROOT,
     STEP_TIMEOUT,
     Server,
     add_server_root,
+    add_store,
     busy_ticks,
     chi_square_against,
     chi_square_uniform,
@@ -1807,10 +1807,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--offsets", default=DEFAULT_OFFSETS, help="send offsets in ms, comma-separated"
     )
-    parser.add_argument(
-        "--store", choices=("sqlite", "postgres"), default="sqlite", help="event store"
-    )
-    parser.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL (a schema per run)")
+    add_store(parser)
     parser.add_argument(
         "--watchers", type=int, default=4, help="spectator streams per match, besides the seats'"
     )
