@@ -17,12 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import os
-import re
-import secrets
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -30,50 +24,13 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bench.harness import ORGANISER, ROOT, Server
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
-ORGANISER_TOKEN = secrets.token_urlsafe(32)
-ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
-ROOT = Path(__file__).resolve().parent.parent
 #: No call of the burst may take longer than this (a client deadline far beyond the run).
 CALL_TIMEOUT_S = 300.0
-
-
-def start_server(
-    root: Path, workdir: Path, extra: list[str]
-) -> tuple[subprocess.Popen[bytes], int, Path]:
-    """``totem serve`` of the tree ``root``, ready; its port and log."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        str(p) for p in (root, root / "protos", root / "clients" / "python")
-    )
-    env["TOTEM_ORGANISER_TOKEN"] = ORGANISER_TOKEN
-    env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
-    env["TOTEM_KEY_FILE"] = str(workdir / "server.key")
-    log_path = workdir / "server.log"
-    process = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0"),
-            *("--db", str(workdir / "burst.db"), "--log-level", "WARNING", *extra),
-        ],
-        cwd=root,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=log_path.open("wb"),
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        found = re.search(r"totem serving on [^\s:]+:(\d+)", log_path.read_text(errors="replace"))
-        if found:
-            return process, int(found.group(1)), log_path
-        if process.poll() is not None:
-            break
-        time.sleep(0.05)
-    process.kill()
-    raise RuntimeError(f"the server did not start:\n{log_path.read_text()}")
 
 
 def outcome(error: grpc.aio.AioRpcError | None) -> str:
@@ -144,17 +101,15 @@ def main() -> None:
     parser.add_argument("--extra", action="append", default=[], help="an option of totem serve")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        process, port, log_path = start_server(args.root.resolve(), Path(tmp), args.extra)
+        server = Server(
+            "sqlite", "", Path(tmp), args.root.resolve(), args=args.extra, unlimited=False
+        )
         print(f"server: {args.root}, options {args.extra}")
         try:
-            asyncio.run(run(port, args.calls))
+            asyncio.run(run(server.port, args.calls))
         finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-            logged = log_path.read_text(errors="replace").strip().splitlines()
+            server.stop()
+            logged = server.log_path.read_text(errors="replace").strip().splitlines()
             print(f"server log: {len(logged)} lines")
             for line in logged[-5:]:
                 print(f"  {line}")

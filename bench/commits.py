@@ -29,12 +29,10 @@ import argparse
 import asyncio
 import os
 import platform
-import secrets
 import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,6 +43,8 @@ from uuid import UUID
 import grpc
 from listing import add_postgres_option, scripted_create
 
+from bench.harness import ORGANISER, ORGANISER_TOKEN, fresh_store
+from domain.jungle_speed import JungleSpeed
 from domain.kernel.match import MatchAggregate, MatchStatus
 from server import codec
 from server.actors import Actors
@@ -52,14 +52,11 @@ from server.hub import EventHub
 from server.limits import Limits
 from server.serve import start
 from server.stamps import Stamper
-from storage.arena import Arena, postgres_env
+from storage.arena import Arena
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 from totem.v1 import match_service_pb2_grpc
 
-#: The benchmark's organiser (``--grpc``): only an organiser may create matches.
-ORGANISER_TOKEN = secrets.token_urlsafe(32)
-ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 #: ``--grpc``: as fast as the server answers, no bound of a client.
 MACHINE_SPEED = Limits(commands_per_second=1e9, command_burst=10**9)
 GAME = codec.codec_for("jungle_speed")
@@ -70,31 +67,16 @@ OPTIONS = GAME.options_from_request(CREATE)
 REVEALS = js.JungleSpeedCommand(reveal=js.JungleSpeedReveal())
 GRABS = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
 #: A new match's version: the events of its creation, saved outside the committer.
-CREATED_VERSION = GAME.create(OPTIONS, bytes(32), b"", "0" * 64).version
+CREATED_VERSION = JungleSpeed.create(OPTIONS, bytes(32), b"", "0" * 64).version
 REVEAL = GAME.command(ms.ActRequest(jungle_speed=REVEALS))
 GRAB = GAME.command(ms.ActRequest(jungle_speed=GRABS))
 
 
 @contextmanager
 def store(postgres: str | None) -> Iterator[dict[str, str]]:
-    """A fresh, empty store: a temporary SQLite file or a PostgreSQL schema, removed after."""
-    if postgres is None:
-        with tempfile.TemporaryDirectory() as tmp:
-            yield {
-                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "SQLITE_DBNAME": str(Path(tmp) / "bench.db"),
-            }
-        return
-    import psycopg
-
-    schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield postgres_env(postgres, schema)
-    finally:
-        with psycopg.connect(postgres, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    """A fresh, empty store's environment (see :func:`bench.harness.fresh_store`)."""
+    with fresh_store(postgres) as (env, _):
+        yield env
 
 
 @dataclass
@@ -114,7 +96,7 @@ async def player(actors: Actors, stamper: Stamper, stop: float, counts: list[int
     app = actors.app
     while time.perf_counter() < stop:
         created: MatchAggregate = await actors.threads.call(
-            app.create_match, lambda seed: GAME.create(OPTIONS, seed, b"", "0" * 64)
+            app.create_match, lambda seed: JungleSpeed.create(OPTIONS, seed, b"", "0" * 64)
         )
         match_id: UUID = created.id
         for seat in range(2):

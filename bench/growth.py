@@ -49,16 +49,13 @@ from pathlib import Path
 
 import grpc
 from listing import DEFAULT_POSTGRES, fill, store
-from race import machine_line
 
+from bench.harness import ORGANISER, ORGANISER_TOKEN, ROOT, machine_line
 from storage.arena import Arena
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
-ROOT = Path(__file__).resolve().parent.parent
-ORGANISER_TOKEN = "growth-bench-" + os.urandom(16).hex()
-ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 #: The most matches one PostgreSQL transaction of the fill holds (see ``grow``).
 POSTGRES_PER_TRANSACTION = 100
 #: Seconds the server may take to start on the largest store before the run stops.

@@ -25,25 +25,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import os
-import re
-import secrets
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import grpc
 
+from bench.harness import ORGANISER, Server
 from domain.jungle_speed.cards import Deck
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
-ORGANISER_TOKEN = secrets.token_urlsafe(32)
-ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 HERE = Path(__file__).resolve().parent.parent
 INWARD = next(c.id for c in Deck().cards if c.kind.value == "INWARD_ARROWS")
 STREAMS_PER_CHANNEL = 10
@@ -60,55 +53,6 @@ QUIET_S = 3.0
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
-
-
-class Server:
-    def __init__(self, root: Path, workdir: Path, extra: list[str]) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            str(p) for p in (root, root / "protos", root / "clients" / "python")
-        )
-        env["TOTEM_ORGANISER_TOKEN"] = ORGANISER_TOKEN
-        env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
-        env["TOTEM_KEY_FILE"] = str(workdir / "server.key")
-        self.log_path = workdir / "server.log"
-        self.process = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0"),
-                *("--db", str(workdir / "hold.db"), "--log-level", "WARNING"),
-                *("--organiser-creations-per-minute", "1000000", *extra),
-            ],
-            cwd=root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self.log_path.open("wb"),
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            text = self.log_path.read_text(errors="replace")
-            found = re.search(r"totem serving on [^\s:]+:(\d+)", text)
-            if found:
-                self.port = int(found.group(1))
-                return
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        self.process.kill()
-        raise RuntimeError(f"the server did not start:\n{self.log_path.read_text()}")
-
-    def rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return float("nan")
-
-    def stop(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
 
 
 def deal(players: int) -> list[int]:
@@ -299,7 +243,14 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=15.0)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        server = Server(args.root.resolve(), Path(tmp), args.extra)
+        server = Server(
+            "sqlite",
+            "",
+            Path(tmp),
+            args.root.resolve(),
+            args=["--organiser-creations-per-minute", "1000000", *args.extra],
+            unlimited=False,
+        )
         try:
             asyncio.run(run(server, args))
         finally:

@@ -59,18 +59,16 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from race import (
-    DEFAULT_DSN,
-    INWARD_ARROWS,
+from race import INWARD_ARROWS, applied, close_play, stream_round_trip
+
+from bench.harness import (
     ORGANISER,
     STEP_TIMEOUT,
     Server,
     add_server_root,
-    applied,
-    close_play,
+    add_store,
     percentile,
     server_root,
-    stream_round_trip,
 )
 
 SEATS = 8
@@ -503,8 +501,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "fan-out baselines. The module docstring (bench/latency.py) says what is measured.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
-    parser.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL (a schema per run)")
+    add_store(parser)
     parser.add_argument("--races", type=int, default=1000, help="races timed")
     parser.add_argument("--warmup", type=int, default=20, help="races run first, not counted")
     parser.add_argument(

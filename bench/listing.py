@@ -27,32 +27,24 @@ import argparse
 import asyncio
 import os
 import platform
-import secrets
 import statistics
 import sys
-import tempfile
 import time
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import grpc
 
+from bench.harness import ORGANISER, ORGANISER_TOKEN
+from bench.harness import fresh_store as store
 from domain.jungle_speed import JungleSpeed
 from domain.kernel.match import MatchAggregate
 from server import codec
 from server.serve import start
 from server.stamps import Stamper
-from storage.arena import Arena, postgres_env
+from storage.arena import Arena
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
-
-#: The benchmark's organiser: only an organiser may create matches.
-ORGANISER_TOKEN = secrets.token_urlsafe(32)
-ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 
 DEFAULT_POSTGRES = "host=127.0.0.1 port=5432 user=postgres dbname=test"
 PER_TRANSACTION = 20
@@ -164,30 +156,6 @@ def fill(
     finally:
         app.close()
     return time.perf_counter() - began, events
-
-
-@contextmanager
-def store(postgres: str | None) -> Iterator[tuple[dict[str, str], str]]:
-    """A fresh, empty store: a temporary SQLite file or a PostgreSQL schema, removed after."""
-    if postgres is None:
-        with tempfile.TemporaryDirectory() as tmp:
-            env = {
-                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "SQLITE_DBNAME": str(Path(tmp) / "bench.db"),
-            }
-            yield env, "SQLite (temporary file)"
-        return
-    import psycopg
-
-    schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        impl = psycopg.pq.__impl__
-        yield postgres_env(postgres, schema), f"PostgreSQL (schema {schema}, psycopg {impl})"
-    finally:
-        with psycopg.connect(postgres, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 def ms_of(seconds: list[float]) -> str:

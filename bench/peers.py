@@ -60,7 +60,8 @@ from typing import Any
 
 import grpc
 from latency import ECHO, bare_server_main
-from race import ORGANISER, STEP_TIMEOUT, Server, add_server_root, percentile, server_root
+
+from bench.harness import ORGANISER, STEP_TIMEOUT, Server, add_server_root, percentile, server_root
 
 PEERS = Path(__file__).resolve().parent / "peers"
 #: Reveals in a match before its face-down piles run out: 72 symbol cards, no specials.

@@ -94,8 +94,7 @@ arrival gives each place 1/N). For both servers, the bare one included: which
 connection's grab was stamped first, against which arrived first on the wire (what the
 server, gRPC and the kernel add between the wire and the stamp); the same apart for
 exact ties (the first two grabs less than 1 µs apart on the wire) and for the other
-races; which request before the grab the first stamped had made (``BEFORE``); and on
-which CPU each contender sent.
+races.
 
 A baseline, ``--bare``: the same races against a server that does nothing but stamp
 (bench/race_bare.py), a ``grpc.aio`` server in a process of its own with the real
@@ -114,12 +113,6 @@ their bias targets and the winner's place on the wire are left out; spreads, ord
 gaps and wire times are reported as for ``totem serve``. ``--with-bare BLOCK`` runs both
 in one invocation, in turn, BLOCK races on the bare server then the same BLOCK races on
 ``totem serve``, and compares them.
-``--bare-servers K`` (an experiment) runs K bare ``grpc.aio`` servers in the bare
-server's one process and event loop, on one port with SO_REUSEPORT, sharing one stamper:
-the kernel spreads the contenders' connections over them, and each server keeps its own
-call request outstanding in gRPC's core. Each answer says which server took the call;
-the report shows how the contenders were spread over the servers and the gaps between
-successive stamps taken by the same server and by different ones.
 
 Targets: stamp order = send order in at least 95% of the races at every offset
 of 1 ms or more; chi-square p > 0.01 for seats and for connections over at least 600
@@ -147,7 +140,6 @@ import re
 import secrets
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -162,19 +154,23 @@ from race_bare import PLAY_PATH as BARE_PLAY_PATH
 from race_bare import STAMP as BARE_STAMP
 from wire import Segment, WireTap, local_ports
 
-from storage.arena import postgres_env
-
-#: The benchmark's organiser: only an organiser may create matches.
-ORGANISER_TOKEN = secrets.token_urlsafe(32)
-ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
-
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OFFSETS = "0,0.25,0.5,1,2,5"
-DEFAULT_DSN = os.environ.get(
-    "TOTEM_TEST_POSTGRES", "host=127.0.0.1 port=5432 user=postgres dbname=test"
+from bench.harness import (
+    ORGANISER,
+    ROOT,
+    STEP_TIMEOUT,
+    Server,
+    add_server_root,
+    add_store,
+    busy_ticks,
+    chi_square_against,
+    chi_square_uniform,
+    one_against_rest,
+    percentile,
+    process_ticks,
+    server_root,
 )
-#: Seconds any one step (a call, a reply from a process) may take before the run stops.
-STEP_TIMEOUT = 30.0
+
+DEFAULT_OFFSETS = "0,0.25,0.5,1,2,5"
 #: The deck: 72 symbol cards and one inward-arrows card, id 72 (see jungle_speed.proto).
 INWARD_ARROWS = 72
 DECK_SIZE = 73
@@ -185,94 +181,6 @@ MIN_REQUEST_BYTES = 40
 BARE_SETTLE_NS = 20_000_000
 #: Pairs of grabs grouped by how far apart they were sent, in microseconds.
 GAP_EDGES_US = (0, 1, 5, 20, 50, 100, 250, 500, 1000, 2000, 5000)
-
-
-# ---- statistics -------------------------------------------------------------------------
-
-
-def upper_gamma_regularized(a: float, x: float) -> float:
-    """Q(a, x) = Γ(a, x) / Γ(a): a series below x = a + 1, a continued fraction above
-    (the classic Numerical Recipes pair, ``gser`` and ``gcf``)."""
-    if x <= 0:
-        return 1.0
-    log_prefactor = -x + a * math.log(x) - math.lgamma(a)
-    if x < a + 1:
-        term = total = 1.0 / a
-        n = a
-        for _ in range(10_000):
-            n += 1
-            term *= x / n
-            total += term
-            if abs(term) < abs(total) * 1e-16:
-                break
-        return max(0.0, 1.0 - total * math.exp(log_prefactor))
-    tiny = 1e-300
-    b = x + 1 - a
-    c = 1 / tiny
-    d = 1 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-16:
-            break
-    return math.exp(log_prefactor) * h
-
-
-def chi_square_sf(statistic: float, dof: int) -> float:
-    """P(X >= statistic) for a chi-square variable with ``dof`` degrees of freedom."""
-    return upper_gamma_regularized(dof / 2, statistic / 2)
-
-
-def chi_square_uniform(counts: Sequence[int]) -> tuple[float, float]:
-    """Pearson's statistic for ``counts`` against equal shares, and its p-value."""
-    total = sum(counts)
-    if total == 0 or len(counts) < 2:
-        return 0.0, 1.0
-    expected = total / len(counts)
-    statistic = sum((c - expected) ** 2 / expected for c in counts)
-    return statistic, chi_square_sf(statistic, len(counts) - 1)
-
-
-def chi_square_against(counts: Sequence[int], expected: Sequence[int]) -> tuple[float, float]:
-    """Pearson's statistic for ``counts`` against the shares of ``expected``, and its
-    p-value: do the counts follow that other distribution?"""
-    total, base = sum(counts), sum(expected)
-    cells = [(c, total * e / base) for c, e in zip(counts, expected, strict=True) if e]
-    if total == 0 or len(cells) < 2:
-        return 0.0, 1.0
-    statistic = sum((c - e) ** 2 / e for c, e in cells)
-    return statistic, chi_square_sf(statistic, len(cells) - 1)
-
-
-def one_against_rest(count: int, total: int, cells: int) -> float:
-    """p-value of one cell's count against its equal share (chi-square, 1 dof)."""
-    if total == 0:
-        return 1.0
-    share = 1 / cells
-    expected_in, expected_out = total * share, total * (1 - share)
-    statistic = (count - expected_in) ** 2 / expected_in + (
-        (total - count) - expected_out
-    ) ** 2 / expected_out
-    return chi_square_sf(statistic, 1)
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The q-quantile (0..1) by linear interpolation between order statistics."""
-    ordered = sorted(values)
-    if not ordered:
-        return math.nan
-    position = (len(ordered) - 1) * q
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 # ---- what a race records ------------------------------------------------------------------
@@ -303,8 +211,6 @@ class Grab:
     event_version: int
     recorded_at_ns: int
     started_late: bool
-    #: Which of the bare server's servers (``--bare-servers``) took the call; -1 otherwise.
-    server: int = -1
     #: The CPU the contender's thread ran on as it handed the request to gRPC; -1 unknown.
     cpu: int = -1
     #: The contender's last request before its grab (``BEFORE``).
@@ -577,6 +483,7 @@ async def _contender(
     conn.send(("ready", index, ports))
     match_id, seat, token = "", 0, ""
     follower: Follower | None = None
+    before = BEFORE_CALL  # by Act against the bare server a contender is never armed
     #: With PLAY, the stream opened when armed for the next race, by server.
     streams: dict[str, Any] = {}
     grab = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
@@ -708,9 +615,8 @@ async def _contender(
                     }
                     if on == BARE:
                         # No match: no seat, no winner, no event; only the stamp.
-                        sequence, stamp_ns, wall_ns, taken_by = BARE_STAMP.unpack(answer)
+                        sequence, stamp_ns, wall_ns = BARE_STAMP.unpack(answer)
                         outcome_fields: dict[str, Any] = {
-                            "server": taken_by,
                             "seat": -1,
                             "sequence": sequence,
                             "stamp_ns": stamp_ns,
@@ -907,167 +813,6 @@ async def _spectators(
 # ---- the machine --------------------------------------------------------------------------
 
 
-def machine_line() -> str:
-    """What a benchmark's figures were measured on, printed first by each of them."""
-    import grpc
-
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    return (
-        f"machine: {platform.machine()}, nproc {os.cpu_count()}, "
-        f"Python {sys.version.split()[0]}, grpcio {grpc.__version__}; load average at the "
-        f"start: {load}"
-    )
-
-
-def busy_ticks() -> int:
-    """CPU time spent by every process of the machine, in clock ticks (Linux)."""
-    try:
-        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    except OSError:
-        return 0
-    user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields[:7])
-    return user + nice + system + irq + softirq
-
-
-def process_ticks(pids: Sequence[int]) -> int:
-    """CPU time spent by these processes (all their threads), in clock ticks (Linux)."""
-    total = 0
-    for pid in pids:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total
-
-
-# ---- the server -------------------------------------------------------------------------
-
-
-def _die_with_parent() -> None:
-    """In the server's process before it runs: SIGTERM when the coordinator dies, however
-    it dies (Linux; elsewhere the server is stopped only by :meth:`Server.stop`)."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
-def add_server_root(parser: argparse.ArgumentParser) -> None:
-    """The option that runs the server of another source tree: a before and an after
-    measured side by side, by the same clients, in one session."""
-    parser.add_argument(
-        "--server-root",
-        type=Path,
-        metavar="DIR",
-        help="run the server from another source tree, e.g. a commit exported with "
-        "'git archive COMMIT | tar -x -C DIR' (the clients stay this tree's)",
-    )
-
-
-def server_root(args: argparse.Namespace) -> Path:
-    return ROOT if args.server_root is None else args.server_root.resolve()
-
-
-class Server:
-    """``totem serve`` in a process of its own, on a fresh store."""
-
-    #: What the server prints on stderr once it listens, with its port.
-    READY = re.compile(r"totem serving on [^\s:]+:(\d+)")
-
-    def __init__(
-        self,
-        store: str,
-        dsn: str,
-        workdir: Path,
-        root: Path = ROOT,
-        extra_env: dict[str, str] | None = None,
-        nice: int = 0,
-    ) -> None:
-        self.store = store
-        self.dsn = dsn
-        self.schema: str | None = None
-        env = dict(os.environ) | (extra_env or {})
-        for name in list(env):
-            if name.startswith(("POSTGRES_", "SQLITE_")) or name == "PERSISTENCE_MODULE":
-                del env[name]
-        if store == "postgres":
-            self.schema = f"totem_race_{uuid.uuid4().hex[:12]}"
-            self._sql(f'CREATE SCHEMA "{self.schema}"')
-            env.update(postgres_env(dsn, self.schema))
-        else:
-            env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
-        env["TOTEM_KEY_FILE"] = str(workdir / "server.key")  # the run's own signing key
-        env["TOTEM_ORGANISER_TOKEN"] = ORGANISER_TOKEN  # who creates the races' matches
-        env["TOTEM_ORGANISERS"] = str(workdir / "organisers")  # never a file beside the code
-        env["TOTEM_COMMANDS_PER_SECOND"] = env["TOTEM_COMMAND_BURST"] = "1000000000"  # races
-        if root != ROOT:
-            # Another source tree's server: its packages come before the installed ones.
-            paths = [root, root / "protos", root / "clients" / "python"]
-            env["PYTHONPATH"] = os.pathsep.join(str(p) for p in paths)
-        self._start(
-            [
-                *(sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0"),
-                *("--db", str(workdir / "race.db"), "--log-level", "WARNING"),
-            ],
-            root,
-            env,
-            workdir / "server.log",
-            nice,
-        )
-
-    def _start(self, argv: list[str], cwd: Path, env: dict[str, str], log: Path, nice: int) -> None:
-        """Start the process, its stderr to ``log``; wait until it listens; renice it."""
-        self.log_path = log
-        self.log = log.open("w+b")
-        self.process = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self.log,
-            preexec_fn=_die_with_parent,
-        )
-        self.port = self._wait_ready()
-        if nice:
-            # Per thread on Linux: every thread the server has; later ones inherit it.
-            for task in Path(f"/proc/{self.process.pid}/task").iterdir():
-                os.setpriority(os.PRIO_PROCESS, int(task.name), nice)
-
-    def _sql(self, statement: str) -> None:
-        import psycopg
-
-        with psycopg.connect(self.dsn, autocommit=True, connect_timeout=5) as conn:
-            conn.execute(statement)
-
-    def _wait_ready(self) -> int:
-        deadline = time.monotonic() + STEP_TIMEOUT
-        while time.monotonic() < deadline:
-            text = self.log_path.read_text(errors="replace")
-            found = self.READY.search(text)
-            if found:
-                return int(found.group(1))
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"the server did not start:\n{self.log_path.read_text()}")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        self.log.close()
-        if self.schema is not None:
-            self._sql(f'DROP SCHEMA "{self.schema}" CASCADE')
-            self.schema = None
-
-
 class BareServer(Server):
     """bench/race_bare.py in a process of its own: a ``grpc.aio`` server that only stamps
     each call's arrival as ``totem serve`` does (see that file for what is kept). A
@@ -1083,14 +828,10 @@ class BareServer(Server):
         workdir: Path,
         extra_env: dict[str, str] | None = None,
         nice: int = 0,
-        servers: int = 1,
     ) -> None:
         self.store, self.dsn, self.schema = "none", "", None
         self._start(
-            [
-                *(sys.executable, str(Path(__file__).with_name("race_bare.py"))),
-                *("--servers", str(servers)),
-            ],
+            [sys.executable, str(Path(__file__).with_name("race_bare.py"))],
             ROOT,
             dict(os.environ) | (extra_env or {}),
             workdir / "bare.log",
@@ -1274,9 +1015,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
                         args.server_nice,
                     )
                 else:
-                    servers[kind] = BareServer(
-                        Path(tmp), server_env, args.server_nice, args.bare_servers
-                    )
+                    servers[kind] = BareServer(Path(tmp), server_env, args.server_nice)
             addresses = {kind: f"127.0.0.1:{server.port}" for kind, server in servers.items()}
             if args.wire != "off":
                 try:
@@ -1431,7 +1170,6 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], dict[str, Any]
         "server_root": None if args.server_root is None else str(args.server_root),
         "server_env": args.server_env,
         "server_nice": args.server_nice,
-        "bare_servers": args.bare_servers,
         "wire": wire_note,
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
@@ -1563,64 +1301,6 @@ def _fairness(simultaneous: list[Race], n: int) -> dict[str, Any]:
     }
 
 
-def _before(wired: list[Race]) -> dict[str, Any]:
-    """Which kind of request before the grab (``BEFORE``) the grab stamped first had
-    made, against the share each kind would get by its presence in the races (an even
-    chance for every contender of a race), and against who arrived first."""
-    stamped = [sum(r.by_stamp()[0].before == k for r in wired) for k in BEFORE]
-    present = [sum(g.before == k for r in wired for g in r.grabs) for k in BEFORE]
-    first = [sum(r.by(WIRE)[0].before == k for r in wired) for k in BEFORE]
-    chi, p = chi_square_against(stamped, present)
-    given_chi, given_p = chi_square_against(stamped, first)
-    return {
-        "kinds": list(BEFORE),
-        "stamped_first": stamped,
-        "present": present,
-        "first_on_wire": first,
-        "chi_square": chi,
-        "p": p,
-        "given_arrival_chi_square": given_chi,
-        "given_arrival_p": given_p,
-    }
-
-
-def _server_spread(group: list[Race]) -> dict[str, Any] | None:
-    """Against the bare server, at offset 0: which of its servers (``--bare-servers``)
-    took each contender's calls, how many distinct servers each race's grabs used, the
-    stamp spread of the races whose grabs all went to distinct servers and of the others,
-    and the gaps between successive stamps taken by the same server or by two."""
-    if not group:
-        return None
-    n = len(group[0].grabs)
-    per_contender: dict[int, dict[int, int]] = {}
-    for race in group:
-        for g in race.grabs:
-            taken = per_contender.setdefault(g.contender, {})
-            taken[g.server] = taken.get(g.server, 0) + 1
-    distinct = [len({g.server for g in r.grabs}) for r in group]
-    apart = [r for r, d in zip(group, distinct, strict=True) if d == n]
-    shared = [r for r, d in zip(group, distinct, strict=True) if d < n]
-    same: list[int] = []
-    other: list[int] = []
-    for race in group:
-        for a, b in itertools.pairwise(race.by_stamp()):
-            (same if a.server == b.server else other).append(b.stamp_ns - a.stamp_ns)
-
-    def gap_us(values: list[int]) -> dict[str, Any] | None:
-        if not values:
-            return None
-        return {"gaps": len(values), "median_us": statistics.median(values) / 1000}
-
-    return {
-        "per_contender": {str(c): per_contender[c] for c in sorted(per_contender)},
-        "distinct_servers": {str(d): distinct.count(d) for d in sorted(set(distinct))},
-        "all_distinct": None if not apart else {"races": len(apart), **_stamp_ms(apart)},
-        "not_all_distinct": None if not shared else {"races": len(shared), **_stamp_ms(shared)},
-        "gap_same_server": gap_us(same),
-        "gap_other_server": gap_us(other),
-    }
-
-
 def _stamp_ms(group: list[Race]) -> dict[str, Any]:
     return {
         "stamp_spread_ms": _ms([r.stamp_spread_ns for r in group]),
@@ -1646,8 +1326,6 @@ def _first_stamps(simultaneous: list[Race], n: int) -> dict[str, Any] | None:
         "given_arrival_p": p,
         "dof": n - 1,
         "ties": _ties(wired, n),
-        "before": _before(wired),
-        "cpus": _cpu_ties(wired, n),
     }
 
 
@@ -1692,37 +1370,6 @@ def _ties(wired: list[Race], n: int) -> dict[str, Any]:
 TIE_NS = 50_000
 
 
-def _cpu_ties(wired: list[Race], n: int) -> dict[str, Any] | None:
-    """On which CPU each connection's contender sent, and, in the races whose first two
-    grabs reached the machine within ``TIE_NS`` from contenders on different CPUs, which
-    CPU's grab was stamped first: a preference that follows the sender's CPU is the rig
-    (senders and server sharing the machine's cores), not the server's reading."""
-    if any(g.cpu < 0 for r in wired for g in r.grabs):
-        return None
-    cpus = sorted({g.cpu for r in wired for g in r.grabs})
-    per_connection = [
-        [sum(g.contender == c and g.cpu == cpu for r in wired for g in r.grabs) for cpu in cpus]
-        for c in range(n)
-    ]
-    ties = []
-    for race in wired:
-        first, second = race.by(WIRE)[:2]
-        if second.wire_ns - first.wire_ns < TIE_NS and first.cpu != second.cpu:
-            ties.append((first, second))
-    stamped = [sum(min(pair, key=lambda g: g.sequence).cpu == cpu for pair in ties) for cpu in cpus]
-    on_wire = [sum(pair[0].cpu == cpu for pair in ties) for cpu in cpus]
-    chi, p = chi_square_uniform(stamped) if len(cpus) > 1 and ties else (0.0, 1.0)
-    return {
-        "cpus": cpus,
-        "sends_per_connection": per_connection,
-        "ties": len(ties),
-        "ties_stamped_first": stamped,
-        "ties_first_on_wire": on_wire,
-        "ties_chi_square": chi,
-        "ties_p": p,
-    }
-
-
 def _first_stamp_lines(f: dict[str, Any] | None) -> list[str]:
     if f is None:
         return []
@@ -1734,24 +1381,6 @@ def _first_stamp_lines(f: dict[str, Any] | None) -> list[str]:
         f"shares ({f['dof']} dof): {f['given_arrival_chi_square']:.2f}, "
         f"p = {f['given_arrival_p']:.3g} (what the server, gRPC and the kernel add)",
         *_tie_lines(f.get("ties")),
-        *_before_lines(f.get("before")),
-        *_cpu_lines(f.get("cpus")),
-    ]
-
-
-def _before_lines(b: dict[str, Any] | None) -> list[str]:
-    if b is None:
-        return []
-    per_kind = "; ".join(
-        f"{kind}: stamped first {stamped}, in {present} grabs, first on the wire {first}"
-        for kind, stamped, present, first in zip(
-            b["kinds"], b["stamped_first"], b["present"], b["first_on_wire"], strict=True
-        )
-    )
-    return [
-        f"The request before the grab: {per_kind}; stamped first against presence "
-        f"{b['chi_square']:.2f}, p = {b['p']:.3g}; against arrivals "
-        f"{b['given_arrival_chi_square']:.2f}, p = {b['given_arrival_p']:.3g}"
     ]
 
 
@@ -1770,23 +1399,6 @@ def _tie_lines(t: dict[str, Any] | None) -> list[str]:
         f"{', '.join(map(str, t['apart_stamped_first']))}; first on the wire: "
         f"{', '.join(map(str, t['apart_first_on_wire']))}; against those arrival shares: "
         f"{t['apart_chi_square']:.2f}, p = {t['apart_p']:.3g}",
-    ]
-
-
-def _cpu_lines(c: dict[str, Any] | None) -> list[str]:
-    if c is None:
-        return []
-    sends = "; ".join(
-        f"{index}: {'/'.join(map(str, counts))}"
-        for index, counts in enumerate(c["sends_per_connection"])
-    )
-    cpus = "/".join(map(str, c["cpus"]))
-    return [
-        f"Sends per connection on CPU {cpus}: {sends}",
-        f"Ties under {TIE_NS // 1000} µs from different CPUs ({c['ties']}): stamped first "
-        f"on CPU {cpus}: {'/'.join(map(str, c['ties_stamped_first']))}; first on the wire: "
-        f"{'/'.join(map(str, c['ties_first_on_wire']))}; stamped first against equal shares: "
-        f"{c['ties_chi_square']:.2f}, p = {c['ties_p']:.3g}",
     ]
 
 
@@ -1897,7 +1509,6 @@ def summarise(races: list[Race], config: dict[str, Any]) -> dict[str, Any]:
     }
     return {
         "config": config,
-        "server_spread": None if decided else _server_spread(simultaneous),
         "anomalies": anomalies,
         "offsets": offsets,
         "gaps": {SEND: _gaps(races, SEND), WIRE: _gaps(on_wire, WIRE) if on_wire else None},
@@ -1933,41 +1544,6 @@ def _spread_lines(summary: dict[str, Any]) -> list[str]:
     ]
 
 
-def _server_spread_lines(summary: dict[str, Any]) -> list[str]:
-    """How the contenders were spread over the bare server's servers, at offset 0."""
-    spread = summary.get("server_spread")
-    k = summary["config"].get("bare_servers", 1)
-    if spread is None or k <= 1:
-        return []
-    taken = "; ".join(
-        f"{c}: " + ", ".join(f"s{s}×{count}" for s, count in sorted(servers.items()))
-        for c, servers in spread["per_contender"].items()
-    )
-    races = ", ".join(f"{d}: {count}" for d, count in spread["distinct_servers"].items())
-
-    def group(item: dict[str, Any] | None) -> str:
-        if item is None:
-            return "none"
-        return (
-            f"{item['races']} races, stamp spread {_pair(item['stamp_spread_ms'])} ms, send "
-            f"spread {_pair(item['send_spread_ms'])} ms"
-        )
-
-    def gap(item: dict[str, Any] | None) -> str:
-        return "none" if item is None else f"{item['median_us']:,.0f} µs ({item['gaps']} gaps)"
-
-    return [
-        "",
-        f"{k} bare servers on one port (SO_REUSEPORT), offset 0. Which server took each "
-        f"contender's calls: {taken}",
-        f"Races by how many distinct servers their grabs used: {races}",
-        f"All grabs on distinct servers: {group(spread['all_distinct'])}; "
-        f"some on the same server: {group(spread['not_all_distinct'])}",
-        "Gaps between successive stamps, median: same server "
-        f"{gap(spread['gap_same_server'])}, different servers {gap(spread['gap_other_server'])}",
-    ]
-
-
 def report(summary: dict[str, Any]) -> str:
     c = summary["config"]
     wire = c["wire"] == "on"
@@ -1982,8 +1558,6 @@ def report(summary: dict[str, Any]) -> str:
             "bare gRPC server (bench/race_bare.py: stamps each call, nothing else; no "
             "matches, so no seat streams and no spectators)"
         )
-        if c.get("bare_servers", 1) > 1:
-            server += f", {c['bare_servers']} servers on one port (SO_REUSEPORT)"
     together = (
         f" (the whole run, both servers in turn, blocks of {c['block']} races)"
         if len(c["servers"]) > 1
@@ -2056,7 +1630,6 @@ def report(summary: dict[str, Any]) -> str:
     if notes:
         lines += ["", *notes]
     lines += _spread_lines(summary)
-    lines += _server_spread_lines(summary)
     wire_gaps = summary["gaps"][WIRE] or [None] * len(summary["gaps"][SEND])
     lines += [
         "",
@@ -2234,10 +1807,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--offsets", default=DEFAULT_OFFSETS, help="send offsets in ms, comma-separated"
     )
-    parser.add_argument(
-        "--store", choices=("sqlite", "postgres"), default="sqlite", help="event store"
-    )
-    parser.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL (a schema per run)")
+    add_store(parser)
     parser.add_argument(
         "--watchers", type=int, default=4, help="spectator streams per match, besides the seats'"
     )
@@ -2280,15 +1850,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         "server first; each runs the same races: offsets, ranks, start signal order), and "
         "compare their stamp spreads at offset 0; 0: only totem serve",
     )
-    parser.add_argument(
-        "--bare-servers",
-        type=int,
-        default=1,
-        metavar="K",
-        help="an experiment: K grpc.aio servers in the bare server's process, on its one "
-        "event loop, on one port with SO_REUSEPORT and one shared stamper; the kernel "
-        "spreads the connections over them (1: one server, as totem serve runs)",
-    )
     add_server_root(parser)
     parser.add_argument(
         "--server-env",
@@ -2326,8 +1887,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--offsets must be non-negative and include 0")
     if args.with_bare < 0:
         parser.error("--with-bare must not be negative")
-    if args.bare_servers < 1:
-        parser.error("--bare-servers must be at least 1")
     runs, config = run(args)
     summaries = {kind: summarise(races, config_of(config, kind)) for kind, races in runs.items()}
     if len(summaries) > 1:

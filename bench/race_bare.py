@@ -7,22 +7,11 @@ the real server; no request is ever decoded:
 
 - ``/totem.v1.MatchService/Act`` (unary): the answer is the call's receive stamp, taken
   by the arrival interceptor as ``totem serve`` takes an Act's, packed as :data:`STAMP`
-  (sequence, monotonic_ns, wall_ns, server);
+  (sequence, monotonic_ns, wall_ns);
 - ``/totem.v1.MatchService/Play`` (bidirectional stream): a task of the stream reads its
   messages in a loop and the handler answers each, in order, with its own :data:`STAMP`,
   taken right after the message is read, as ``totem serve`` stamps a Play message
   (``bench/race.py --via play``). The same stamper as Act's: one receive sequence.
-
-``--servers K`` (an experiment, default 1): K ``grpc.aio`` servers in this one process, on
-its one event loop, listening on the same port with SO_REUSEPORT, each with the same
-handlers and the same interceptor and :class:`~server.stamps.Stamper` (one receive
-order). The first binds the address (port 0: a free port P), the others bind P. The
-kernel spreads incoming connections over the K listening sockets; each server keeps its
-own ``grpc_server_request_call`` outstanding, where one server keeps only one, so calls
-arriving at once on connections of different servers may reach Python side by side. The
-answer's ``server`` says which server (0 to K-1) took the call. With K = 1 the server is
-the one below with SO_REUSEPORT off, as ``totem serve`` runs. A Play stream stays on the
-server that took its call: its messages are read there.
 
 What matters for arrival order is taken from ``totem serve`` as it is: gRPC's older
 listener (``GRPC_EXPERIMENTS=-event_engine_listener``, set by the ``server`` package
@@ -57,9 +46,8 @@ from typing import Any
 # imported, before gRPC loads; grpc itself is imported only inside the functions below.
 import server  # noqa: F401
 
-#: The answer: the call's receive sequence, CLOCK_MONOTONIC and CLOCK_REALTIME in ns, and
-#: the index of the server (``--servers``) that took the call.
-STAMP = struct.Struct("<qqqq")
+#: The answer: the call's receive sequence, CLOCK_MONOTONIC and CLOCK_REALTIME in ns.
+STAMP = struct.Struct("<qqq")
 SERVICE = "totem.v1.MatchService"
 METHOD = "Act"
 PATH = f"/{SERVICE}/{METHOD}"
@@ -72,98 +60,80 @@ SWITCH_INTERVAL_S = 0.0002
 PENDING_CALLS = 20000
 
 
-async def serve(address: str, servers: int = 1) -> None:
+async def serve(address: str) -> None:
     import grpc
 
     from server.stamps import ArrivalStamps, Stamper
 
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     stamper = Stamper()
-    # One interceptor and one stamper for every server: one receive order.
-    interceptor = ArrivalStamps(stamper, frozenset({PATH}))
 
-    def make_act(index: int) -> Any:
-        async def act(_request: bytes, _context: Any) -> bytes:
-            stamp = stamper.on_arrival(0)
-            return STAMP.pack(stamp.sequence, stamp.monotonic_ns, stamp.wall_ns, index)
+    async def act(_request: bytes, _context: Any) -> bytes:
+        stamp = stamper.on_arrival(0)
+        return STAMP.pack(stamp.sequence, stamp.monotonic_ns, stamp.wall_ns)
 
-        return act
+    async def play(requests: AsyncIterator[bytes], context: Any) -> None:
+        # As totem serve's Play: a task of the stream only reads, stamping each message as
+        # it comes out of the stream's iterator; the handler writes the answers, in order.
+        # Not a write after each read in one loop: gRPC's core may write to the socket
+        # inline when a write is started, and such a write after each stamp, where the
+        # real server's answers wait for the save, more than doubled the stamp spread
+        # (about 190 against 15 µs between successive stamps).
+        answers: asyncio.Queue[bytes | None] = asyncio.Queue()
 
-    def make_play(index: int) -> Any:
-        async def play(requests: AsyncIterator[bytes], context: Any) -> None:
-            # As totem serve's Play: a task of the stream only reads, stamping each message
-            # as it comes out of the stream's iterator; the handler writes the answers, in
-            # order. Not a write after each read in one loop: gRPC's core may write to the
-            # socket inline when a write is started, and such a write after each stamp,
-            # where the real server's answers wait for the save, more than doubled the
-            # stamp spread (about 190 against 15 µs between successive stamps).
-            answers: asyncio.Queue[bytes | None] = asyncio.Queue()
-
-            async def read() -> None:
-                try:
-                    async for _request in requests:
-                        stamp = stamper.stamp()
-                        answers.put_nowait(
-                            STAMP.pack(stamp.sequence, stamp.monotonic_ns, stamp.wall_ns, index)
-                        )
-                finally:
-                    answers.put_nowait(None)
-
-            reader = asyncio.create_task(read())
+        async def read() -> None:
             try:
-                while (answer := await answers.get()) is not None:
-                    await context.write(answer)
-                await reader
+                async for _request in requests:
+                    stamp = stamper.stamp()
+                    answers.put_nowait(
+                        STAMP.pack(stamp.sequence, stamp.monotonic_ns, stamp.wall_ns)
+                    )
             finally:
-                reader.cancel()
+                answers.put_nowait(None)
 
-        return play
+        reader = asyncio.create_task(read())
+        try:
+            while (answer := await answers.get()) is not None:
+                await context.write(answer)
+            await reader
+        finally:
+            reader.cancel()
 
-    grpc_servers = []
-    host = address.rsplit(":", 1)[0]
-    port = 0
-    for index in range(servers):
-        grpc_server = grpc.aio.server(
-            interceptors=[interceptor],
-            options=[
-                ("grpc.so_reuseport", 1 if servers > 1 else 0),
-                ("grpc.server.max_pending_requests", PENDING_CALLS),
-                ("grpc.server.max_pending_requests_hard_limit", PENDING_CALLS),
-            ],
-        )
-        # Raw bytes both ways (no serializers), registered as the real server registers
-        # its methods: a generic handler, and a registered method gRPC's core matches
-        # itself.
-        handlers = {
-            METHOD: grpc.unary_unary_rpc_method_handler(make_act(index)),
-            PLAY_METHOD: grpc.stream_stream_rpc_method_handler(make_play(index)),
-        }
-        grpc_server.add_generic_rpc_handlers(
-            (grpc.method_handlers_generic_handler(SERVICE, handlers),)
-        )
-        grpc_server.add_registered_method_handlers(SERVICE, handlers)
-        # The first binds the address as given (port 0: a free port), the others its port.
-        bound = grpc_server.add_insecure_port(address if index == 0 else f"{host}:{port}")
-        if bound == 0 or (index and bound != port):
-            raise OSError(f"cannot listen on {address} (server {index}, got port {bound})")
-        port = bound
-        grpc_servers.append(grpc_server)
-    for grpc_server in grpc_servers:
-        await grpc_server.start()
+    grpc_server = grpc.aio.server(
+        interceptors=[ArrivalStamps(stamper, frozenset({PATH}))],
+        options=[
+            ("grpc.so_reuseport", 0),
+            ("grpc.server.max_pending_requests", PENDING_CALLS),
+            ("grpc.server.max_pending_requests_hard_limit", PENDING_CALLS),
+        ],
+    )
+    # Raw bytes both ways (no serializers), registered as the real server registers its
+    # methods: a generic handler, and a registered method gRPC's core matches itself.
+    handlers = {
+        METHOD: grpc.unary_unary_rpc_method_handler(act),
+        PLAY_METHOD: grpc.stream_stream_rpc_method_handler(play),
+    }
+    grpc_server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+    grpc_server.add_registered_method_handlers(SERVICE, handlers)
+    port = grpc_server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    await grpc_server.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    host = address.rsplit(":", 1)[0]
+    experiments = os.environ.get("GRPC_EXPERIMENTS", "")
     print(
-        f"bare gRPC serving on {host}:{port} ({servers} server(s); "
-        f"GRPC_EXPERIMENTS={os.environ.get('GRPC_EXPERIMENTS', '')})",
+        f"bare gRPC serving on {host}:{port} (GRPC_EXPERIMENTS={experiments})",
         file=sys.stderr,
         flush=True,
     )
     try:
         await stop.wait()
     finally:
-        await asyncio.gather(*(s.stop(grace=None) for s in grpc_servers))
+        await grpc_server.stop(grace=None)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -173,18 +143,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         "bench/race.py --bare starts it."
     )
     parser.add_argument("--address", default="127.0.0.1:0", help="port 0 picks a free port")
-    parser.add_argument(
-        "--servers",
-        type=int,
-        default=1,
-        metavar="K",
-        help="K grpc.aio servers on this one loop, on one port with SO_REUSEPORT, sharing "
-        "the stamper (1: one server, SO_REUSEPORT off)",
-    )
     args = parser.parse_args(argv)
-    if args.servers < 1:
-        parser.error("--servers must be at least 1")
-    asyncio.run(serve(args.address, args.servers))
+    asyncio.run(serve(args.address))
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from race import chi_square_against
+from bench.harness import chi_square_against
 
 BENCH = Path(__file__).resolve().parent
 #: How far apart two sockets became readable for a kernel tie.

@@ -73,14 +73,12 @@ from uuid import UUID
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
+from bench.harness import DEFAULT_DSN  # noqa: E402
 from domain.jungle_speed import JungleSpeed, Options  # noqa: E402
 from domain.kernel import MatchStatus, ReceiveStamp  # noqa: E402
 from replay.store import last_event, open_arena, read_records, walk  # noqa: E402
 from storage.arena import Arena, postgres_env  # noqa: E402
 
-DEFAULT_DSN = os.environ.get(
-    "TOTEM_TEST_POSTGRES", "host=127.0.0.1 port=5432 user=postgres dbname=test"
-)
 PLAYERS = 4
 #: Events saved per transaction while the match is made.
 SAVE_BATCH = 10_000

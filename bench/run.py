@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import secrets
 import statistics
 import tempfile
 import time
@@ -20,15 +19,13 @@ from pathlib import Path
 
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bench.harness import ORGANISER, ORGANISER_TOKEN
 from server.limits import Limits
 from server.serve import start
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
-#: The benchmark's organiser: only an organiser may create matches.
-ORGANISER_TOKEN = secrets.token_urlsafe(32)
-ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 MACHINE_SPEED = Limits(
     commands_per_second=1e9,
     command_burst=10**9,

@@ -42,7 +42,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from peers import Revealer
-from race import Server
+
+from bench.harness import Server
 
 #: The parts of the server's time, first match wins, by a path fragment of the frame.
 PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (

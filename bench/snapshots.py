@@ -46,6 +46,7 @@ from uuid import UUID
 import grpc
 from listing import add_postgres_option, store
 
+from bench.harness import markdown_table
 from domain.jungle_speed import JungleSpeed
 from domain.jungle_speed import Options as JungleSpeedOptions
 from domain.kernel.match import MatchAggregate, MatchStatus
@@ -118,19 +119,20 @@ def fill(env: dict[str, str], game: str) -> tuple[MatchAggregate, MatchAggregate
     return ended, live
 
 
-def row(name: str, seconds: list[float], baseline: float) -> str:
-    median = statistics.median(seconds)
-    p90 = statistics.quantiles(seconds, n=10)[-1]
-    return f"| {name} | {median * 1000:.3f} | {p90 * 1000:.3f} | {median / baseline:.2f} |"
-
-
 def table(title: str, timings: dict[str, list[float]], baseline: str) -> None:
     base = statistics.median(timings[baseline])
     print(f"\n{title} (ratio: median / median of {baseline!r})\n")
-    print("| case | median ms | p90 ms | ratio |")
-    print("|---|---|---|---|")
-    for name, seconds in timings.items():
-        print(row(name, seconds, base))
+    rows = [
+        (
+            name,
+            f"{m * 1000:.3f}",
+            f"{statistics.quantiles(s, n=10)[-1] * 1000:.3f}",
+            f"{m / base:.2f}",
+        )
+        for name, s in timings.items()
+        for m in [statistics.median(s)]
+    ]
+    print(markdown_table(("case", "median ms", "p90 ms", "ratio"), rows))
 
 
 async def get_matches(

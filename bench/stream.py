@@ -35,7 +35,6 @@ import argparse
 import asyncio
 import os
 import platform
-import secrets
 import statistics
 import sys
 import time
@@ -48,6 +47,7 @@ from typing import Any
 import grpc
 from listing import store
 
+from bench.harness import ORGANISER, ORGANISER_TOKEN
 from domain.kernel.views import Viewer
 from server import codec
 from server.limits import Limits
@@ -56,10 +56,6 @@ from storage.arena import Arena
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
-
-#: The benchmark's organiser: only an organiser may create matches.
-ORGANISER_TOKEN = secrets.token_urlsafe(32)
-ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
 
 DEFAULT_POSTGRES = "host=127.0.0.1 port=5432 user=postgres dbname=test"
 WATCH_METHOD = "/totem.v1.MatchService/Watch"

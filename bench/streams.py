@@ -50,7 +50,6 @@ from typing import Any
 
 import grpc
 from growth import rss_kib
-from race import DEFAULT_DSN, ORGANISER_TOKEN, Server, machine_line
 from stream import next_move
 from throughput import (
     CHANNEL_OPTIONS,
@@ -61,6 +60,7 @@ from throughput import (
     percentile,
 )
 
+from bench.harness import DEFAULT_DSN, ORGANISER_TOKEN, Server, machine_line
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms

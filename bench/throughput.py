@@ -87,21 +87,19 @@ from commits import store
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, event
 from latency import serve_until_told
-from race import (
+from race import applied, close_play, stream_round_trip
+from stream import next_move
+
+from bench.harness import (
     DEFAULT_DSN,
     ORGANISER_TOKEN,
     Server,
     add_server_root,
-    applied,
     busy_ticks,
-    close_play,
     machine_line,
     process_ticks,
     server_root,
-    stream_round_trip,
 )
-from stream import next_move
-
 from server.commits import Committer
 from server.limits import Limits
 from storage.threads import StoreThreads
