@@ -123,6 +123,45 @@ class Contender:
     #: receive order from 0 (the winner's is the index drawn); None for any other grab.
     tie_index: int | None = None
 
+    @classmethod
+    def of(
+        cls,
+        stamp: ReceiveStamp,
+        *,
+        seat: int,
+        player: str,
+        outcome: str,
+        version: int,
+        label: str,
+        human_limit_ms: float,
+        opened: int,
+        **more: Any,
+    ) -> Contender:
+        """A grab from its receive stamp: its order, clocks and what it had seen, its
+        reaction time (when the server saw both ends) and whether that is suspect (below
+        ``human_limit_ms``), and whether it was sent before the race was ``opened``."""
+        sent = stamp.seen_sent_monotonic_ns
+        reaction = (stamp.monotonic_ns - sent) / 1e6 if sent else None
+        fields: dict[str, Any] = {"receive": stamp.receive, **more}
+        return cls(
+            seat=seat,
+            player=player,
+            outcome=outcome,
+            version=version,
+            sequence=stamp.sequence,
+            wall_ns=stamp.wall_ns,
+            monotonic_ns=stamp.monotonic_ns,
+            seen_version=stamp.seen_version,
+            instance=stamp.instance,
+            on_stream=stamp.on_stream,
+            gap_ms=0.0,
+            reaction_ms=reaction,
+            suspect=reaction is not None and reaction < human_limit_ms,
+            label=label,
+            before_opening=0 < stamp.seen_version < opened,
+            **fields,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))
 
@@ -616,26 +655,15 @@ def _contender(
     tie_index: int | None = None,
 ) -> Contender:
     """One grab recorded at ``version``, from its receive stamp."""
-    sent = stamp.seen_sent_monotonic_ns
-    reaction = (stamp.monotonic_ns - sent) / 1e6 if sent else None
-    seen = stamp.seen_version
-    return Contender(
+    return Contender.of(
+        stamp,
         seat=seat,
         player=_player(ctx.after, seat),
         outcome=outcome,
         version=version,
-        sequence=stamp.sequence,
-        wall_ns=stamp.wall_ns,
-        monotonic_ns=stamp.monotonic_ns,
-        seen_version=seen,
-        instance=stamp.instance,
-        on_stream=stamp.on_stream,
-        gap_ms=0.0,
-        reaction_ms=reaction,
-        suspect=reaction is not None and reaction < ctx.human_limit_ms,
         label=label,
-        before_opening=0 < seen < opened,
-        receive=stamp.receive,
+        human_limit_ms=ctx.human_limit_ms,
+        opened=opened,
         tie_index=tie_index,
     )
 

@@ -128,29 +128,17 @@ def with_refused_all(
 def _contender(
     race: RaceEvidence, refusal: Refusal, viewer: Viewer, players: Mapping[int, str]
 ) -> Contender:
-    stamp = ReceiveStamp.from_dict(refusal.stamp)
     view = refusal_view(refusal, viewer)
-    seat = int(refusal.seat or 0)
-    sent = stamp.seen_sent_monotonic_ns
-    reaction = (stamp.monotonic_ns - sent) / 1e6 if sent else None
-    seen = stamp.seen_version
     reason = str(view["code"]) + (f": {view['message']}" if view.get("message") else "")
-    return Contender(
-        seat=seat,
-        player=players.get(seat, ""),
+    return Contender.of(
+        ReceiveStamp.from_dict(refusal.stamp),
+        seat=int(refusal.seat or 0),
+        player=players.get(int(refusal.seat or 0), ""),
         outcome=REFUSED,
         version=refusal.version,
-        sequence=stamp.sequence,
-        wall_ns=stamp.wall_ns,
-        monotonic_ns=stamp.monotonic_ns,
-        seen_version=seen,
-        instance=stamp.instance,
-        on_stream=stamp.on_stream,
-        gap_ms=0.0,
-        reaction_ms=reaction,
-        suspect=reaction is not None and reaction < race.human_limit_ms,
         label=REFUSED,
-        before_opening=0 < seen < race.opened,
+        human_limit_ms=race.human_limit_ms,
+        opened=race.opened,
         receive=refusal.receive,
         rule=refusal.rule,
         reason=reason,
