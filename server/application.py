@@ -1,9 +1,10 @@
-"""The use cases of matches: create, join, reissue a token, fork, look at one.
+"""The use cases of matches: create, join, reissue a token, fork, look at, watch, act.
 
 Each use case takes plain values (the caller's token, names, numbers, a game's options
 already decoded) and returns a small typed result; it authorises the caller, runs the
 domain's command in the match's actor (:mod:`server.actors`), which saves what it caused
-before anything is answered, and says nothing of protobuf: the gRPC handlers
+before anything is answered, and says nothing of protobuf or gRPC (its refusals are
+:mod:`server.failures`, which the adapter maps to statuses): the gRPC handlers
 (:mod:`server.service`) only translate requests into these calls and results into
 responses. The store is :class:`storage.arena.Arena`; the rules are the domain's.
 """
@@ -17,8 +18,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from uuid import UUID
 
-import grpc
-
 from domain.games import GAMES
 from domain.kernel import ties
 from domain.kernel.errors import InvalidArgument
@@ -29,7 +28,7 @@ from server import auth
 from server.access import Access
 from server.actors import Actors, Deferred, Outcome
 from server.commands import Command
-from server.errors import ServiceError
+from server.failures import BadRequest, Exhausted, OutOfRange, PermissionDenied, Unauthenticated
 from server.fork import fork_match
 from server.hub import EventHub, Subscription
 from server.limits import CommandRates, Limits
@@ -55,7 +54,7 @@ def viewer_of(match: MatchAggregate, token: str | None, access: Access) -> Viewe
         return Viewer.referee()
     seat = match.seat_of(digest) if token else None
     if seat is None:
-        raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, "the token is not valid for this match")
+        raise Unauthenticated("the token is not valid for this match")
     return Viewer.player(seat)
 
 
@@ -141,14 +140,12 @@ class Matches:
         server's tie windows are recorded in it (JS-4.2a)."""
         creation = self.access.creation(caller, address)
         if not creation.allowed:
-            raise ServiceError(
-                grpc.StatusCode.PERMISSION_DENIED,
+            raise PermissionDenied(
                 "creating a match needs an organiser's token as 'authorization: Bearer "
                 "<token>': this server does not let anyone else create matches",
             )
         if creation.retry_after_ms is not None:
-            raise ServiceError(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
+            raise Exhausted(
                 f"too many matches created: try again in {creation.retry_after_ms} ms",
                 retry_after_ms=creation.retry_after_ms,
             )
@@ -185,8 +182,7 @@ class Matches:
                 auth.token_hash(caller) == match.referee_token_hash
                 or self.access.is_organiser(caller)
             ):
-                raise ServiceError(
-                    grpc.StatusCode.PERMISSION_DENIED,
+                raise PermissionDenied(
                     "the referee and the organisers see every hidden fact: they cannot take a seat",
                 )
             taken = match.join(name, entropy, token_hash, stamp, seat)
@@ -202,9 +198,7 @@ class Matches:
 
         def reissue(match: MatchAggregate) -> int:
             if not viewer_of(match, caller, self.access).sees_everything:
-                raise ServiceError(
-                    grpc.StatusCode.PERMISSION_DENIED, "only the referee can reissue a token"
-                )
+                raise PermissionDenied("only the referee can reissue a token")
             match.reissue_token(seat, new_hash)
             return match.version
 
@@ -253,8 +247,7 @@ class Matches:
             # every later one will reach this subscription.
             viewer = viewer_of(match, caller, self.access)
             if after_version > match.version:
-                raise ServiceError(
-                    grpc.StatusCode.OUT_OF_RANGE,
+                raise OutOfRange(
                     f"after_version {after_version} is beyond the match's version {match.version}",
                 )
             subscription = self.hub.subscribe(match_id, (viewer, with_state))
@@ -294,30 +287,24 @@ class Matches:
             intake.seat, intake.kept = viewer.seat, True  # a refusal from here is kept
             if command.referee:
                 if not viewer.sees_everything:
-                    raise ServiceError(
-                        grpc.StatusCode.PERMISSION_DENIED,
+                    raise PermissionDenied(
                         "only the referee (the token from CreateMatch) or an organiser can "
                         "send this command",
                     )
                 if claimed is not None:
-                    raise ServiceError(
-                        grpc.StatusCode.INVALID_ARGUMENT,
+                    raise BadRequest(
                         "a referee command acts for no seat: leave seat unset",
                     )
             elif viewer.seat is None:
-                raise ServiceError(
-                    grpc.StatusCode.PERMISSION_DENIED, "only a seated player can act for a seat"
-                )
+                raise PermissionDenied("only a seated player can act for a seat")
             elif claimed is not None and claimed != viewer.seat:
-                raise ServiceError(
-                    grpc.StatusCode.PERMISSION_DENIED,
+                raise PermissionDenied(
                     f"this token is for seat {viewer.seat}, not seat {claimed}",
                 )
             # Counted at the receive stamp, before the rules look: nothing is written.
             self.rates.take(match_id, viewer.seat, stamp.monotonic_ns)
             if stamp.seen_version > match.version:
-                raise ServiceError(
-                    grpc.StatusCode.INVALID_ARGUMENT,
+                raise BadRequest(
                     f"seen_version {stamp.seen_version} is beyond the match's version "
                     f"{match.version}: it must be a version the client has seen",
                 )

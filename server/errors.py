@@ -17,6 +17,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
 from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted
+from server import failures
 from storage.arena import MatchNotFound
 
 RULE_METADATA_KEY = "totem-rule"
@@ -42,10 +43,23 @@ class ServiceError(Exception):
         self.retry_after_ms = retry_after_ms
 
 
+#: The status of each refusal of the application (:mod:`server.failures`).
+FAILURE_CODES: dict[type[failures.Refused], grpc.StatusCode] = {
+    failures.Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
+    failures.PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
+    failures.BadRequest: grpc.StatusCode.INVALID_ARGUMENT,
+    failures.OutOfRange: grpc.StatusCode.OUT_OF_RANGE,
+    failures.Exhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
+}
+
+
 def to_service_error(error: Exception) -> ServiceError | None:
     """The status for an exception the service knows how to explain, else None."""
     if isinstance(error, ServiceError):
         return error
+    if isinstance(error, failures.Refused):
+        code = FAILURE_CODES[type(error)]
+        return ServiceError(code, error.message, retry_after_ms=error.retry_after_ms)
     if isinstance(error, InvalidArgument):
         return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, error.message, error.rule)
     if isinstance(error, NotPermitted):

@@ -12,13 +12,11 @@ import secrets
 from dataclasses import dataclass
 from uuid import UUID
 
-import grpc
-
 from domain.kernel.fork import fork, fork_refusal_at
 from domain.kernel.match import MatchAggregate
 from domain.kernel.stamps import ReceiveStamp
 from server import auth
-from server.errors import ServiceError
+from server.failures import OutOfRange, PermissionDenied
 from storage.arena import Arena
 
 
@@ -37,8 +35,7 @@ def check_referee(origin: MatchAggregate, token: str | None, organiser: bool) ->
     if organiser:
         return
     if not token or auth.token_hash(token) != origin.referee_token_hash:
-        raise ServiceError(
-            grpc.StatusCode.PERMISSION_DENIED,
+        raise PermissionDenied(
             "only the referee of the match (the token from CreateMatch) or an organiser "
             "can fork it",
         )
@@ -46,8 +43,7 @@ def check_referee(origin: MatchAggregate, token: str | None, organiser: bool) ->
 
 def check_version(origin: MatchAggregate, version: int) -> None:
     if not 1 <= version <= origin.version:
-        raise ServiceError(
-            grpc.StatusCode.OUT_OF_RANGE,
+        raise OutOfRange(
             f"version {version} is not one of the match's versions (1 to {origin.version})",
         )
 
