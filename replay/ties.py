@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.kernel.stamps import ReceiveStamp
-from domain.kernel.ties import tie_draw, tie_purpose
+from domain.kernel.ties import Held, tie_draw, tie_purpose, window_us
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,7 @@ def _tie_problems(
             f"{tie.drawn}"
         )
     first = tie.contenders[0]
-    expected = windows[0] if first.on_stream else windows[1]
+    expected = window_us(*windows, first.stamp)
     if tie.window_us != expected:
         how = "read on an open stream" if first.on_stream else "stamped when its call was admitted"
         found.append(
@@ -220,6 +220,7 @@ def _simultaneous(tie: Tie) -> list[str]:
     server instance, in receive order, within the window after it, each seat once."""
     found: list[str] = []
     first = tie.contenders[0]
+    held = Held(first.stamp, tie.window_us * 1000)
     seats: set[int] = set()
     for index, entry in enumerate(tie.contenders):
         if entry.seat in seats:
@@ -244,8 +245,8 @@ def _simultaneous(tie: Tie) -> list[str]:
                 f"({_received(entry)}) was received before contender {index - 1} "
                 f"({_received(before)})"
             )
-        after = tie.after_first_us(entry)
-        if not 0 <= after <= tie.window_us:
+        if not held.admits(entry.stamp):
+            after = tie.after_first_us(entry)
             found.append(
                 f"contender {index} was received {after:g} µs after the first, outside the "
                 f"tie window of {tie.window_us} µs: not simultaneous with it"
