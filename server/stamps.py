@@ -34,7 +34,8 @@ class Stamper:
         self.instance = instance
         self._sequence = itertools.count(1)
         self._sent: dict[UUID, dict[int, OrderedDict[int, int]]] = {}
-        #: Calls stamped on arrival whose handler has not run yet: sequence → monotonic_ns.
+        #: Calls stamped on arrival whose handler has not run yet: sequence → monotonic_ns,
+        #: in arrival order.
         self._arriving: dict[int, int] = {}
 
     def stamp(self, seen_version: int = 0, on_stream: bool = False) -> ReceiveStamp:
@@ -63,23 +64,29 @@ class Stamper:
         handler picks it up with :meth:`on_arrival`. Until then the call counts among
         those :meth:`arriving_by` reports."""
         stamp = self.stamp()
+        self._forget_stale(stamp.monotonic_ns)
         self._arriving[stamp.sequence] = stamp.monotonic_ns
         return stamp
+
+    def _forget_stale(self, now_ns: int) -> None:
+        """Let go of calls stamped more than :data:`ARRIVING_FOR_NS` before ``now_ns``
+        that never reached their handler (a message that would not decode, a call refused
+        for its rate): the oldest come first, so the sweep stops at the first fresh one and
+        the table stays bounded however rarely a race is held."""
+        stale = now_ns - ARRIVING_FOR_NS
+        while self._arriving:
+            sequence, arrived = next(iter(self._arriving.items()))
+            if arrived >= stale:
+                return
+            del self._arriving[sequence]
 
     def arriving_by(self, monotonic_ns: int) -> bool:
         """Whether a call stamped on arrival at or before ``monotonic_ns`` has not reached
         its handler yet: its command, if it is one, may still belong before that time
         (a race held open, :mod:`domain.kernel.ties`). Calls that never reach it are
         forgotten after :data:`ARRIVING_FOR_NS`."""
-        if not self._arriving:
-            return False
-        stale = time.monotonic_ns() - ARRIVING_FOR_NS
-        for sequence, arrived in list(self._arriving.items()):
-            if arrived < stale:
-                del self._arriving[sequence]
-            elif arrived <= monotonic_ns:
-                return True
-        return False
+        self._forget_stale(time.monotonic_ns())
+        return any(arrived <= monotonic_ns for arrived in self._arriving.values())
 
     def written(self, match_id: UUID, seat: int, version: int) -> None:
         """The event at ``version`` was just written to a stream of ``seat``; the first
