@@ -20,6 +20,7 @@ from uuid import UUID
 
 from domain.games import GAMES
 from domain.kernel import ties
+from domain.kernel.commands import Command
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.stamps import ReceiveStamp
@@ -27,7 +28,6 @@ from domain.kernel.views import Viewer
 from server import auth
 from server.access import Access
 from server.actors import Actors, Deferred, Outcome
-from server.commands import Command
 from server.failures import BadRequest, Exhausted, OutOfRange, PermissionDenied, Unauthenticated
 from server.fork import fork_match
 from server.hub import EventHub, Subscription
@@ -285,7 +285,7 @@ class Matches:
                 )
             viewer = viewer_of(match, caller, self.access)
             intake.seat, intake.kept = viewer.seat, True  # a refusal from here is kept
-            if command.referee:
+            if command.REFEREE:
                 if not viewer.sees_everything:
                     raise PermissionDenied(
                         "only the referee (the token from CreateMatch) or an organiser can "
@@ -310,7 +310,7 @@ class Matches:
                 )
             reacted = self.stamper.with_sent_time(stamp, match_id, viewer.seat)
             since = len(match.pending_events)
-            command.run(match, viewer.seat, reacted)
+            match.execute(command, viewer.seat, reacted)
             if viewer.seat is not None:
                 self.actors.presence.acted(match_id, viewer.seat)
             # The version and state are this command's own, or, for a command whose race

@@ -21,19 +21,21 @@ from typing import Any
 from eventsourcing.domain import event
 
 from domain.jungle_speed.cards import Card, Deck, Kind
+from domain.jungle_speed.commands import (
+    TARGET_ARROWS,
+    TARGET_DEFAULT,
+    TARGETS,
+    Grab,
+    Reveal,
+)
 from domain.jungle_speed.options import Options
+from domain.kernel.commands import Command
 from domain.kernel.errors import InvalidArgument, RuleViolation
-from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
+from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, acting, check_entropy
 from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.ties import Held, tie_draw, tie_record, window_us
 from domain.kernel.topics import register_game
-
-#: Values of a grab's ``target`` (JS-6.1, ES only).
-TARGET_DEFAULT = "default"
-TARGET_DUEL = "duel"
-TARGET_ARROWS = "arrows"
-TARGETS = (TARGET_DEFAULT, TARGET_DUEL, TARGET_ARROWS)
 
 #: What a grab does (JS-4.2, JS-5.2, JS-5.3, JS-6.1).
 GRAB_DUEL = "duel"
@@ -253,6 +255,17 @@ class JungleSpeed(MatchAggregate):
         self.status = MatchStatus.PLAYING
         self.turn = self._turn_from(0)
         self._tick(ReceiveStamp.from_dict(stamp))
+
+    # ---- commands --------------------------------------------------------------------
+
+    def execute(self, command: Command, seat: int | None, stamp: ReceiveStamp) -> None:
+        match command:
+            case Reveal():
+                self.reveal(acting(seat), stamp)
+            case Grab(target=target):
+                self.grab(acting(seat), stamp, target)
+            case _:
+                super().execute(command, seat, stamp)
 
     # ---- revealing (JS-3) ------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from eventsourcing.domain import Snapshot as LibrarySnapshot
 from eventsourcing.utils import get_topic
 
 from domain.kernel.chain import GENESIS_DIGEST, event_digest, next_link
+from domain.kernel.commands import Command, Start, Stop
 from domain.kernel.errors import InvalidArgument, RuleViolation
 from domain.kernel.options import DEFAULT_ABANDON_AFTER_MS
 from domain.kernel.randomness import commitment, effective_seed
@@ -195,6 +196,25 @@ class MatchAggregate(Aggregate):
     @property
     def variant(self) -> str:
         return ""
+
+    # ---- commands ----------------------------------------------------------------
+
+    def execute(self, command: Command, seat: int | None, stamp: ReceiveStamp) -> None:
+        """Run ``command`` for ``seat`` (None for a referee command), received at
+        ``stamp``: the one way a command reaches a match (:mod:`domain.kernel.commands`).
+
+        Each game extends this with one ``match`` on its own commands and hands the
+        others here. Who may send a command (``Command.REFEREE``) was checked by whoever
+        authenticated the sender; the rules are checked by the method it runs."""
+        match command:
+            case Start():
+                self.start(acting(seat), stamp)
+            case Stop(statement=statement, result=result):
+                self.stop(statement, list(result))
+            case _:
+                raise InvalidArgument(
+                    self.PLAYERS_RULE, f"{type(command).__name__} is not a command of {self.GAME}"
+                )
 
     # ---- seats -------------------------------------------------------------------
 
@@ -496,6 +516,13 @@ def check_name(rule: str, name: str) -> None:
                 f"a player name may hold only printable characters; character {position} "
                 f"is U+{ord(character):04X} ({unicodedata.name(character, 'unnamed')})",
             )
+
+
+def acting(seat: int | None) -> int:
+    """The acting seat of a player's command: one is always given (only a referee
+    command, ``Command.REFEREE``, acts for no seat)."""
+    assert seat is not None, "a player's command acts for a seat"
+    return seat
 
 
 def event_name(evt: object) -> str:

@@ -21,11 +21,13 @@ from typing import Any
 
 from eventsourcing.domain import event
 
+from domain.kernel.commands import Command
 from domain.kernel.errors import DomainError, InvalidArgument, RuleViolation
-from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
+from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, acting, check_entropy
 from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.topics import register_game
+from domain.tribes.commands import LiftTotem, Penalise, PlaceTotem
 from domain.tribes.options import Options
 from domain.tribes.pieces import (
     BADGES,
@@ -635,6 +637,19 @@ class Tribes(MatchAggregate):
         self.die = None
 
     # ---- moves (TR-2.2 … TR-2.4, TR-5) -------------------------------------------------
+
+    def execute(self, command: Command, seat: int | None, stamp: ReceiveStamp) -> None:
+        match command:
+            case LiftTotem(space=space):
+                self.lift(acting(seat), space, stamp)
+            case PlaceTotem(destination=destination, size=size, special=special, badge=badge):
+                mover = acting(seat)
+                totem = tribe_totem(mover, size) if size is not None else special
+                self.place(mover, destination, stamp, totem, badge)
+            case Penalise(seat=penalised):
+                self.penalise(penalised, stamp)
+            case _:
+                super().execute(command, seat, stamp)
 
     def lift(self, seat: int, space: int, stamp: ReceiveStamp, cause: str = CAUSE_PLAYER) -> None:
         """Lift the top of ``space``: the first half of a move from the board (TR-2.2a).

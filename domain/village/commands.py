@@ -3,7 +3,8 @@
 Each names the ``family`` that decides (a seat may play two, VI-7.1); the aggregate
 checks that the sending seat plays it and that this family owes this decision now.
 People are ``(cottage, kind)`` pairs: members of one kind in one cottage are
-interchangeable (see :mod:`domain.village.model`). :func:`command_dict` gives a command
+interchangeable (see :mod:`domain.village.model`). Besides these, a seated player may
+:class:`~domain.kernel.commands.Start` the match. :func:`command_dict` gives a command
 as plain data, the form in which a view shows the default of a decision.
 """
 
@@ -13,13 +14,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.kernel.commands import Command
 from domain.village import model
 from domain.village.model import Person
 from domain.village.people import person_dicts
 
 
 @dataclass(frozen=True)
-class Arrange:
+class Arrange(Command):
     """Phase 1 (VI-2.1): every member into the three cottages, at most 6 each; a family
     above 18 houses exactly 18 and the rest are discarded."""
 
@@ -28,7 +30,7 @@ class Arrange:
 
 
 @dataclass(frozen=True)
-class ChooseSpells:
+class ChooseSpells(Command):
     """Phase 2, step 1 (VI-2.2): the spells to cast and the birds to sacrifice, in secret."""
 
     family: int
@@ -37,7 +39,7 @@ class ChooseSpells:
 
 
 @dataclass(frozen=True)
-class PlaceSpell:
+class PlaceSpell(Command):
     """Phase 2, step 2 (VI-2.2): one chosen spell face down on a cottage of any family."""
 
     family: int
@@ -47,14 +49,14 @@ class PlaceSpell:
 
 
 @dataclass(frozen=True)
-class PassSpells:
+class PassSpells(Command):
     """Phase 2, step 2, variation ``spells_a``: place no more spells this round."""
 
     family: int
 
 
 @dataclass(frozen=True)
-class SubmitPlacements:
+class SubmitPlacements(Command):
     """Phase 2, variation ``spells_b``: every placement at once, ``(spell, target family,
     cottage)`` each, in secret."""
 
@@ -63,7 +65,7 @@ class SubmitPlacements:
 
 
 @dataclass(frozen=True)
-class RevealSpells:
+class RevealSpells(Command):
     """Start of phases 3, 4, 6, 7 (VI-2.3): the board positions of the family's face-down
     spells of this phase it reveals now (possibly none)."""
 
@@ -72,7 +74,7 @@ class RevealSpells:
 
 
 @dataclass(frozen=True)
-class ChooseVictims:
+class ChooseVictims(Command):
     """Phase 5 (VI-2.6): who of the starving family dies. Its owner names them all; under
     ``feast_a`` each other family in turn names one; under ``feast_b`` each other family
     names its share in secret."""
@@ -82,7 +84,7 @@ class ChooseVictims:
 
 
 @dataclass(frozen=True)
-class SpareFromAge:
+class SpareFromAge(Command):
     """Phase 7 (VI-2.8): for each revealed ``youth`` spell on one of the family's
     cottages, one person of that cottage who does not age."""
 
@@ -90,7 +92,7 @@ class SpareFromAge:
     spared: Sequence[Person]
 
 
-Command = (
+FamilyCommand = (
     Arrange
     | ChooseSpells
     | PlaceSpell
@@ -102,7 +104,7 @@ Command = (
 )
 
 
-def command_dict(command: Command) -> dict[str, Any]:
+def command_dict(command: FamilyCommand) -> dict[str, Any]:
     """A command as plain data (lists, not tuples): how views and defaults show it."""
     data: dict[str, Any] = {"command": type(command).__name__, "family": command.family}
     if isinstance(command, Arrange):

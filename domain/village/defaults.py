@@ -17,7 +17,7 @@ from domain.village.commands import (
     Arrange,
     ChooseSpells,
     ChooseVictims,
-    Command,
+    FamilyCommand,
     PlaceSpell,
     RevealSpells,
     SpareFromAge,
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from domain.village.match import Village
 
 
-def default_command(match: Village, family: int) -> Command:
+def default_command(match: Village, family: int) -> FamilyCommand:
     """What the deadline does for ``family`` (each phase's timeout default): the default
     arrangement, no spell chosen, the spells left placed on the family's own cottage 0,
     every spell it may reveal revealed, the default victims, the default people spared."""

@@ -37,9 +37,10 @@ from typing import Any
 
 from eventsourcing.domain import event
 
+from domain.kernel.commands import Command
 from domain.kernel.decisions import Decision
 from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted, RuleViolation
-from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, check_entropy
+from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, acting, check_entropy
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.topics import register_game
 from domain.village import (
@@ -62,7 +63,7 @@ from domain.village.commands import (
     Arrange,
     ChooseSpells,
     ChooseVictims,
-    Command,
+    FamilyCommand,
     PassSpells,
     PlaceSpell,
     RevealSpells,
@@ -996,13 +997,21 @@ class Village(MatchAggregate):
 
     # ---- commands ---------------------------------------------------------------------
 
-    def act(self, seat: int, command: Command, stamp: ReceiveStamp) -> None:
+    def execute(self, command: Command, seat: int | None, stamp: ReceiveStamp) -> None:
+        if isinstance(command, FamilyCommand):
+            self.act(acting(seat), command, stamp)
+        else:
+            super().execute(command, seat, stamp)
+
+    def act(self, seat: int, command: FamilyCommand, stamp: ReceiveStamp) -> None:
         """Take a decision for one of the seat's families; the match then runs on to the
         next decision it waits for."""
         self._apply(seat, command, False, stamp)
         self._advance(stamp)
 
-    def _apply(self, seat: int, command: Command, by_default: bool, stamp: ReceiveStamp) -> None:
+    def _apply(
+        self, seat: int, command: FamilyCommand, by_default: bool, stamp: ReceiveStamp
+    ) -> None:
         if isinstance(command, Arrange):
             self._arrange(seat, command, by_default, stamp)
         elif isinstance(command, ChooseSpells):
@@ -1073,7 +1082,7 @@ class Village(MatchAggregate):
             self._apply(self.party_owner(family), self.default_command(family), True, stamp)
         self._advance(stamp)
 
-    def default_command(self, family: int) -> Command:
+    def default_command(self, family: int) -> FamilyCommand:
         """What the deadline does for ``family`` (each phase's timeout default)."""
         return defaults.default_command(self, family)
 

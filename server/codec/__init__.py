@@ -13,12 +13,12 @@ from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.games import GAMES, Game
+from domain.kernel.commands import Command, Stop
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer, ViewerRole
 from server import receipts
 from server.codec import jungle_speed, tribes, village
 from server.codec.wire import timestamp
-from server.commands import Command
 from storage.summaries import Summary
 from totem.v1 import common_pb2, match_service_pb2
 
@@ -72,8 +72,7 @@ COMMON_COMMANDS = frozenset({"stop"})
 def common_command(request: match_service_pb2.ActRequest) -> Command:
     """A command every game has: the referee's stop (JS-8.3)."""
     stop = request.stop
-    result = [{"seat": p.seat, "place": p.place} for p in stop.result]
-    return Command(lambda m, seat, stamp: m.stop(stop.statement, result), referee=True)
+    return Stop(stop.statement, [{"seat": p.seat, "place": p.place} for p in stop.result])
 
 
 def options_with_common(options: Any, request: match_service_pb2.CreateMatchRequest) -> Any:

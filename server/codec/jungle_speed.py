@@ -7,17 +7,18 @@ from typing import Any
 from google.protobuf.message import Message
 
 from domain.jungle_speed import Options
-from domain.jungle_speed.match import (
-    GRAB_ARROWS,
-    GRAB_DUEL,
+from domain.jungle_speed.commands import (
     TARGET_ARROWS,
     TARGET_DEFAULT,
     TARGET_DUEL,
+    Grab,
+    Reveal,
 )
+from domain.jungle_speed.match import GRAB_ARROWS, GRAB_DUEL
+from domain.kernel.commands import Command, Start
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.stamps import ReceiveStamp
 from server.codec.wire import stamp_message
-from server.commands import Command
 from totem.v1 import jungle_speed_pb2 as pb
 from totem.v1 import match_service_pb2
 
@@ -69,14 +70,13 @@ def command(request: match_service_pb2.ActRequest) -> Command:
     cmd = request.jungle_speed
     kind = cmd.WhichOneof("command")
     if kind == "start":
-        return Command(lambda m, seat, stamp: m.start(seat, stamp))
+        return Start()
     if kind == "reveal":
-        return Command(lambda m, seat, stamp: m.reveal(seat, stamp))
+        return Reveal()
     if kind == "grab":
         if cmd.grab.target not in TARGETS:
             raise InvalidArgument("JS-6.1", f"unknown grab target {cmd.grab.target}")
-        target = TARGETS[cmd.grab.target]
-        return Command(lambda m, seat, stamp: m.grab(seat, stamp, target))
+        return Grab(TARGETS[cmd.grab.target])
     raise InvalidArgument("", "a Jungle Speed command must be start, reveal or grab")
 
 

@@ -10,9 +10,11 @@ from typing import Any
 
 from google.protobuf.message import Message
 
+from domain.kernel.commands import Command, Start
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.stamps import ReceiveStamp
 from domain.tribes import Options
+from domain.tribes.commands import LiftTotem, Penalise, PlaceTotem
 from domain.tribes.match import (
     BY_LINE,
     BY_REVEALED,
@@ -24,9 +26,8 @@ from domain.tribes.match import (
     FROM_LIFTED,
     FROM_MAT,
 )
-from domain.tribes.pieces import BADGES, DOOM, FACES, MINI, SIZES, tribe_totem
+from domain.tribes.pieces import BADGES, DOOM, FACES, MINI, SIZES
 from server.codec.wire import stamp_message
-from server.commands import Command
 from totem.v1 import match_service_pb2
 from totem.v1 import tribes_pb2 as pb
 
@@ -93,20 +94,17 @@ def command(request: match_service_pb2.ActRequest) -> Command:
     cmd = request.tribes
     kind = cmd.WhichOneof("command")
     if kind == "start":
-        return Command(lambda m, seat, stamp: m.start(seat, stamp))
+        return Start()
     if kind == "lift":
-        space = cmd.lift.space
-        return Command(lambda m, seat, stamp: m.lift(seat, space, stamp))
+        return LiftTotem(cmd.lift.space)
     if kind == "place":
         return _place(cmd.place)
     if kind == "penalise":
-        target = cmd.penalise.seat
-        return Command(lambda m, seat, stamp: m.penalise(target, stamp), referee=True)
+        return Penalise(cmd.penalise.seat)
     raise InvalidArgument("TR-2.2", "a Tribes command must be start, lift, place or penalise")
 
 
-def _place(place: pb.TribesPlace) -> Command:
-    destination = place.destination
+def _place(place: pb.TribesPlace) -> PlaceTotem:
     if place.badge != pb.TRIBES_BADGE_UNSPECIFIED and place.badge not in BADGE_NAMES:
         raise InvalidArgument("TR-3.4", f"unknown badge {place.badge}")
     badge = BADGE_NAMES.get(place.badge)
@@ -115,23 +113,13 @@ def _place(place: pb.TribesPlace) -> Command:
         size = place.size
         if size not in SIZES:
             raise InvalidArgument("TR-1.1", f"a totem's size is 1 to 5, not {size}")
-        return Command(
-            lambda m, seat, stamp: m.place(
-                seat, destination, stamp, tribe_totem(_seated(seat), size), badge
-            )
-        )
+        return PlaceTotem(place.destination, size=size, badge=badge)
     special: int | None = None
     if which == "special":
         if place.special not in SPECIALS:
             raise InvalidArgument("TR-5.1", "special must be TRIBES_TOTEM_KIND_DOOM or _MINI")
         special = SPECIALS[place.special]
-    return Command(lambda m, seat, stamp: m.place(seat, destination, stamp, special, badge))
-
-
-def _seated(seat: int | None) -> int:
-    """The acting seat of a player's command (the service never runs one without)."""
-    assert seat is not None
-    return seat
+    return PlaceTotem(place.destination, special=special, badge=badge)
 
 
 # ---- views -----------------------------------------------------------------------------

@@ -11,12 +11,14 @@ from typing import Any
 
 from google.protobuf.message import Message
 
+from domain.kernel.commands import Command, Start
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.stamps import ReceiveStamp
 from domain.village import (
     Arrange,
     ChooseSpells,
     ChooseVictims,
+    FamilyCommand,
     Options,
     PassSpells,
     PlaceSpell,
@@ -27,7 +29,6 @@ from domain.village import (
 from domain.village.model import KINDS, SPELLS, Person, tie
 from domain.village.phases import DECISION_RULES
 from server.codec.wire import stamp_message
-from server.commands import Command
 from totem.v1 import match_service_pb2
 from totem.v1 import village_pb2 as pb
 
@@ -95,9 +96,9 @@ def _counts_in(c: pb.VillageCounts) -> dict[str, int]:
 def command(request: match_service_pb2.ActRequest) -> Command:
     cmd = request.village
     kind = cmd.WhichOneof("command")
-    domain_cmd: Any
+    domain_cmd: FamilyCommand
     if kind == "start":
-        return Command(lambda m, seat, stamp: m.start(seat, stamp))
+        return Start()
     if kind == "arrange":
         a = cmd.arrange
         domain_cmd = Arrange(a.family, [_counts_in(c) for c in a.cottages])
@@ -125,7 +126,7 @@ def command(request: match_service_pb2.ActRequest) -> Command:
         domain_cmd = SpareFromAge(y.family, _people(y.spared, "VI-2.8"))
     else:
         raise InvalidArgument("VI-2", "a Village command must name one decision")
-    return Command(lambda m, seat, stamp: m.act(seat, domain_cmd, stamp))
+    return domain_cmd
 
 
 # ---- views -----------------------------------------------------------------------------

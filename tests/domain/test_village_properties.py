@@ -31,7 +31,7 @@ from domain.village import (
     Arrange,
     ChooseSpells,
     ChooseVictims,
-    Command,
+    FamilyCommand,
     Options,
     PassSpells,
     PlaceSpell,
@@ -45,9 +45,9 @@ from domain.village import (
 VARIATIONS = ("village", "spells_a", "spells_b", "feast_a", "feast_b", "totem_a", "totem_b")
 
 
-def random_legal(match: Village, seat: int, rng: random.Random) -> list[Command]:
+def random_legal(match: Village, seat: int, rng: random.Random) -> list[FamilyCommand]:
     """Commands built only from what ``seat``'s legal actions offer."""
-    commands: list[Command] = []
+    commands: list[FamilyCommand] = []
     for decision in match.legal_actions(seat)["decisions"]:
         family, kind, choices = decision["family"], decision["kind"], decision["choices"]
         if kind == "arrange":
@@ -99,14 +99,14 @@ def random_legal(match: Village, seat: int, rng: random.Random) -> list[Command]
     return commands
 
 
-def junk(match: Village, rng: random.Random) -> tuple[int, Command]:
+def junk(match: Village, rng: random.Random) -> tuple[int, FamilyCommand]:
     """A command from anyone, about anything: mostly refused."""
     seat = rng.randrange(-1, 5)
     family = rng.randrange(-1, 5)
     kinds = [*list(model.KINDS), "wolf"]
     person = (rng.randrange(-1, 4), rng.choice(kinds))
     spells = [*list(model.SPELLS), "fireball"]
-    options: list[Command] = [
+    options: list[FamilyCommand] = [
         Arrange(
             family, [{rng.choice(kinds): rng.randrange(-1, 8)} for _ in range(rng.randrange(4))]
         ),
@@ -206,7 +206,7 @@ class Checker:
                 raise AssertionError(f"seat {seat} acted without a decision offered")
 
 
-def default_from(data: dict[str, Any]) -> Command:
+def default_from(data: dict[str, Any]) -> FamilyCommand:
     family = data["family"]
     name = data["command"]
     if name == "Arrange":

@@ -18,7 +18,7 @@ from domain.kernel import MatchStatus
 from domain.village import (
     Arrange,
     ChooseSpells,
-    Command,
+    FamilyCommand,
     Options,
     PlaceSpell,
     Village,
@@ -48,7 +48,7 @@ def owner(match: Village, family: int) -> int:
     return match.party_owner(family)
 
 
-def act(match: Village, stamps: Stamps, command: Command) -> None:
+def act(match: Village, stamps: Stamps, command: FamilyCommand) -> None:
     """The command, sent by the seat that plays its family."""
     match.act(owner(match, command.family), command, stamps())
 
