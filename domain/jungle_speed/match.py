@@ -148,7 +148,6 @@ class JungleSpeed(MatchAggregate):
         #: How many times the piles were recycled (JS-3.4): each has its own random stream.
         self.recycled = 0
         #: Wall time of the last stamped event: the turn timer runs from it (JS-3.4).
-        self.clock_ms = 0
         #: The last stamped event revealed outward arrows: the simultaneous reveal they
         #: set off (JS-6.2) follows in the same command (see :meth:`pending_step`).
         self.outward_due = False
@@ -254,7 +253,7 @@ class JungleSpeed(MatchAggregate):
         self.pot = deck[dealt:]
         self.status = MatchStatus.PLAYING
         self.turn = self._turn_from(0)
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     # ---- commands --------------------------------------------------------------------
 
@@ -314,7 +313,7 @@ class JungleSpeed(MatchAggregate):
         self._show(seat, card)
         self.turn = self._turn_from(seat + 1)
         self.last_reveal_ms = ReceiveStamp.from_dict(stamp).wall_ms
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
         # Whether or not the card stays visible (JS-7.2 sends a last one to the pot).
         self.outward_due = self.card(card).kind is Kind.OUTWARD_ARROWS
 
@@ -357,7 +356,7 @@ class JungleSpeed(MatchAggregate):
         else:
             self.turn = self._turn_from(self.turn if self.turn is not None else triggered_by + 1)
         self.last_reveal_ms = ReceiveStamp.from_dict(stamp).wall_ms
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _show(self, seat: int, card_id: int) -> None:
         """Move a revealed card face up and apply the last-card exceptions (JS-7)."""
@@ -602,7 +601,7 @@ class JungleSpeed(MatchAggregate):
         self.turn = self._turn_from(seat)
         self.coloured_ru = False
         self._prune()
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     @event("LateGrab")
     def _late_grab(self, seat: int, stamp: dict[str, Any], decided_at_version: int) -> None:
@@ -642,7 +641,7 @@ class JungleSpeed(MatchAggregate):
         self.decided.append({"seats": seats, "version": self.version + 1})
         self.coloured_ru = False  # RU coloured arrows end when the totem is grabbed (JS-6.3).
         self._prune()
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _collect_everything(self, seat: int) -> None:
         """Take every face-up pile and the pot under one's face-down pile (JS-5.2, JS-7.4):
@@ -696,7 +695,7 @@ class JungleSpeed(MatchAggregate):
         self.recycled += 1
         self.turn = self._turn_from(0)
         self._prune()
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     # ---- finishing (JS-8) -------------------------------------------------------------
 
@@ -797,8 +796,6 @@ class JungleSpeed(MatchAggregate):
         ):
             self.must_win = None
 
-    def _tick(self, stamp: ReceiveStamp) -> None:
-        self.clock_ms = stamp.wall_ms
         self.outward_due = False
 
 

@@ -98,6 +98,21 @@ class MatchAggregate(Aggregate):
     class Created(Event, Aggregate.Created):
         pass
 
+    class MatchEnded(Event):
+        """Every match's last event, however it ended (:func:`is_final`): the one event
+        the kernel signs as it is triggered (:meth:`trigger_event`), each game's own
+        ``MatchEnded`` deriving from this one. ``signature`` and ``public_key`` (hex;
+        empty: not signed) are outside the digest; ``statement``: why a match that did not
+        complete ended (a referee's words, or the server's observation of an
+        abandonment)."""
+
+        reason: str
+        result: list[dict[str, int]]
+        seed: str
+        signature: str = ""
+        public_key: str = ""
+        statement: str = ""
+
     #: Attributes no event sets, never put in a snapshot: the server's signer holds its
     #: private key, and is given again to every match an actor takes.
     TRANSIENT: ClassVar[frozenset[str]] = frozenset({"signer", "held"})
@@ -161,7 +176,7 @@ class MatchAggregate(Aggregate):
 
     def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
         timestamp, digest = next_link(event_class, self.id, self.digest, self.version + 1, kwargs)
-        if event_class.__name__ == "MatchEnded" and self.signer is not None:
+        if issubclass(event_class, MatchAggregate.MatchEnded) and self.signer is not None:
             # The one place a match ends: signed in the same event, so in the same save.
             kwargs.update(self.signer.signature_fields(self.id, self.version + 1, digest))
         super().trigger_event(
@@ -188,6 +203,9 @@ class MatchAggregate(Aggregate):
         self.end_reason: EndReason | None = None
         #: A fork's origin, ``{"match_id", "version", "digest"}`` (domain.kernel.fork).
         self.origin: dict[str, Any] | None = None
+        #: The match's clock (wall ms): the receive time of the latest event that moved it
+        #: (:meth:`_tick`), from which its timers count. Never the time a replay runs.
+        self.clock_ms = 0
 
     @property
     def max_players(self) -> int:
@@ -381,13 +399,18 @@ class MatchAggregate(Aggregate):
         deadline = self.timer_deadline_ms()
         return deadline is not None and stamp.wall_ms >= deadline
 
+    def _tick(self, stamp: dict[str, Any]) -> None:
+        """Move the clock to the receive time of ``stamp`` (as an event stores it): called
+        by the bodies of the events a game's timers count from, so that a replay's clock
+        is the recorded one."""
+        self.clock_ms = ReceiveStamp.from_dict(stamp).wall_ms
+
     def restart_clock(self, wall_ms: int) -> None:
         """Run the match's clock from ``wall_ms`` on: a fork (:mod:`domain.kernel.fork`)
         resumes a position recorded earlier, and its timers count from the fork's start,
         not from the origin's last event. Games with deadlines of their own move them too.
         """
-        if hasattr(self, "clock_ms"):
-            self.clock_ms = wall_ms
+        self.clock_ms = wall_ms
 
     def pending_step(self) -> RuleViolation | None:
         """The automatic step this state owes before anyone may act, or None when it
@@ -430,16 +453,17 @@ class MatchAggregate(Aggregate):
 
     def abandon(self, statement: str) -> None:
         """End the match as abandoned: waiting with nobody joining, or in play with every
-        remaining player away for :attr:`abandon_after_ms` (JS-8.3). Whether they were
+        remaining player away for :attr:`abandon_after_ms` (the game's rule for it in
+        ``END_RULES``: JS-8.3 in Jungle Speed). Whether they were
         away is the server's observation (streams and commands are not events): the
         server states it, and the statement is recorded with the end."""
         self._require_not_ended()
         self._end(EndReason.ABANDONED, self.standings(), statement)
 
     def stop(self, statement: str, result: list[dict[str, int]] | None = None) -> None:
-        """A referee stops the match (JS-8.3), saying why in ``statement``, with the result
-        they state (every seat taken exactly once, places from 1) or, without one, the
-        standings so far."""
+        """A referee stops the match (the game's rule for it in ``END_RULES``), saying
+        why in ``statement``, with the result they state (every seat taken exactly once,
+        places from 1) or, without one, the standings so far."""
         rule = self.END_RULES[EndReason.STOPPED]
         self._require_not_ended()
         text = statement.strip()
@@ -459,7 +483,7 @@ class MatchAggregate(Aggregate):
     def _end(self, reason: EndReason, result: list[dict[str, int]], statement: str = "") -> None:
         self._match_ended(reason=reason.value, result=result, seed=self.seed, statement=statement)
 
-    @event("MatchEnded")
+    @event(MatchEnded)
     def _match_ended(
         self,
         reason: str,
@@ -469,10 +493,8 @@ class MatchAggregate(Aggregate):
         public_key: str = "",
         statement: str = "",
     ) -> None:
-        """``signature`` and ``public_key`` (hex; empty: not signed) are filled in by
-        :meth:`trigger_event` from :attr:`signer`, outside the digest. ``statement``: why
-        a match that did not complete ended (a referee's words, or the server's
-        observation of an abandonment)."""
+        """``signature`` and ``public_key`` are filled in by :meth:`trigger_event` from
+        :attr:`signer`."""
         self.status = MatchStatus.ENDED
         self.end_reason = EndReason(reason)
         self.result = result
@@ -531,4 +553,4 @@ def event_name(evt: object) -> str:
 
 def is_final(evt: object) -> bool:
     """Whether this is a match's last event: nothing is ever recorded after it."""
-    return event_name(evt) == "MatchEnded"
+    return isinstance(evt, MatchAggregate.MatchEnded)

@@ -20,7 +20,7 @@ MAX_ABANDON_AFTER_MS = 86_400_000
 @dataclass(frozen=True)
 class CommonOptions:
     #: How long every remaining player may be away (no open stream, no command) before
-    #: the match ends as abandoned (JS-8.3 in Jungle Speed; each game's end rule).
+    #: the match ends as abandoned (each game's rule for it, ``END_RULES``).
     abandon_after_ms: int = DEFAULT_ABANDON_AFTER_MS
 
     def validate_common(self, rule: str) -> None:

@@ -158,7 +158,6 @@ class Tribes(MatchAggregate):
         self.passes = 0
         self.rolls = 0
         #: Wall time (ms) at which the turn under way began: the turn timer runs from it.
-        self.clock_ms = 0
 
     @property
     def max_players(self) -> int:
@@ -564,7 +563,7 @@ class Tribes(MatchAggregate):
         self.board = [[] for _ in self.spaces]
         self.mats = [[] for _ in self.players]
         self.badges = [[] for _ in self.players]
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _start_round(self, stamp: ReceiveStamp) -> None:
         prearranged = self.options.prearranged_cards
@@ -596,7 +595,7 @@ class Tribes(MatchAggregate):
         self.turn_index = 0
         self.turn = self.order[0]
         self.die = None
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _begin_turn(self, stamp: ReceiveStamp) -> None:
         """Roll for the turn under way (extended game); pass for a seat with no legal move,
@@ -776,7 +775,7 @@ class Tribes(MatchAggregate):
             self.die = None
         else:  # the next seat's turn begins now
             self._next_turn()
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _outcome(
         self, seat: int, lift: Lift | None, tops: list[int | None]
@@ -911,9 +910,6 @@ class Tribes(MatchAggregate):
         self._place(seat, option["destinations"][0], stamp, totem, None, CAUSE_TIMEOUT)
 
     # ---- helpers -------------------------------------------------------------------------
-
-    def _tick(self, stamp: ReceiveStamp) -> None:
-        self.clock_ms = stamp.wall_ms
 
 
 register_game(Tribes)

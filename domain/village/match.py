@@ -184,7 +184,6 @@ class Village(MatchAggregate):
         #: The decision the match waits for (see domain.kernel.decisions), as recorded.
         self.decision_data: dict[str, Any] | None = None
         self.outcome: dict[str, Any] | None = None
-        self.clock_ms = 0
 
     @property
     def max_players(self) -> int:
@@ -308,7 +307,7 @@ class Village(MatchAggregate):
         self.status = MatchStatus.PLAYING
         self.stage = "round"
         self._reset_round()
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _reset_round(self) -> None:
         n = self.family_count
@@ -435,7 +434,7 @@ class Village(MatchAggregate):
             self.birds[f] = birds
             self.poles[f] = 1
             self.wiped[f] = False
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _end_phase(self, stamp: ReceiveStamp) -> None:
         """The checks of VI-3 after every phase, then the next phase or the round's end."""
@@ -502,7 +501,7 @@ class Village(MatchAggregate):
         self.pool[family] = model.empty()
         self.newcomers[family] = [model.empty() for _ in range(COTTAGES)]
         self._answered(family)
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     # ---- phase 2: magic (VI-2.2) ------------------------------------------------------
 
@@ -546,7 +545,7 @@ class Village(MatchAggregate):
         self.hands[family] = list(spells)
         self.birds[family] -= birds
         self._answered(family)
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def next_placer(self) -> int | None:
         """The family that places next (see :func:`domain.village.magic.next_placer`)."""
@@ -598,7 +597,7 @@ class Village(MatchAggregate):
         self._put(family, target_family, cottage, chit, spell, salt)
         self.place_next = (family - self.start_family + 1) % self.family_count
         self._answered(family)
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _put(
         self, family: int, target_family: int, cottage: int, chit: str, spell: str, salt: str
@@ -629,7 +628,7 @@ class Village(MatchAggregate):
         self.passed[family] = True
         self.place_next = (family - self.start_family + 1) % self.family_count
         self._answered(family)
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _submit(
         self, seat: int, cmd: SubmitPlacements, by_default: bool, stamp: ReceiveStamp
@@ -655,7 +654,7 @@ class Village(MatchAggregate):
     ) -> None:
         self.submissions[family] = [list(p) for p in placements]
         self._answered(family)
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _reveal_placements(self) -> None:
         self._placements_revealed(placements=magic.revealed_placements(self))
@@ -696,7 +695,7 @@ class Village(MatchAggregate):
         for r in reveals:
             self.board[r["position"]]["revealed"] = True
         self._answered(family)
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _phase_action(self, stamp: ReceiveStamp) -> None:
         if self.phase == 3:
@@ -814,7 +813,7 @@ class Village(MatchAggregate):
         self._remove(starving, victims)
         self._victims_done(len(victims))
         self._answered(family)
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _victims_done(self, count: int) -> None:
         self.feast_queue[0][1] -= count
@@ -835,7 +834,7 @@ class Village(MatchAggregate):
     ) -> None:
         self.names.append([family, [dict(v) for v in victims]])
         self._answered(family)
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _resolve_names(self) -> None:
         names, deaths = feast.resolved_names(self)
@@ -899,7 +898,7 @@ class Village(MatchAggregate):
     ) -> None:
         self.spared += [[family, s["cottage"], s["kind"]] for s in spared]
         self._answered(family)
-        self._tick(ReceiveStamp.from_dict(stamp))
+        self._tick(stamp)
 
     def _age(self) -> None:
         self._aged(spared=[{"family": f, "cottage": c, "kind": k} for f, c, k in self.spared])
@@ -1107,9 +1106,6 @@ class Village(MatchAggregate):
         return legal.legal_actions(self, seat)
 
     # ---- helpers ---------------------------------------------------------------------------
-
-    def _tick(self, stamp: ReceiveStamp) -> None:
-        self.clock_ms = stamp.wall_ms
 
 
 register_game(Village)

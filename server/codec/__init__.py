@@ -70,7 +70,7 @@ COMMON_COMMANDS = frozenset({"stop"})
 
 
 def common_command(request: match_service_pb2.ActRequest) -> Command:
-    """A command every game has: the referee's stop (JS-8.3)."""
+    """A command every game has: the referee's stop (each game's end rule)."""
     stop = request.stop
     return Stop(stop.statement, [{"seat": p.seat, "place": p.place} for p in stop.result])
 
