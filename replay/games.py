@@ -51,8 +51,8 @@ def _replay(module: ModuleType, explain: Any) -> GameReplay:
 
 REPLAYS: dict[str, GameReplay] = {
     "jungle_speed": _replay(jungle_speed, explain_rules.jungle_speed),
-    "tribes": _replay(tribes, explain_rules.tribes),
-    "village": _replay(village, explain_rules.village),
+    "tribes": _replay(tribes, tribes.explain),
+    "village": _replay(village, village.explain),
 }
 
 

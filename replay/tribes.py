@@ -1,4 +1,5 @@
-"""Tribes in the replay tool: event summaries, the board as a grid, the draws check."""
+"""Tribes in the replay tool: event summaries, the board as a grid, the draws check,
+and what ``explain`` says of a round won or drawn and of a line a lift revealed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from domain.tribes import Options, Tribes
 from domain.tribes.match import BY_REVEALED, DRAWN_PASSES, die_roll, truth_cards, turn_order
 from replay import format as fmt
 from replay.draws import Carried, timeline
+from replay.explain_rules import Context, Explanation
 
 FACE_WORDS = {
     "blank": "blank (a normal turn)",
@@ -334,3 +336,48 @@ STEP_KINDS: dict[str, tuple[str, ...]] = {
     "pass": ("Passed",),
     "penalty": ("Penalised",),
 }
+
+
+# ---- explain: lines (TR-2.5, TR-3.1 … TR-3.5) ---------------------------------------
+
+
+def explain(ctx: Context) -> Explanation | None:
+    """``explain``'s hook (:mod:`replay.explain_rules`): the rule ids and facts of a round
+    won or drawn and of a lift that revealed a line, read from the events; None for any
+    other event."""
+    name, fields, match = ctx.name, ctx.fields, ctx.after
+    if name == "RoundWon":
+        winner = fields["winner"]
+        rules = ["TR-3.1", "TR-3.3"]
+        if fields["by"] == "revealed":
+            rules.insert(1, "TR-3.2")
+            how = "an opponent's line revealed by a lift and left intact (TR-3.2)"
+        else:
+            how = "a line of the mover's own tribe (TR-3.1)"
+        facts = [f"won by {how}"]
+        facts += [f"line on spaces {', '.join(map(str, line))}" for line in fields["lines"]]
+        if fields.get("feathers"):
+            rules.append("TR-3.5")
+            facts.append("the winner held all four badges: the Feathers of Greatness")
+        elif fields.get("badge"):
+            rules.append("TR-3.4")
+            facts.append(f"badge taken: {fields['badge']}")
+        title = f"round {fields['round']} won by {fmt.seat(match, winner)}"
+        return Explanation(ctx.version, name, title, rules, facts)
+    if name == "RoundDrawn":
+        reason = fields["reason"]
+        fact = (
+            "every player passed in a row: nobody had a legal move"
+            if reason == "passes"
+            else "the round reached its move limit without a winner"
+        )
+        title = f"round {fields['round']} drawn ({reason})"
+        return Explanation(ctx.version, name, title, ["TR-2.5"], [fact, "no badge is taken"])
+    if name == "Lifted" and fields.get("revealed_lines"):
+        lines = [", ".join(map(str, line)) for line in fields["revealed_lines"]]
+        facts = [f"the lift uncovered totem {fields['uncovered']}"]
+        facts += [f"it completes an opponent's line on spaces {line}" for line in lines]
+        facts.append("the lifted totem must cover one of those lines' other spaces if it can")
+        title = f"a line revealed by {fmt.seat(match, fields['seat'])}'s lift"
+        return Explanation(ctx.version, name, title, ["TR-3.2", "TR-3.1"], facts)
+    return None

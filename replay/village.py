@@ -1,6 +1,7 @@
 """Village in the replay tool: event summaries, the village drawn as text, and the
 checks of ``verify``: births re-derived from the revealed seed (or the prearranged
-sexes, VI-2.4) and every spell reveal checked against its commitment (VI-2.2)."""
+sexes, VI-2.4) and every spell reveal checked against its commitment (VI-2.2); and what
+``explain`` says of a feast, a census, a family wiped out and the end."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from domain.village.model import KINDS
 from domain.village.phases import PHASE_NAMES
 from replay import format as fmt
 from replay.draws import Carried, timeline
+from replay.explain_rules import Context, Explanation
 
 #: Short names of the kinds, for the drawing: girl, boy, young woman … elder.
 SHORT = {
@@ -411,3 +413,69 @@ STEP_KINDS: dict[str, tuple[str, ...]] = {
     "illness": ("IllnessStruck",),
     "totem": ("TotemCompleted",),
 }
+
+
+# ---- explain: feast, census, the end (VI-2.6, VI-2.9, VI-3.1, VI-4.1) ---------------
+
+
+def explain(ctx: Context) -> Explanation | None:
+    """``explain``'s hook (:mod:`replay.explain_rules`): the rule ids and facts of a
+    feast, a census, a wipe-out and the completed totem, read from the events; None for
+    any other event."""
+    name, fields = ctx.name, ctx.fields
+    if name == "Feasted":
+        facts = []
+        for meal in fields["meals"]:
+            text = (
+                f"family {meal['family']}: {meal['members']} members need {meal['need']} "
+                f"birds, ate {meal['eaten']}"
+            )
+            if meal["missing"]:
+                text += f", {meal['missing']} missing: {meal['deaths']} die (starvation)"
+            if meal["discarded"]:
+                text += f", {meal['discarded']} birds over the pen's 5 discarded"
+            facts.append(text)
+        return Explanation(ctx.version, name, "the feast", ["VI-2.6"], facts)
+    if name == "CensusTaken":
+        sizes = fields["sizes"]
+        top = max(sizes) if sizes else 0
+        largest = [f for f, s in enumerate(sizes) if s == top]
+        facts = [f"members per family: {_per_family(sizes)}"]
+        facts.append(
+            f"largest: {_families(largest)} with {top}" + (" (a tie)" if len(largest) > 1 else "")
+        )
+        facts.append(f"add a piece: {_families(fields['pieces'])}")
+        if fields.get("blocked"):
+            facts.append(f"entitled but blocked (wiped out or no elder): {fields['blocked']}")
+        if fields.get("birds"):
+            facts.append(f"a bird each: {_families(fields['birds'])}")
+        rules = ["VI-2.9", "VI-7.5"] + (["VI-3.2"] if fields.get("blocked") else [])
+        return Explanation(ctx.version, name, "the census", rules, facts)
+    if name == "TotemCompleted":
+        facts = [
+            f"families with 6 pieces: {_families(fields['contenders'])}",
+            f"members per family: {_per_family(fields['sizes'])}",
+            f"birds per family: {_per_family(fields['birds'])}",
+        ]
+        if fields["winner"] is not None:
+            title = f"family {fields['winner']} wins"
+        else:
+            title = f"no single winner: tied {_families(fields['tied'])}"
+        facts.append(f"winning seats: {fmt.seats(ctx.after, fields['winning_seats'])}")
+        return Explanation(ctx.version, name, title, ["VI-4.1", "VI-4.2", "VI-7.1"], facts)
+    if name == "WipedOut":
+        facts = [
+            f"family {fields['family']} had no fertile woman or no fertile man after phase "
+            f"{fields['phase']}: all {sum(fields['lost'].values())} members are lost"
+        ]
+        title = f"family {fields['family']} wiped out"
+        return Explanation(ctx.version, name, title, ["VI-3.1"], facts)
+    return None
+
+
+def _families(numbers: Sequence[int]) -> str:
+    return ", ".join(f"family {f}" for f in numbers) if numbers else "none"
+
+
+def _per_family(values: Sequence[int]) -> str:
+    return ", ".join(f"family {f} {v}" for f, v in enumerate(values))
