@@ -1,4 +1,6 @@
-"""Jungle Speed in the replay tool: event summaries, the state as text, the deal check."""
+"""Jungle Speed in the replay tool: event summaries, the state as text, the deal check,
+and (from :mod:`replay.jungle_speed_explain`) what ``explain`` and ``disputes`` read of
+its grab races."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from domain.jungle_speed import JungleSpeed, Options
 from domain.jungle_speed.match import recycle_orders, shuffled_deck
 from domain.kernel.randomness import effective_seed
 from replay import format as fmt
+from replay import jungle_speed_explain
 from replay.draws import Carried, timeline
 from replay.ties import check_ties, tie_of
 
@@ -274,6 +277,9 @@ def _check_deal(
     ]
 
 
+#: The game as the tool names it to a person (``step --help``, ``disputes``).
+TITLE = "Jungle Speed"
+
 #: Kinds of event for ``step``'s ``next KIND``.
 STEP_KINDS: dict[str, tuple[str, ...]] = {
     "reveal": ("Revealed", "OutwardReveal"),
@@ -285,3 +291,8 @@ STEP_KINDS: dict[str, tuple[str, ...]] = {
     "recycle": ("PilesRecycled",),
     "finish": ("PlayerFinished",),
 }
+
+#: ``explain``'s hook and the grab races ``explain`` and ``disputes`` read, kept in a
+#: module of their own for their length (the reading of a race's opening is long).
+explain = jungle_speed_explain.explain
+RACES = jungle_speed_explain.RACES

@@ -326,6 +326,9 @@ def _check_rolls(
     return problems, None
 
 
+#: The game as the tool names it to a person (``step --help``, ``disputes``).
+TITLE = "Tribes"
+
 #: Kinds of event for ``step``'s ``next KIND``.
 STEP_KINDS: dict[str, tuple[str, ...]] = {
     "round": ("RoundStarted",),

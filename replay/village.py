@@ -396,12 +396,15 @@ def _seed(
     return effective_seed(bytes.fromhex(ended["seed"]), entropies)
 
 
-#: Kinds of event for ``step``'s ``next KIND``.
 #: Events whose problems are spell reveals checked against their commitments (VI-2.2).
 COMMITMENT_EVENTS = frozenset(
     {"SpellsChosen", "SpellPlaced", "PlacementsRevealed", "SpellsRevealed"}
 )
 
+#: The game as the tool names it to a person (``step --help``, ``disputes``).
+TITLE = "Village"
+
+#: Kinds of event for ``step``'s ``next KIND``.
 STEP_KINDS: dict[str, tuple[str, ...]] = {
     "round": ("RoundBegan",),
     "round-end": ("RoundEnded",),
