@@ -40,12 +40,17 @@ class GameReplay:
     #: Events whose problems are reveals checked against the commitments the match made
     #: (``verify``'s "spell reveals"); none for a game that commits to nothing.
     commitment_events: frozenset[str] = frozenset()
+    #: The HTML pages' drawing of a state (:mod:`replay.html`): a script defining
+    #: ``draw(state, board)``, run in a scope of its own, and the CSS of the classes it
+    #: draws with. Without one, the page shows the state's lines.
+    board_script: str = ""
+    board_css: str = ""
 
 
 def _replay(module: ModuleType) -> GameReplay:
     """A game's entry, from the module that renders it: every such module names its
-    functions and its kinds of step alike (and its ``explain``, ``RACES`` and
-    ``COMMITMENT_EVENTS``, if any)."""
+    functions and its kinds of step alike (and its ``explain``, ``RACES``,
+    ``COMMITMENT_EVENTS``, ``BOARD_SCRIPT`` and ``BOARD_CSS``, if any)."""
     return GameReplay(
         module.TITLE,
         module.summarise,
@@ -55,6 +60,8 @@ def _replay(module: ModuleType) -> GameReplay:
         explain=getattr(module, "explain", None),
         races=getattr(module, "RACES", None),
         commitment_events=getattr(module, "COMMITMENT_EVENTS", frozenset()),
+        board_script=getattr(module, "BOARD_SCRIPT", ""),
+        board_css=getattr(module, "BOARD_CSS", ""),
     )
 
 

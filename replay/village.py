@@ -482,3 +482,67 @@ def _families(numbers: Sequence[int]) -> str:
 
 def _per_family(values: Sequence[int]) -> str:
     return ", ".join(f"family {f} {v}" for f, v in enumerate(values))
+
+
+# ---- the HTML pages' board (:mod:`replay.html`) -----------------------------------
+
+#: The CSS of the classes :data:`BOARD_SCRIPT` draws with.
+BOARD_CSS = """
+.cottage { display: inline-block; border: 1px solid #a08a60; background: #f3ead8;
+  border-radius: 4px 4px 0 0; padding: .3em; margin: .2em; min-width: 8em; font-size: .8em; }
+.pole { display: inline-flex; gap: 2px; vertical-align: middle; }
+.pole i { width: .8em; height: 1.2em; background: #ddd; border: 1px solid #999; }
+.pole i.on { background: #8a5a2a; }
+"""
+
+#: Draws a referee state view of the game on the HTML pages: defines
+#: ``draw(state, board)``, run in a scope of its own, with the pages' helpers
+#: (``el``, ``seatName``, ``legend``: :data:`replay.html.SHARED_BOARD_SCRIPT`).
+BOARD_SCRIPT = r"""
+const KINDS = ["girl", "boy", "young_woman", "young_man", "mature_woman", "mature_man", "elder"];
+const SHORT = {girl: "g", boy: "b", young_woman: "yw", young_man: "ym", mature_woman: "mw",
+  mature_man: "mm", elder: "E"};
+function people(counts) {
+  return KINDS.filter((k) => counts[k]).map((k) => SHORT[k] + counts[k]).join(" ") || "empty";
+}
+function draw(state, board) {
+  const row = el("div", "row");
+  const spells = state.board || [];
+  for (const f of state.families) {
+    const check = "family " + f.family + ": " + f.members + " members, pole " + f.pole;
+    const cls = "panel" + (f.wiped_out ? " finished" : "");
+    const panel = el("div", cls, null, {"data-check": check});
+    panel.append(el("div", "", "family " + f.family + " \u2014 seat " + f.seat + " (" +
+      f.name + "): " + f.members + " members, pen " + f.birds + " birds"));
+    const pole = el("span", "pole", null, {title: "pole " + f.pole});
+    for (let i = 0; i < 6; i++) pole.append(el("i", i < f.pole ? "on" : ""));
+    panel.append(el("span", "", "pole "), pole, el("span", "", " " + f.pole + "/6"));
+    f.cottages.forEach((c, i) => {
+      const here = spells.filter((s) => s.family === f.family && s.cottage === i)
+        .map((s) => (s.spell || "?") + (s.revealed ? "!" : "?"));
+      const box = el("div", "cottage", null, {title: "cottage " + i});
+      box.append(el("div", "", "cottage " + i + ": " + people(c)));
+      if (here.length) box.append(el("div", "", "spells: " + here.join(", ")));
+      panel.append(box);
+    });
+    if (f.unhoused && people(f.unhoused) !== "empty") {
+      panel.append(el("div", "", "unhoused: " + people(f.unhoused)));
+    }
+    row.append(panel);
+  }
+  const phase = "round " + state.round + ", phase " + state.phase +
+    (state.phase_name ? " (" + state.phase_name + ")" : "");
+  board.append(el("p", "", phase), row, legend([
+    ["g", "girls"], ["b", "boys"], ["yw", "young women"], ["ym", "young men"],
+    ["mw", "mature women"], ["mm", "mature men"], ["E", "elders"],
+    ["g2 yw1", "how many of each live in a cottage: two girls, one young woman"],
+    ["pole", "the family's totem pole: the filled pieces are built, of 6"],
+    ["pen", "the family's birds"],
+    ["spell?", "a spell placed face down (the referee sees which)"],
+    ["spell!", "a spell its owner revealed"],
+    ["?", "a face-down spell this view does not show"],
+    ["faded", "a family wiped out"],
+    ["unhoused", "members not yet placed in a cottage"],
+  ]));
+}
+"""
