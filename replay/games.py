@@ -32,6 +32,8 @@ class GameReplay:
     check_draws: Callable[[EventFields, Carried | None], tuple[list[tuple[int, str]], list[str]]]
     #: ``step``'s kinds of event (``next duel``): kind -> event names.
     kinds: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: What ``step --help`` adds to a kind's name: ``grab`` -> ``any grab``.
+    kind_notes: Mapping[str, str] = field(default_factory=dict)
     #: ``explain``: a grab race or a rule outcome at one version, or None.
     explain: Callable[[Context], Explanation | None] | None = None
     #: The game's grab races, for ``explain`` and ``disputes``; None for a game whose
@@ -49,7 +51,7 @@ class GameReplay:
 
 def _replay(module: ModuleType) -> GameReplay:
     """A game's entry, from the module that renders it: every such module names its
-    functions and its kinds of step alike (and its ``explain``, ``RACES``,
+    functions and its kinds of step alike (and its ``STEP_KIND_NOTES``, ``explain``, ``RACES``,
     ``COMMITMENT_EVENTS``, ``BOARD_SCRIPT`` and ``BOARD_CSS``, if any)."""
     return GameReplay(
         module.TITLE,
@@ -57,6 +59,7 @@ def _replay(module: ModuleType) -> GameReplay:
         module.state_lines,
         module.check_draws,
         kinds=module.STEP_KINDS,
+        kind_notes=getattr(module, "STEP_KIND_NOTES", {}),
         explain=getattr(module, "explain", None),
         races=getattr(module, "RACES", None),
         commitment_events=getattr(module, "COMMITMENT_EVENTS", frozenset()),

@@ -291,6 +291,8 @@ STEP_KINDS: dict[str, tuple[str, ...]] = {
     "recycle": ("PilesRecycled",),
     "finish": ("PlayerFinished",),
 }
+#: What ``step --help`` says of a kind beside its name.
+STEP_KIND_NOTES = {"grab": "any grab"}
 
 #: ``explain``'s hook and the grab races ``explain`` and ``disputes`` read, kept in a
 #: module of their own for their length (the reading of a race's opening is long).
