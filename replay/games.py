@@ -1,7 +1,10 @@
 """What the replay tool knows of each game, beside the domain's own registry.
 
 The domain gives each game's aggregate and views (:mod:`domain.games`); this adds the
-text a judge reads and the re-derivation of the game's random draws. A game missing
+text a judge reads and the re-derivation of the game's random draws, and what the
+generic commands ask a game for instead of naming it: its title and kinds of event
+(``step``), its explanations and grab races (``explain``, ``disputes``), its board on
+the HTML pages. Each game's is in its own modules, registered here once. A game missing
 here still replays: its events and states are shown field by field.
 """
 

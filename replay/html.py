@@ -2,13 +2,14 @@
 
 Every version's referee state view, event summary and state lines are computed here, by
 the same functions as ``at`` and ``events``, and embedded as JSON; the page only draws
-them. Beside them the page holds what a judge rules on: each race's evidence as
-``explain`` reads it, the verification as ``verify`` reports it when the page is made,
-and each event's canonical encoding with the server's signature, which the page checks
-again in the browser (:mod:`replay.html_check`). The file loads nothing from anywhere
-(no URL, no request): CSS and script are inline, so it can be mailed, archived and
-opened offline. The referee view shows every hidden card: give the page only to those
-who may see it.
+them, each game's board with the script and CSS its replay module gives (its entry in
+:mod:`replay.games`: this module names no game). Beside them the page holds what a judge
+rules on: each race's evidence as ``explain`` reads it, the verification as ``verify``
+reports it when the page is made, and each event's canonical encoding with the server's
+signature, which the page checks again in the browser (:mod:`replay.html_check`). The
+file loads nothing from anywhere (no URL, no request): CSS and script are inline, so it
+can be mailed, archived and opened offline. The referee view shows every hidden card:
+give the page only to those who may see it.
 """
 
 from __future__ import annotations

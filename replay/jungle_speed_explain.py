@@ -47,8 +47,9 @@ _OUTCOMES = {"DuelWon": "won", "ArrowsWon": "won", "LateGrab": "late", "WrongGra
 
 
 def explain(ctx: Context) -> Explanation | None:
-    """A grab race: the grab that decided it (or a wrong grab) and every grab recorded
-    for the same race, in receive order, with gaps and reaction times."""
+    """``explain``'s hook for Jungle Speed. A grab race: the grab that decided it (or a
+    wrong grab) and every grab recorded for the same race, in receive order, with gaps
+    and reaction times; a player finishing (JS-8.1) or the match ending (JS-8.2, JS-8.3)."""
     name = ctx.name
     if name in _WINS or name == "LateGrab":
         race = race_at(ctx)
