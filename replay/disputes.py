@@ -3,7 +3,8 @@ makes one worth a judge's look: a close call, a suspect reaction, late and wrong
 a tie whose winner was drawn (JS-4.2a), and each seat's reaction times.
 
 Races are read by :func:`replay.explain.races`, the reading ``explain`` shows one race
-with: this module only selects, counts and lays them out.
+with: this module only selects, counts and lays them out. Which games have races is the
+registry's to say (:func:`replay.games.races_of`): this module names no game.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from replay import format as fmt
+from replay import games
 from replay.explain import contender_line, human_limit_option, races
 from replay.explain_rules import (
     LOST_DRAW,
@@ -199,7 +201,7 @@ def print_match(out: Console, found: MatchDisputes) -> None:
         out.print(Text(f"  refused grabs: {NOT_IN_EVIDENCE}"))
     for problem in found.refusal_problems[:1]:
         out.print(Text(f"  warning: the log of refused commands fails: {problem}", style="red"))
-    if found.game != "jungle_speed":
+    if games.races_of(found.game) is None:
         out.print(Text(f"  no grab races: a {found.game} match"))
         return
     for race, entry in zip(found.races, data["races"], strict=True):
@@ -301,9 +303,9 @@ def disputes(
         _show(out, found, as_json)
         return
     with open_arena(settings.db) as arena:
-        entries = [e for e in logged_matches(arena) if e.game == "jungle_speed"]
+        entries = [e for e in logged_matches(arena) if games.races_of(e.game) is not None]
         if not entries and not as_json:
-            out.print("no Jungle Speed matches in this store")
+            out.print(f"no {_racing_games()} matches in this store")
         for entry in fmt.progress(entries, len(entries), "reading"):
             try:
                 records = read_records(arena, entry.match_id)
@@ -318,6 +320,11 @@ def disputes(
                     out.print(Text(f"Match {entry.match_id}: unreadable: {exc}", style="red"))
                 continue
             _show(out, found, as_json)
+
+
+def _racing_games() -> str:
+    """The games whose matches have races, by name, for the line saying a store has none."""
+    return " or ".join(game.title for game in games.REPLAYS.values() if game.races is not None)
 
 
 def _show(out: Console, found: MatchDisputes, as_json: bool) -> None:

@@ -2,7 +2,9 @@
 
 For a grab race, every contender with the evidence of JS-5.1 and its reaction time; for a
 rule outcome, the rule ids that decided it and the facts they used (each game's hook in
-:mod:`replay.explain_rules`, registered in :mod:`replay.games`).
+its replay module, registered in :mod:`replay.games`, on :mod:`replay.explain_rules`).
+Races are read for a game whose entry has them (:class:`replay.explain_rules.GrabRaces`),
+whatever its name.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from rich.text import Text
 
 from domain.kernel.match import MatchAggregate, event_name, payload
 from domain.kernel.views import Viewer
-from replay import explain_rules, games
 from replay import format as fmt
+from replay import games
 from replay.explain_rules import (
     HUMAN_LIMIT_MS,
     REFUSED,
@@ -28,6 +30,7 @@ from replay.explain_rules import (
     Contender,
     Context,
     Explanation,
+    GrabRaces,
     RaceEvidence,
 )
 from replay.integrity import warn_if_broken
@@ -64,7 +67,9 @@ def race_evidence(
     a version the match does not have.
     """
     stepper = Stepper(records)
-    return explain_rules.js_race(_context(stepper, _events(stepper), version, human_limit_ms))
+    ctx = _context(stepper, _events(stepper), version, human_limit_ms)
+    grabs = _grab_races(stepper)
+    return grabs.race_at(ctx) if grabs is not None else None
 
 
 def races(records: list[Record], human_limit_ms: float = HUMAN_LIMIT_MS) -> list[RaceEvidence]:
@@ -72,7 +77,10 @@ def races(records: list[Record], human_limit_ms: float = HUMAN_LIMIT_MS) -> list
     its late grabs) and each group of wrong grabs made since one reveal, read as
     :func:`race_evidence` reads one. Empty for a game without grab races."""
     stepper = Stepper(records)
-    return _races(stepper, _events(stepper), human_limit_ms)
+    grabs = _grab_races(stepper)
+    if grabs is None:
+        return []
+    return _races(stepper, _events(stepper), human_limit_ms, grabs)
 
 
 def race_explanations(
@@ -83,26 +91,36 @@ def race_explanations(
     :func:`races` reads them, with one replay of the match for all (a page showing
     every race, :mod:`replay.evidence`)."""
     stepper = Stepper(records)
+    grabs = _grab_races(stepper)
+    if grabs is None:
+        return {}
     events = _events(stepper)
     found: dict[int, Explanation] = {}
-    for race in _races(stepper, events, human_limit_ms):
+    for race in _races(stepper, events, human_limit_ms, grabs):
         for contender in race.contenders:
             ctx = _context(stepper, events, contender.version, human_limit_ms)
-            found[contender.version] = explain_rules.explain_race(ctx, race)
+            found[contender.version] = grabs.explain(ctx, race)
     return found
 
 
+def _grab_races(stepper: Stepper) -> GrabRaces | None:
+    """How the match's game reads its grab races (its entry in :mod:`replay.games`);
+    None for a game without them."""
+    return games.races_of(type(stepper.state).GAME)
+
+
 def _races(
-    stepper: Stepper, events: list[tuple[int, str, dict[str, Any]]], human_limit_ms: float
+    stepper: Stepper,
+    events: list[tuple[int, str, dict[str, Any]]],
+    human_limit_ms: float,
+    grabs: GrabRaces,
 ) -> list[RaceEvidence]:
-    if type(stepper.state).GAME != "jungle_speed":
-        return []
     found: list[RaceEvidence] = []
     covered: set[int] = set()
     for version, name, _ in events:
-        if name not in ("DuelWon", "ArrowsWon", "WrongGrab") or version in covered:
+        if name not in grabs.deciding or version in covered:
             continue
-        race = explain_rules.js_race(_context(stepper, events, version, human_limit_ms))
+        race = grabs.race_at(_context(stepper, events, version, human_limit_ms))
         if race is not None:
             found.append(race)
             covered.update(c.version for c in race.contenders)

@@ -2,13 +2,14 @@
 
 Every version's referee state view, event summary and state lines are computed here, by
 the same functions as ``at`` and ``events``, and embedded as JSON; the page only draws
-them. Beside them the page holds what a judge rules on: each race's evidence as
-``explain`` reads it, the verification as ``verify`` reports it when the page is made,
-and each event's canonical encoding with the server's signature, which the page checks
-again in the browser (:mod:`replay.html_check`). The file loads nothing from anywhere
-(no URL, no request): CSS and script are inline, so it can be mailed, archived and
-opened offline. The referee view shows every hidden card: give the page only to those
-who may see it.
+them, each game's board with the script and CSS its replay module gives (its entry in
+:mod:`replay.games`: this module names no game). Beside them the page holds what a judge
+rules on: each race's evidence as ``explain`` reads it, the verification as ``verify``
+reports it when the page is made, and each event's canonical encoding with the server's
+signature, which the page checks again in the browser (:mod:`replay.html_check`). The
+file loads nothing from anywhere (no URL, no request): CSS and script are inline, so it
+can be mailed, archived and opened offline. The referee view shows every hidden card:
+give the page only to those who may see it.
 """
 
 from __future__ import annotations
@@ -175,46 +176,19 @@ main { display: flex; gap: 1em; flex-wrap: wrap; align-items: flex-start; }
   padding: .5em; border: 1px solid #ccc; }
 """
 
-#: The boards, shared with the ruling sheet (:mod:`replay.ruling`).
-BOARD_CSS = """
+#: The layout every game's board uses: rows of panels, whose turn it is, a legend.
+SHARED_BOARD_CSS = """
 .row { display: flex; gap: .6em; flex-wrap: wrap; align-items: flex-start; }
 .panel { background: #fff; border: 1px solid #bbb; border-radius: 6px; padding: .5em; }
 .turn { outline: 3px solid #d08000; } .finished { opacity: .5; }
-.card { display: inline-flex; flex-direction: column; align-items: center; justify-content: center;
-  width: 5.6em; height: 6em; border: 3px solid #555; border-radius: 6px; background: #fff;
-  font-size: .75em; text-align: center; vertical-align: top; }
-.card .glyph { font-size: 2em; } .card.back { background: repeating-linear-gradient(45deg,
-  #345 0 6px, #567 6px 12px); color: #fff; font-weight: bold; }
-.card.GREEN { border-color: #2a8a2a; color: #2a8a2a; } .card.YELLOW { border-color: #c9a400;
-  color: #9a7d00; } .card.ORANGE { border-color: #e06a00; color: #c05a00; }
-.card.PURPLE { border-color: #7a3aa8; color: #7a3aa8; } .card.arrows { border-color: #222; }
-.card.empty { border-style: dashed; color: #999; }
-.totem { width: 5em; height: 5em; border-radius: 50%; background: radial-gradient(#c48a4a,
-  #7a4a1a); color: #fff; display: flex; align-items: center; justify-content: center;
-  font-weight: bold; text-align: center; font-size: .8em; }
-.grid { display: grid; gap: 3px; } .space { background: #e8dcc0; border: 1px solid #a08a60;
-  min-height: 4.5em; padding: 2px; display: flex; flex-direction: column-reverse;
-  justify-content: flex-start; align-items: center; font-size: .75em; }
-.space.salvation { background: #cfe8c8; } .chip { border-radius: 4px; padding: 0 .3em;
-  margin: 1px; color: #fff; font-weight: bold; }
-.chip.DOOM { background: #222; } .chip.MINI { background: #888; }
-.s0 { background: #c0392b; } .s1 { background: #2471a3; } .s2 { background: #1e8449; }
-.s3 { background: #b7950b; } .s4 { background: #7d3c98; } .s5 { background: #ca6f1e; }
-.cottage { display: inline-block; border: 1px solid #a08a60; background: #f3ead8;
-  border-radius: 4px 4px 0 0; padding: .3em; margin: .2em; min-width: 8em; font-size: .8em; }
-.pole { display: inline-flex; gap: 2px; vertical-align: middle; }
-.pole i { width: .8em; height: 1.2em; background: #ddd; border: 1px solid #999; }
-.pole i.on { background: #8a5a2a; }
-.space { position: relative; padding-top: 1.1em; }
-.space .num { position: absolute; top: 1px; left: 3px; font-size: .9em; color: #6a5a3a; }
 .legend { font-size: .8em; display: flex; flex-wrap: wrap; gap: .2em 1em; margin: .5em 0;
   padding: .3em .5em; border: 1px dashed #a08a60; }
 .legend div { display: flex; gap: .3em; align-items: center; }
 .legend dt { font-weight: bold; } .legend dd { margin: 0; }
 """
 
-#: Draws one frame's state: ``drawFrame(game, frame, board)``, for every page.
-BOARD_SCRIPT = r"""
+#: What every game's drawing may use: ``$``, ``el``, ``seatName`` and ``legend``.
+SHARED_BOARD_SCRIPT = r"""
 "use strict";
 const $ = (id) => document.getElementById(id);
 function el(tag, cls, text, attrs) {
@@ -228,95 +202,6 @@ function seatName(state, seat) {
   const s = (state.seats || state.families || [])[seat];
   return s && s.name ? "seat " + seat + " (" + s.name + ")" : "seat " + seat;
 }
-
-const GLYPHS = {STAR: "\u2605", CROSS: "\u271A", RING: "\u25CE", WAVE: "\u2248",
-  LEAF: "\u2766", KNOT: "\u221E"};
-const ARROWS = {INWARD_ARROWS: "\u2192\u2190", OUTWARD_ARROWS: "\u2190\u2192",
-  COLOURED_ARROWS: "\u2194"};
-function card(c) {
-  if (!c) return el("div", "card empty", "none");
-  if (c.kind === "SYMBOL") {
-    const node = el("div", "card " + c.colour, null, {title: "#" + c.id});
-    node.append(el("span", "glyph", GLYPHS[c.shape.split("_")[0]] || "?"),
-      el("span", "", c.shape.toLowerCase().replace("_", " ")),
-      el("span", "", "#" + c.id + " " + c.colour.toLowerCase()));
-    return node;
-  }
-  const node = el("div", "card arrows", null, {title: "#" + c.id});
-  node.append(el("span", "glyph", ARROWS[c.kind] || "?"),
-    el("span", "", c.kind.toLowerCase().replace("_", " ")), el("span", "", "#" + c.id));
-  return node;
-}
-function jungleSpeed(state, board) {
-  const seats = el("div", "row");
-  for (const s of state.seats) {
-    const top = s.face_up.length ? s.face_up[s.face_up.length - 1] : null;
-    const check = "seat " + s.seat + ": " + s.face_down_count + " down, " + s.face_up_count +
-      " up, top " + (top ? "#" + top.id : "none");
-    const cls = "panel" + (state.turn === s.seat ? " turn" : "") + (s.finished ? " finished" : "");
-    const panel = el("div", cls, null, {"data-check": check});
-    panel.append(el("div", "", seatName(state, s.seat) + (s.finished ? " \u2014 finished" : "")));
-    const pile = el("div", "card back", s.face_down_count + "\u00A0down");
-    panel.append(pile, card(top), el("div", "", s.face_up_count + " face up"));
-    seats.append(panel);
-  }
-  const middle = el("div", "row");
-  const totem = el("div", "totem", "totem\u00A0\u00B7 pot " + state.pot.length,
-    {"data-check": "pot " + state.pot.length});
-  middle.append(totem);
-  const notes = [];
-  if (state.open_duels && state.open_duels.length) {
-    notes.push("open duels: " + state.open_duels.map((d) => d.join(" vs ")).join("; "));
-  }
-  if (state.arrows_race_open) notes.push("inward-arrows race open");
-  if (state.coloured_mode) notes.push("duels match by colour");
-  middle.append(el("div", "panel", notes.join(" \u00B7 ") || "no race open"));
-  board.append(seats, el("hr"), middle);
-}
-
-function totemText(t) {
-  if (t.kind === "TRIBE") return t.seat + ":" + t.size;
-  return t.kind;
-}
-function chip(t) {
-  return el("span", "chip " + (t.kind === "TRIBE" ? "s" + t.seat : t.kind), totemText(t));
-}
-function tribes(state, board) {
-  const n = state.board_size;
-  const grid = el("div", "grid");
-  grid.style.gridTemplateColumns = "repeat(" + n + ", minmax(4em, 1fr))";
-  for (const sp of state.spaces) {
-    const stack = sp.stack || (sp.top ? [sp.top] : []);
-    const check = "space " + sp.space + ": " + (stack.map(totemText).join("/") || "empty");
-    const cell = el("div", "space" + (sp.salvation ? " salvation" : ""), null,
-      {"data-check": check, title: "space " + sp.space + (sp.salvation ? ", Salvation" : "")});
-    cell.append(el("span", "num", sp.space));
-    for (const t of stack) cell.append(chip(t));
-    grid.append(cell);
-  }
-  const seats = el("div", "row");
-  for (const s of state.seats) {
-    const panel = el("div", "panel" + (state.turn === s.seat ? " turn" : ""));
-    panel.append(el("span", "chip s" + s.seat, seatName(state, s.seat)),
-      el("div", "", "card " + (s.card === undefined || s.card === null ? "hidden" : s.card) +
-        ", mat " + (s.mat || []).join(" ") + ", badges " + ((s.badges || []).join(", ") ||
-        "none")));
-    seats.append(panel);
-  }
-  const info = [];
-  if (state.die) info.push("die: " + state.die);
-  if (state.lifted) info.push("lifted: " + totemText(state.lifted.totem));
-  if (state.beside && state.beside.length) {
-    info.push("beside the board: " + state.beside.map(totemText).join(", "));
-  }
-  board.append(grid, seats, el("p", "", info.join(" \u00B7 ")), legend([
-    ["0, 1, 2\u2026", "the space's number, as the events name it (row by row from the top left)"],
-    ["seat:size", "a tribe totem: its seat (colour) and its size"],
-    ["DOOM", "the Doom totem"], ["MINI", "the Mini-Totem of Chaos"],
-    ["green space", "a Salvation Space"],
-    ["stack", "the referee sees each stack whole: its bottom totem lowest, its top highest"],
-  ]));
-}
 function legend(entries) {
   const box = el("dl", "legend", null, {"data-legend": ""});
   for (const [term, meaning] of entries) {
@@ -326,58 +211,28 @@ function legend(entries) {
   }
   return box;
 }
+"""
 
-const KINDS = ["girl", "boy", "young_woman", "young_man", "mature_woman", "mature_man", "elder"];
-const SHORT = {girl: "g", boy: "b", young_woman: "yw", young_man: "ym", mature_woman: "mw",
-  mature_man: "mm", elder: "E"};
-function people(counts) {
-  return KINDS.filter((k) => counts[k]).map((k) => SHORT[k] + counts[k]).join(" ") || "empty";
-}
-function village(state, board) {
-  const row = el("div", "row");
-  const spells = state.board || [];
-  for (const f of state.families) {
-    const check = "family " + f.family + ": " + f.members + " members, pole " + f.pole;
-    const cls = "panel" + (f.wiped_out ? " finished" : "");
-    const panel = el("div", cls, null, {"data-check": check});
-    panel.append(el("div", "", "family " + f.family + " \u2014 seat " + f.seat + " (" +
-      f.name + "): " + f.members + " members, pen " + f.birds + " birds"));
-    const pole = el("span", "pole", null, {title: "pole " + f.pole});
-    for (let i = 0; i < 6; i++) pole.append(el("i", i < f.pole ? "on" : ""));
-    panel.append(el("span", "", "pole "), pole, el("span", "", " " + f.pole + "/6"));
-    f.cottages.forEach((c, i) => {
-      const here = spells.filter((s) => s.family === f.family && s.cottage === i)
-        .map((s) => (s.spell || "?") + (s.revealed ? "!" : "?"));
-      const box = el("div", "cottage", null, {title: "cottage " + i});
-      box.append(el("div", "", "cottage " + i + ": " + people(c)));
-      if (here.length) box.append(el("div", "", "spells: " + here.join(", ")));
-      panel.append(box);
-    });
-    if (f.unhoused && people(f.unhoused) !== "empty") {
-      panel.append(el("div", "", "unhoused: " + people(f.unhoused)));
-    }
-    row.append(panel);
-  }
-  const phase = "round " + state.round + ", phase " + state.phase +
-    (state.phase_name ? " (" + state.phase_name + ")" : "");
-  board.append(el("p", "", phase), row, legend([
-    ["g", "girls"], ["b", "boys"], ["yw", "young women"], ["ym", "young men"],
-    ["mw", "mature women"], ["mm", "mature men"], ["E", "elders"],
-    ["g2 yw1", "how many of each live in a cottage: two girls, one young woman"],
-    ["pole", "the family's totem pole: the filled pieces are built, of 6"],
-    ["pen", "the family's birds"],
-    ["spell?", "a spell placed face down (the referee sees which)"],
-    ["spell!", "a spell its owner revealed"],
-    ["?", "a face-down spell this view does not show"],
-    ["faded", "a family wiped out"],
-    ["unhoused", "members not yet placed in a cottage"],
-  ]));
-}
 
+def renderers(boards: Mapping[str, str]) -> str:
+    """``const RENDERERS``: each game's drawing function by game name, from the script
+    its replay module gives (:attr:`replay.games.GameReplay.board_script`), which
+    defines ``draw(state, board)``. Each script runs in a function scope of its own, so
+    that two games' helpers never clash, whatever they are named."""
+    entries = "".join(
+        f"  {json.dumps(game)}: (() => {{{script}  return draw;\n}})(),\n"
+        for game, script in boards.items()
+    )
+    return "const RENDERERS = {\n" + entries + "};"
+
+
+#: The drawing of a game without its own, and ``drawFrame(game, frame, board)``, which
+#: draws with the game's renderer or falls back on the state's lines, should the game
+#: have none or its drawing fail.
+DRAW_FRAME_SCRIPT = r"""
 function generic(frame, board) {
   board.append(el("pre", "panel", frame.lines.join("\n"), {"data-check": "lines"}));
 }
-const RENDERERS = {jungle_speed: jungleSpeed, tribes: tribes, village: village};
 function drawFrame(game, frame, board) {
   board.replaceChildren();
   const draw = RENDERERS[game];
@@ -389,6 +244,20 @@ function drawFrame(game, frame, board) {
   }
 }
 """
+
+#: The boards, shared with the ruling sheet (:mod:`replay.ruling`): the layout all boards
+#: use, then each game's own (:attr:`replay.games.GameReplay.board_css`).
+BOARD_CSS = SHARED_BOARD_CSS + "".join(game.board_css for game in games.REPLAYS.values())
+
+#: Draws one frame's state: ``drawFrame(game, frame, board)``, for every page; each game
+#: drawn by its own script, as its entry in :mod:`replay.games` gives it.
+BOARD_SCRIPT = (
+    SHARED_BOARD_SCRIPT
+    + renderers(
+        {name: game.board_script for name, game in games.REPLAYS.items() if game.board_script}
+    )
+    + DRAW_FRAME_SCRIPT
+)
 
 #: The stepping page: controls, the race evidence and the event as hashed of each
 #: version, and the check of the whole chain once loaded.

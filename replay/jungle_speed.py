@@ -1,4 +1,6 @@
-"""Jungle Speed in the replay tool: event summaries, the state as text, the deal check."""
+"""Jungle Speed in the replay tool: event summaries, the state as text, the deal check,
+and (from :mod:`replay.jungle_speed_explain`) what ``explain`` and ``disputes`` read of
+its grab races."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from domain.jungle_speed import JungleSpeed, Options
 from domain.jungle_speed.match import recycle_orders, shuffled_deck
 from domain.kernel.randomness import effective_seed
 from replay import format as fmt
+from replay import jungle_speed_explain
 from replay.draws import Carried, timeline
 from replay.ties import check_ties, tie_of
 
@@ -274,6 +277,9 @@ def _check_deal(
     ]
 
 
+#: The game as the tool names it to a person (``step --help``, ``disputes``).
+TITLE = "Jungle Speed"
+
 #: Kinds of event for ``step``'s ``next KIND``.
 STEP_KINDS: dict[str, tuple[str, ...]] = {
     "reveal": ("Revealed", "OutwardReveal"),
@@ -285,3 +291,79 @@ STEP_KINDS: dict[str, tuple[str, ...]] = {
     "recycle": ("PilesRecycled",),
     "finish": ("PlayerFinished",),
 }
+#: What ``step --help`` says of a kind beside its name.
+STEP_KIND_NOTES = {"grab": "any grab"}
+
+#: ``explain``'s hook and the grab races ``explain`` and ``disputes`` read, kept in a
+#: module of their own for their length (the reading of a race's opening is long).
+explain = jungle_speed_explain.explain
+RACES = jungle_speed_explain.RACES
+
+
+# ---- the HTML pages' board (:mod:`replay.html`) -----------------------------------
+
+#: The CSS of the classes :data:`BOARD_SCRIPT` draws with.
+BOARD_CSS = """
+.card { display: inline-flex; flex-direction: column; align-items: center; justify-content: center;
+  width: 5.6em; height: 6em; border: 3px solid #555; border-radius: 6px; background: #fff;
+  font-size: .75em; text-align: center; vertical-align: top; }
+.card .glyph { font-size: 2em; } .card.back { background: repeating-linear-gradient(45deg,
+  #345 0 6px, #567 6px 12px); color: #fff; font-weight: bold; }
+.card.GREEN { border-color: #2a8a2a; color: #2a8a2a; } .card.YELLOW { border-color: #c9a400;
+  color: #9a7d00; } .card.ORANGE { border-color: #e06a00; color: #c05a00; }
+.card.PURPLE { border-color: #7a3aa8; color: #7a3aa8; } .card.arrows { border-color: #222; }
+.card.empty { border-style: dashed; color: #999; }
+.totem { width: 5em; height: 5em; border-radius: 50%; background: radial-gradient(#c48a4a,
+  #7a4a1a); color: #fff; display: flex; align-items: center; justify-content: center;
+  font-weight: bold; text-align: center; font-size: .8em; }
+"""
+
+#: Draws a referee state view of the game on the HTML pages: defines
+#: ``draw(state, board)``, run in a scope of its own, with the pages' helpers
+#: (``el``, ``seatName``, ``legend``: :data:`replay.html.SHARED_BOARD_SCRIPT`).
+BOARD_SCRIPT = r"""
+const GLYPHS = {STAR: "\u2605", CROSS: "\u271A", RING: "\u25CE", WAVE: "\u2248",
+  LEAF: "\u2766", KNOT: "\u221E"};
+const ARROWS = {INWARD_ARROWS: "\u2192\u2190", OUTWARD_ARROWS: "\u2190\u2192",
+  COLOURED_ARROWS: "\u2194"};
+function card(c) {
+  if (!c) return el("div", "card empty", "none");
+  if (c.kind === "SYMBOL") {
+    const node = el("div", "card " + c.colour, null, {title: "#" + c.id});
+    node.append(el("span", "glyph", GLYPHS[c.shape.split("_")[0]] || "?"),
+      el("span", "", c.shape.toLowerCase().replace("_", " ")),
+      el("span", "", "#" + c.id + " " + c.colour.toLowerCase()));
+    return node;
+  }
+  const node = el("div", "card arrows", null, {title: "#" + c.id});
+  node.append(el("span", "glyph", ARROWS[c.kind] || "?"),
+    el("span", "", c.kind.toLowerCase().replace("_", " ")), el("span", "", "#" + c.id));
+  return node;
+}
+function draw(state, board) {
+  const seats = el("div", "row");
+  for (const s of state.seats) {
+    const top = s.face_up.length ? s.face_up[s.face_up.length - 1] : null;
+    const check = "seat " + s.seat + ": " + s.face_down_count + " down, " + s.face_up_count +
+      " up, top " + (top ? "#" + top.id : "none");
+    const cls = "panel" + (state.turn === s.seat ? " turn" : "") + (s.finished ? " finished" : "");
+    const panel = el("div", cls, null, {"data-check": check});
+    panel.append(el("div", "", seatName(state, s.seat) + (s.finished ? " \u2014 finished" : "")));
+    const pile = el("div", "card back", s.face_down_count + "\u00A0down");
+    panel.append(pile, card(top), el("div", "", s.face_up_count + " face up"));
+    seats.append(panel);
+  }
+  const middle = el("div", "row");
+  const totem = el("div", "totem", "totem\u00A0\u00B7 pot " + state.pot.length,
+    {"data-check": "pot " + state.pot.length});
+  middle.append(totem);
+  const notes = [];
+  if (state.open_duels && state.open_duels.length) {
+    notes.push("open duels: " + state.open_duels.map((d) => d.join(" vs ")).join("; "));
+  }
+  if (state.arrows_race_open) notes.push("inward-arrows race open");
+  if (state.coloured_mode) notes.push("duels match by colour");
+  middle.append(el("div", "panel", notes.join(" \u00B7 ") || "no race open"));
+  board.append(seats, el("hr"), middle);
+}
+"""

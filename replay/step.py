@@ -434,7 +434,43 @@ def _key_command(key: str) -> str | None:
     return None
 
 
-@click.command(short_help="Walk through a match event by event (keys or a script).")
+def kinds_help() -> str:
+    """The kinds of event ``next KIND`` knows, as ``step --help`` lists them: those of
+    every game, then each game's own with its notes (``grab (any grab)``), from the
+    registry, so that a game's kinds are listed where they are defined."""
+    per_game = "; ".join(
+        f"{game.title} "
+        + ", ".join(
+            f"{kind} ({game.kind_notes[kind]})" if kind in game.kind_notes else kind
+            for kind in game.kinds
+        )
+        for game in games.REPLAYS.values()
+    )
+    return f"Kinds: {', '.join(COMMON_KINDS)}, and per game: {per_game}."
+
+
+#: ``step --help``.
+STEP_HELP = f"""Walk through a match, drawing the event and the board at each step.
+
+At a terminal, single keys move: n or → next, p or ← back, g then a version, k then a
+kind (next event of that kind, K the previous one), f first, l last, ? kinds, q quit.
+With --to or --script, or when input is not a terminal, it runs without keys: --to V
+prints version V; --script runs the commands (one per line or ';'-separated) after
+--to (or from version 1), printing each step it arrives at:
+
+\b
+  next | n [N]      N events forwards (1)    back | b | p [N]   N events backwards
+  goto V | g V      to version V             first | last
+  next KIND         next event of KIND       back KIND          previous one
+  show              print the current step   kinds              the game's kinds
+
+{kinds_help()} Each event and state is shown as the viewer (--seat N, --spectator,
+--referee; else the referee for an ended match, a spectator for one still in play)
+saw it, through the server's own redaction.
+"""
+
+
+@click.command(short_help="Walk through a match event by event (keys or a script).", help=STEP_HELP)
 @click.argument("match_text", metavar="MATCH")
 @click.option("--seat", type=click.IntRange(min=0), help="Show what this seat's player saw.")
 @click.option("--spectator", is_flag=True, help="Show what a spectator saw.")
@@ -462,27 +498,8 @@ def step(
     script: str | None,
     as_json: bool,
 ) -> None:
-    """Walk through a match, drawing the event and the board at each step.
-
-    At a terminal, single keys move: n or → next, p or ← back, g then a version, k then a
-    kind (next event of that kind, K the previous one), f first, l last, ? kinds, q quit.
-    With --to or --script, or when input is not a terminal, it runs without keys: --to V
-    prints version V; --script runs the commands (one per line or ';'-separated) after
-    --to (or from version 1), printing each step it arrives at:
-
-    \b
-      next | n [N]      N events forwards (1)    back | b | p [N]   N events backwards
-      goto V | g V      to version V             first | last
-      next KIND         next event of KIND       back KIND          previous one
-      show              print the current step   kinds              the game's kinds
-
-    Kinds: join, end, and per game: Jungle Speed reveal, duel, arrows, grab (any grab),
-    wrong, late, recycle, finish; Tribes round, round-end, roll, lift, place,
-    pass, penalty; Village round, round-end, phase, census, feast, birth, victims,
-    illness, totem. Each event and state is shown as the viewer (--seat N, --spectator,
-    --referee; else the referee for an ended match, a spectator for one still in play)
-    saw it, through the server's own redaction.
-    """
+    """``step``: its help is :data:`STEP_HELP`, which lists each game's kinds of event
+    from the registry (:mod:`replay.games`)."""
     loaded = load(settings.db, match_text)
     seen = viewer_of(seat, spectator, referee, loaded.live)
     stepper = Stepper(loaded.records)

@@ -1,4 +1,5 @@
-"""Tribes in the replay tool: event summaries, the board as a grid, the draws check."""
+"""Tribes in the replay tool: event summaries, the board as a grid, the draws check,
+and what ``explain`` says of a round won or drawn and of a line a lift revealed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from domain.tribes import Options, Tribes
 from domain.tribes.match import BY_REVEALED, DRAWN_PASSES, die_roll, truth_cards, turn_order
 from replay import format as fmt
 from replay.draws import Carried, timeline
+from replay.explain_rules import Context, Explanation
 
 FACE_WORDS = {
     "blank": "blank (a normal turn)",
@@ -324,6 +326,9 @@ def _check_rolls(
     return problems, None
 
 
+#: The game as the tool names it to a person (``step --help``, ``disputes``).
+TITLE = "Tribes"
+
 #: Kinds of event for ``step``'s ``next KIND``.
 STEP_KINDS: dict[str, tuple[str, ...]] = {
     "round": ("RoundStarted",),
@@ -334,3 +339,114 @@ STEP_KINDS: dict[str, tuple[str, ...]] = {
     "pass": ("Passed",),
     "penalty": ("Penalised",),
 }
+
+
+# ---- explain: lines (TR-2.5, TR-3.1 … TR-3.5) ---------------------------------------
+
+
+def explain(ctx: Context) -> Explanation | None:
+    """``explain``'s hook (:mod:`replay.explain_rules`): the rule ids and facts of a round
+    won or drawn and of a lift that revealed a line, read from the events; None for any
+    other event."""
+    name, fields, match = ctx.name, ctx.fields, ctx.after
+    if name == "RoundWon":
+        winner = fields["winner"]
+        rules = ["TR-3.1", "TR-3.3"]
+        if fields["by"] == "revealed":
+            rules.insert(1, "TR-3.2")
+            how = "an opponent's line revealed by a lift and left intact (TR-3.2)"
+        else:
+            how = "a line of the mover's own tribe (TR-3.1)"
+        facts = [f"won by {how}"]
+        facts += [f"line on spaces {', '.join(map(str, line))}" for line in fields["lines"]]
+        if fields.get("feathers"):
+            rules.append("TR-3.5")
+            facts.append("the winner held all four badges: the Feathers of Greatness")
+        elif fields.get("badge"):
+            rules.append("TR-3.4")
+            facts.append(f"badge taken: {fields['badge']}")
+        title = f"round {fields['round']} won by {fmt.seat(match, winner)}"
+        return Explanation(ctx.version, name, title, rules, facts)
+    if name == "RoundDrawn":
+        reason = fields["reason"]
+        fact = (
+            "every player passed in a row: nobody had a legal move"
+            if reason == "passes"
+            else "the round reached its move limit without a winner"
+        )
+        title = f"round {fields['round']} drawn ({reason})"
+        return Explanation(ctx.version, name, title, ["TR-2.5"], [fact, "no badge is taken"])
+    if name == "Lifted" and fields.get("revealed_lines"):
+        lines = [", ".join(map(str, line)) for line in fields["revealed_lines"]]
+        facts = [f"the lift uncovered totem {fields['uncovered']}"]
+        facts += [f"it completes an opponent's line on spaces {line}" for line in lines]
+        facts.append("the lifted totem must cover one of those lines' other spaces if it can")
+        title = f"a line revealed by {fmt.seat(match, fields['seat'])}'s lift"
+        return Explanation(ctx.version, name, title, ["TR-3.2", "TR-3.1"], facts)
+    return None
+
+
+# ---- the HTML pages' board (:mod:`replay.html`) -----------------------------------
+
+#: The CSS of the classes :data:`BOARD_SCRIPT` draws with.
+BOARD_CSS = """
+.grid { display: grid; gap: 3px; } .space { background: #e8dcc0; border: 1px solid #a08a60;
+  min-height: 4.5em; padding: 2px; display: flex; flex-direction: column-reverse;
+  justify-content: flex-start; align-items: center; font-size: .75em; }
+.space.salvation { background: #cfe8c8; } .chip { border-radius: 4px; padding: 0 .3em;
+  margin: 1px; color: #fff; font-weight: bold; }
+.chip.DOOM { background: #222; } .chip.MINI { background: #888; }
+.s0 { background: #c0392b; } .s1 { background: #2471a3; } .s2 { background: #1e8449; }
+.s3 { background: #b7950b; } .s4 { background: #7d3c98; } .s5 { background: #ca6f1e; }
+.space { position: relative; padding-top: 1.1em; }
+.space .num { position: absolute; top: 1px; left: 3px; font-size: .9em; color: #6a5a3a; }
+"""
+
+#: Draws a referee state view of the game on the HTML pages: defines
+#: ``draw(state, board)``, run in a scope of its own, with the pages' helpers
+#: (``el``, ``seatName``, ``legend``: :data:`replay.html.SHARED_BOARD_SCRIPT`).
+BOARD_SCRIPT = r"""
+function totemText(t) {
+  if (t.kind === "TRIBE") return t.seat + ":" + t.size;
+  return t.kind;
+}
+function chip(t) {
+  return el("span", "chip " + (t.kind === "TRIBE" ? "s" + t.seat : t.kind), totemText(t));
+}
+function draw(state, board) {
+  const n = state.board_size;
+  const grid = el("div", "grid");
+  grid.style.gridTemplateColumns = "repeat(" + n + ", minmax(4em, 1fr))";
+  for (const sp of state.spaces) {
+    const stack = sp.stack || (sp.top ? [sp.top] : []);
+    const check = "space " + sp.space + ": " + (stack.map(totemText).join("/") || "empty");
+    const cell = el("div", "space" + (sp.salvation ? " salvation" : ""), null,
+      {"data-check": check, title: "space " + sp.space + (sp.salvation ? ", Salvation" : "")});
+    cell.append(el("span", "num", sp.space));
+    for (const t of stack) cell.append(chip(t));
+    grid.append(cell);
+  }
+  const seats = el("div", "row");
+  for (const s of state.seats) {
+    const panel = el("div", "panel" + (state.turn === s.seat ? " turn" : ""));
+    panel.append(el("span", "chip s" + s.seat, seatName(state, s.seat)),
+      el("div", "", "card " + (s.card === undefined || s.card === null ? "hidden" : s.card) +
+        ", mat " + (s.mat || []).join(" ") + ", badges " + ((s.badges || []).join(", ") ||
+        "none")));
+    seats.append(panel);
+  }
+  const info = [];
+  if (state.die) info.push("die: " + state.die);
+  if (state.lifted) info.push("lifted: " + totemText(state.lifted.totem));
+  if (state.beside && state.beside.length) {
+    info.push("beside the board: " + state.beside.map(totemText).join(", "));
+  }
+  board.append(grid, seats, el("p", "", info.join(" \u00B7 ")), legend([
+    ["0, 1, 2\u2026", "the space's number, as the events name it (row by row from the top left)"],
+    ["seat:size", "a tribe totem: its seat (colour) and its size"],
+    ["DOOM", "the Doom totem"], ["MINI", "the Mini-Totem of Chaos"],
+    ["green space", "a Salvation Space"],
+    ["stack", "the referee sees each stack whole: its bottom totem lowest, its top highest"],
+  ]));
+}
+"""

@@ -1,6 +1,7 @@
 """Village in the replay tool: event summaries, the village drawn as text, and the
 checks of ``verify``: births re-derived from the revealed seed (or the prearranged
-sexes, VI-2.4) and every spell reveal checked against its commitment (VI-2.2)."""
+sexes, VI-2.4) and every spell reveal checked against its commitment (VI-2.2); and what
+``explain`` says of a feast, a census, a family wiped out and the end."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from domain.village.model import KINDS
 from domain.village.phases import PHASE_NAMES
 from replay import format as fmt
 from replay.draws import Carried, timeline
+from replay.explain_rules import Context, Explanation
 
 #: Short names of the kinds, for the drawing: girl, boy, young woman … elder.
 SHORT = {
@@ -394,12 +396,15 @@ def _seed(
     return effective_seed(bytes.fromhex(ended["seed"]), entropies)
 
 
-#: Kinds of event for ``step``'s ``next KIND``.
 #: Events whose problems are spell reveals checked against their commitments (VI-2.2).
 COMMITMENT_EVENTS = frozenset(
     {"SpellsChosen", "SpellPlaced", "PlacementsRevealed", "SpellsRevealed"}
 )
 
+#: The game as the tool names it to a person (``step --help``, ``disputes``).
+TITLE = "Village"
+
+#: Kinds of event for ``step``'s ``next KIND``.
 STEP_KINDS: dict[str, tuple[str, ...]] = {
     "round": ("RoundBegan",),
     "round-end": ("RoundEnded",),
@@ -411,3 +416,133 @@ STEP_KINDS: dict[str, tuple[str, ...]] = {
     "illness": ("IllnessStruck",),
     "totem": ("TotemCompleted",),
 }
+
+
+# ---- explain: feast, census, the end (VI-2.6, VI-2.9, VI-3.1, VI-4.1) ---------------
+
+
+def explain(ctx: Context) -> Explanation | None:
+    """``explain``'s hook (:mod:`replay.explain_rules`): the rule ids and facts of a
+    feast, a census, a wipe-out and the completed totem, read from the events; None for
+    any other event."""
+    name, fields = ctx.name, ctx.fields
+    if name == "Feasted":
+        facts = []
+        for meal in fields["meals"]:
+            text = (
+                f"family {meal['family']}: {meal['members']} members need {meal['need']} "
+                f"birds, ate {meal['eaten']}"
+            )
+            if meal["missing"]:
+                text += f", {meal['missing']} missing: {meal['deaths']} die (starvation)"
+            if meal["discarded"]:
+                text += f", {meal['discarded']} birds over the pen's 5 discarded"
+            facts.append(text)
+        return Explanation(ctx.version, name, "the feast", ["VI-2.6"], facts)
+    if name == "CensusTaken":
+        sizes = fields["sizes"]
+        top = max(sizes) if sizes else 0
+        largest = [f for f, s in enumerate(sizes) if s == top]
+        facts = [f"members per family: {_per_family(sizes)}"]
+        facts.append(
+            f"largest: {_families(largest)} with {top}" + (" (a tie)" if len(largest) > 1 else "")
+        )
+        facts.append(f"add a piece: {_families(fields['pieces'])}")
+        if fields.get("blocked"):
+            facts.append(f"entitled but blocked (wiped out or no elder): {fields['blocked']}")
+        if fields.get("birds"):
+            facts.append(f"a bird each: {_families(fields['birds'])}")
+        rules = ["VI-2.9", "VI-7.5"] + (["VI-3.2"] if fields.get("blocked") else [])
+        return Explanation(ctx.version, name, "the census", rules, facts)
+    if name == "TotemCompleted":
+        facts = [
+            f"families with 6 pieces: {_families(fields['contenders'])}",
+            f"members per family: {_per_family(fields['sizes'])}",
+            f"birds per family: {_per_family(fields['birds'])}",
+        ]
+        if fields["winner"] is not None:
+            title = f"family {fields['winner']} wins"
+        else:
+            title = f"no single winner: tied {_families(fields['tied'])}"
+        facts.append(f"winning seats: {fmt.seats(ctx.after, fields['winning_seats'])}")
+        return Explanation(ctx.version, name, title, ["VI-4.1", "VI-4.2", "VI-7.1"], facts)
+    if name == "WipedOut":
+        facts = [
+            f"family {fields['family']} had no fertile woman or no fertile man after phase "
+            f"{fields['phase']}: all {sum(fields['lost'].values())} members are lost"
+        ]
+        title = f"family {fields['family']} wiped out"
+        return Explanation(ctx.version, name, title, ["VI-3.1"], facts)
+    return None
+
+
+def _families(numbers: Sequence[int]) -> str:
+    return ", ".join(f"family {f}" for f in numbers) if numbers else "none"
+
+
+def _per_family(values: Sequence[int]) -> str:
+    return ", ".join(f"family {f} {v}" for f, v in enumerate(values))
+
+
+# ---- the HTML pages' board (:mod:`replay.html`) -----------------------------------
+
+#: The CSS of the classes :data:`BOARD_SCRIPT` draws with.
+BOARD_CSS = """
+.cottage { display: inline-block; border: 1px solid #a08a60; background: #f3ead8;
+  border-radius: 4px 4px 0 0; padding: .3em; margin: .2em; min-width: 8em; font-size: .8em; }
+.pole { display: inline-flex; gap: 2px; vertical-align: middle; }
+.pole i { width: .8em; height: 1.2em; background: #ddd; border: 1px solid #999; }
+.pole i.on { background: #8a5a2a; }
+"""
+
+#: Draws a referee state view of the game on the HTML pages: defines
+#: ``draw(state, board)``, run in a scope of its own, with the pages' helpers
+#: (``el``, ``seatName``, ``legend``: :data:`replay.html.SHARED_BOARD_SCRIPT`).
+BOARD_SCRIPT = r"""
+const KINDS = ["girl", "boy", "young_woman", "young_man", "mature_woman", "mature_man", "elder"];
+const SHORT = {girl: "g", boy: "b", young_woman: "yw", young_man: "ym", mature_woman: "mw",
+  mature_man: "mm", elder: "E"};
+function people(counts) {
+  return KINDS.filter((k) => counts[k]).map((k) => SHORT[k] + counts[k]).join(" ") || "empty";
+}
+function draw(state, board) {
+  const row = el("div", "row");
+  const spells = state.board || [];
+  for (const f of state.families) {
+    const check = "family " + f.family + ": " + f.members + " members, pole " + f.pole;
+    const cls = "panel" + (f.wiped_out ? " finished" : "");
+    const panel = el("div", cls, null, {"data-check": check});
+    panel.append(el("div", "", "family " + f.family + " \u2014 seat " + f.seat + " (" +
+      f.name + "): " + f.members + " members, pen " + f.birds + " birds"));
+    const pole = el("span", "pole", null, {title: "pole " + f.pole});
+    for (let i = 0; i < 6; i++) pole.append(el("i", i < f.pole ? "on" : ""));
+    panel.append(el("span", "", "pole "), pole, el("span", "", " " + f.pole + "/6"));
+    f.cottages.forEach((c, i) => {
+      const here = spells.filter((s) => s.family === f.family && s.cottage === i)
+        .map((s) => (s.spell || "?") + (s.revealed ? "!" : "?"));
+      const box = el("div", "cottage", null, {title: "cottage " + i});
+      box.append(el("div", "", "cottage " + i + ": " + people(c)));
+      if (here.length) box.append(el("div", "", "spells: " + here.join(", ")));
+      panel.append(box);
+    });
+    if (f.unhoused && people(f.unhoused) !== "empty") {
+      panel.append(el("div", "", "unhoused: " + people(f.unhoused)));
+    }
+    row.append(panel);
+  }
+  const phase = "round " + state.round + ", phase " + state.phase +
+    (state.phase_name ? " (" + state.phase_name + ")" : "");
+  board.append(el("p", "", phase), row, legend([
+    ["g", "girls"], ["b", "boys"], ["yw", "young women"], ["ym", "young men"],
+    ["mw", "mature women"], ["mm", "mature men"], ["E", "elders"],
+    ["g2 yw1", "how many of each live in a cottage: two girls, one young woman"],
+    ["pole", "the family's totem pole: the filled pieces are built, of 6"],
+    ["pen", "the family's birds"],
+    ["spell?", "a spell placed face down (the referee sees which)"],
+    ["spell!", "a spell its owner revealed"],
+    ["?", "a face-down spell this view does not show"],
+    ["faded", "a family wiped out"],
+    ["unhoused", "members not yet placed in a cottage"],
+  ]));
+}
+"""
