@@ -26,7 +26,7 @@ from totem_client.bots.village import play_table as play_village_table
 from totem_client.client import Client, ClientTls, connect
 from totem_client.command_line import failure_line
 from totem_client.errors import TotemError
-from totem_client.games import VILLAGE_VARIATIONS
+from totem_client.games.village import VILLAGE_VARIATIONS
 from totem_client.session import Session
 
 MAX_ENTROPY_BYTES = 64

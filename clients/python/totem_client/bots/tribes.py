@@ -33,7 +33,7 @@ from totem.v1 import tribes_pb2 as pb
 from totem_client.bots.base import StreamBot
 from totem_client.bots.table import OnSeated, TableResult, bot_names, run_bots
 from totem_client.client import Client
-from totem_client.games import BADGES
+from totem_client.games.tribes import BADGES
 from totem_client.messages import MatchEvent, MatchState
 from totem_client.session import Session
 

@@ -41,7 +41,7 @@ from totem_client.bots.base import StreamBot
 from totem_client.bots.table import OnSeated, TableResult, bot_names, run_bots
 from totem_client.client import Client
 from totem_client.errors import TotemError
-from totem_client.games import VillageCommand
+from totem_client.games.village import VillageCommand
 from totem_client.messages import MatchEvent, MatchState
 from totem_client.session import Session
 from totem_client.streams import RESUMABLE_CODES

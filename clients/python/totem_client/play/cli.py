@@ -16,7 +16,7 @@ import click
 
 from totem_client import options
 from totem_client.client import ClientTls
-from totem_client.games import VILLAGE_DEADLINES, VILLAGE_VARIATIONS
+from totem_client.games.village import VILLAGE_DEADLINES, VILLAGE_VARIATIONS
 from totem_client.play import GAMES, GameEntry
 from totem_client.play.jungle_speed_bots import BOT_REACTION_MS, BOT_REVEAL_DELAY_MS, NewMatch
 from totem_client.play.openings import JoinMatch, Opening, SpectateMatch, TakeSeat

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from totem_client.bots import TribesBot
 from totem_client.client import Client
-from totem_client.games import tribes_options
+from totem_client.games.tribes import tribes_options
 from totem_client.play import GameEntry
 from totem_client.play.openings import Table
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from totem_client.bots import VillageBot
 from totem_client.client import Client
-from totem_client.games import village_options
+from totem_client.games.village import village_options
 from totem_client.play import GameEntry
 from totem_client.play.openings import Table
 
