@@ -13,8 +13,8 @@ from tests.client.support import BOUND
 from totem.v1 import common_pb2
 from totem.v1 import tribes_pb2 as pb
 from totem_client import Client, TotemError
-from totem_client.bots import TribesBot, play_tribes_table
-from totem_client.bots.tribes import choose
+from totem_client.bots.tribes import TribesBot, choose
+from totem_client.bots.tribes import play_table as play_tribes_table
 from totem_client.games.tribes import tribes_options
 
 MATCH_BOUND = 240.0

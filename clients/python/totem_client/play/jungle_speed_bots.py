@@ -1,6 +1,6 @@
 """A new Jungle Speed match for ``totem play``: the user in seat 0, bots in the others.
 
-The bots are the project's :class:`~totem_client.bots.JungleSpeedBot`, seated as
+The bots are the project's :class:`~totem_client.bots.jungle_speed.JungleSpeedBot`, seated as
 ``play_table`` seats them, but slowed down to a person's pace by default and run beside
 the screen rather than to the end of the match. Free of Textual, like every opening.
 """
@@ -11,7 +11,7 @@ import random
 import secrets
 from dataclasses import dataclass
 
-from totem_client.bots import JungleSpeedBot
+from totem_client.bots.jungle_speed import JungleSpeedBot
 from totem_client.client import Client
 from totem_client.play import GameEntry
 from totem_client.play.openings import Table

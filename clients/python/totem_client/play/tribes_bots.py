@@ -1,6 +1,6 @@
 """A new Tribes match for ``totem play``: the user in seat 0, bots in the others.
 
-The bots are the project's :class:`~totem_client.bots.TribesBot`, which plays from its
+The bots are the project's :class:`~totem_client.bots.tribes.TribesBot`, which plays from its
 watch stream alone, slowed down to a person's pace by default and run beside the screen.
 Free of Textual, like every opening.
 """
@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from totem_client.bots import TribesBot
+from totem_client.bots.tribes import TribesBot
 from totem_client.client import Client
 from totem_client.games.tribes import tribes_options
 from totem_client.play import GameEntry

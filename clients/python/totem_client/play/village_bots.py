@@ -1,6 +1,6 @@
 """A new Village match for ``totem play``: the user in seat 0, bots in the others.
 
-The bots are the project's :class:`~totem_client.bots.VillageBot`, slowed down to a
+The bots are the project's :class:`~totem_client.bots.village.VillageBot`, slowed down to a
 person's pace by default and run beside the screen. Free of Textual, like every opening.
 """
 
@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from totem_client.bots import VillageBot
+from totem_client.bots.village import VillageBot
 from totem_client.client import Client
 from totem_client.games.village import village_options
 from totem_client.play import GameEntry
