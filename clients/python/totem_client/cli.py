@@ -138,6 +138,9 @@ def _play_table(
 
 
 def _print_result(info: GameInfo[Any], result: TableResult[CountingBot], stats: bool) -> None:
+    """The result on standard output, worded alike for every game: the game and its
+    variant (``base`` when the match has none), the placements, each bot's stats if
+    asked, and the match id with the command that replays it."""
     summary = result.summary
     click.echo(
         f"{info.title} {summary.variant or 'base'}, {len(result.bots)} bots: match ended "

@@ -11,7 +11,9 @@ The client, its Play streams and its sessions find a game's field here rather th
 knowing it. The other layers find a game's modules of their own by its name: its bots
 and the ``totem bots`` command's ``TABLE`` in ``totem_client.bots.<name>``, and the
 ``totem play`` command's ``PLAYER`` in ``totem_client.play.<name>_bots``. A new game is
-its modules and its name in the four lines below.
+its modules and its name in the lines below: the import, the union of commands, the two
+classes and the table (``tests/client/test_game_table.py`` holds them together, since
+typing needs each written out).
 """
 
 from __future__ import annotations
