@@ -12,8 +12,9 @@ from tests.client.support import BOUND, kind, limited_server
 from tests.service.helpers import ORGANISER_TOKEN
 from totem.v1 import common_pb2, jungle_speed_pb2
 from totem_client import Client, MatchEvent, connect
-from totem_client.bots import JungleSpeedBot, TableResult, play_table
+from totem_client.bots import TableResult
 from totem_client.bots.base import StreamBot
+from totem_client.bots.jungle_speed import JungleSpeedBot, play_table
 from totem_client.bots.table import run_bots
 
 #: Short, so that a bot that stops playing is replaced by the timer and no test hangs.

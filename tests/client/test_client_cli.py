@@ -19,6 +19,9 @@ import pytest
 from tests.service import tribes_helpers as tribes
 from tests.service.helpers import stub
 from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
+from totem_client.bots.jungle_speed import BotStats
+from totem_client.bots.tribes import TribesBotStats
+from totem_client.bots.village import VillageBotStats
 
 #: Bounds on waits, so that a broken test fails instead of hanging (not timing checks).
 START_BOUND = 30.0
@@ -344,3 +347,20 @@ def test_bots_refuse_seat_options_that_do_not_go_together(args: list[str], compl
     )
     assert run.returncode == 2
     assert complaint in " ".join(run.stderr.split())
+
+
+def test_each_games_stats_say_what_a_bot_did_in_one_line() -> None:
+    refusal = [(3, "reveal", "JS-3.1")]
+    jungle = BotStats(reveals=5, timed_out=1, grabs=4, duels_won=2, duels_lost=1, refusals=refusal)
+    jungle.arrows_won = jungle.wrong_grabs = 1
+    assert jungle.line() == (
+        "5 reveals (1 by the timer), 4 grabs, duels 2 won / 1 lost, arrows 1 won, "
+        "1 wrong and 0 late grabs, 1 refused commands"
+    )
+    tribes = TribesBotStats(moves=7, lifts=2, timed_out=1, passes=0, rounds_won=5, feathers=True)
+    assert tribes.line() == (
+        "7 moves (2 lifts), 1 by the timer, 0 passes, 5 rounds won, the Feathers, "
+        "0 refused commands"
+    )
+    village = VillageBotStats(decisions=12, by_default=0)
+    assert village.line() == "12 decisions, 0 by a deadline, 0 refused commands"

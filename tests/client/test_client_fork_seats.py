@@ -24,9 +24,10 @@ from tests.service.test_fork import duel_match, fork
 from totem.v1 import common_pb2
 from totem.v1 import match_service_pb2 as ms
 from totem_client import Client, Session, TotemError
-from totem_client.bots import TribesBot, VillageBot
 from totem_client.bots.jungle_speed import JungleSpeedBot
 from totem_client.bots.table import Bot, play_seats
+from totem_client.bots.tribes import TribesBot
+from totem_client.bots.village import VillageBot
 
 #: Bound on a whole match of bots (not a timing check).
 MATCH_BOUND = 300.0

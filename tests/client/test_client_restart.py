@@ -22,7 +22,7 @@ from tests.service.helpers import ORGANISER_TOKEN
 from tests.service.limits_helpers import until
 from totem.v1 import common_pb2
 from totem_client import Client, connect
-from totem_client.bots import JungleSpeedBot
+from totem_client.bots.jungle_speed import JungleSpeedBot
 from totem_client.bots.table import run_bots
 
 #: The turn timer, far longer than a bot takes to reveal (0 to 5 ms).

@@ -12,9 +12,10 @@ import pytest
 from tests.client.support import BOUND
 from totem.v1 import common_pb2
 from totem.v1 import tribes_pb2 as pb
-from totem_client import Client, TotemError, tribes_options
-from totem_client.bots import TribesBot, play_tribes_table
-from totem_client.bots.tribes import choose
+from totem_client import Client, TotemError
+from totem_client.bots.tribes import TribesBot, choose
+from totem_client.bots.tribes import play_table as play_tribes_table
+from totem_client.games.tribes import tribes_options
 
 MATCH_BOUND = 240.0
 
@@ -36,6 +37,16 @@ async def test_create_any_game_and_keep_the_jungle_speed_signature(client: Clien
         await client.create_tribes(max_players=9)
     assert refused.value.code == grpc.StatusCode.INVALID_ARGUMENT
     assert refused.value.rule == "TR-1.1"
+
+
+async def test_a_session_that_has_not_seen_its_game_asks_before_starting(client: Client) -> None:
+    created = await client.create_tribes(max_players=3, turn_timeout_ms=0)
+    ann = await client.join(created.match_id, "ann")
+    await client.join(created.match_id, "bob")
+    assert ann.game is None  # a join does not say the game
+    answer = await ann.start()  # Tribes' own start, not another game's
+    assert ann.game == "tribes"
+    assert answer.state.summary.status == common_pb2.MATCH_STATUS_PLAYING
 
 
 async def test_a_session_lifts_places_starts_and_the_referee_penalises(client: Client) -> None:

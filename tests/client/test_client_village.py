@@ -11,9 +11,10 @@ import pytest
 from tests.client.support import BOUND
 from totem.v1 import common_pb2
 from totem.v1 import village_pb2 as pb
-from totem_client import Client, TotemError, village_options
-from totem_client.bots import VillageBot, play_village_table
-from totem_client.bots.village import decide
+from totem_client import Client, TotemError
+from totem_client.bots.village import VillageBot, decide
+from totem_client.bots.village import play_table as play_village_table
+from totem_client.games.village import village_options
 
 MATCH_BOUND = 300.0
 K = pb.VillageKind

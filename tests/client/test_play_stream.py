@@ -26,12 +26,12 @@ from totem_client import (
     RESUMABLE_CODES,
     ActResponse,
     Client,
-    JungleSpeedCommand,
     PlayStream,
     Session,
     TotemError,
     connect,
 )
+from totem_client.games.jungle_speed import JungleSpeedCommand
 
 REVEAL = JungleSpeedCommand(reveal=jungle_speed_pb2.JungleSpeedReveal())
 GRAB = JungleSpeedCommand(grab=jungle_speed_pb2.JungleSpeedGrab())

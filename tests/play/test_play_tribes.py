@@ -24,7 +24,7 @@ from tests.play.support import (
 )
 from tests.service.helpers import ORGANISER_TOKEN
 from totem_client import connect
-from totem_client.games import tribes_options
+from totem_client.games.tribes import tribes_options
 from totem_client.play.app import PlayApp
 from totem_client.play.openings import JoinMatch, Opening, SpectateMatch
 from totem_client.play.tribes import TribesScreen

@@ -4,7 +4,7 @@ cells change the command they make (the choices are the server's, VI-2.1 … VI-
 from __future__ import annotations
 
 from totem.v1 import village_pb2 as pb
-from totem_client.games import VillageCommand
+from totem_client.games.village import VillageCommand
 from totem_client.play.village_drafts import draft_for
 from totem_client.play.village_text import Families, command_words
 

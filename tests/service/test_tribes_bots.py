@@ -9,7 +9,7 @@ from server.serve import RunningServer
 from tests.service.helpers import ORGANISER_TOKEN
 from totem.v1 import common_pb2
 from totem_client import MatchEvent, connect
-from totem_client.bots import play_tribes_table
+from totem_client.bots.tribes import play_table as play_tribes_table
 
 MATCH_BOUND = 240.0
 

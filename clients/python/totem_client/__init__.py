@@ -6,42 +6,26 @@
 ...     async for event in alice.watch():
 ...         ...
 
-See ``docs/client.md``.
+Each game's own names (its commands, its options from keywords, its names of badges or
+spells) are in its module of :mod:`totem_client.games`. See ``docs/client.md``.
 """
 
 from totem_client.client import Client, ClientTls, CreatedMatch, Page, connect
 from totem_client.errors import TotemError
-from totem_client.games import (
-    BADGES,
-    DIE_FACES,
-    GAMES,
-    GRAB_TARGETS,
-    VARIANTS,
-    Command,
-    JungleSpeedCommand,
-    TribesCommand,
-    VillageCommand,
-    tribes_options,
-    village_options,
-)
+from totem_client.games import GAMES, Command
 from totem_client.messages import ActResponse, MatchEvent, MatchState, MatchSummary, MatchView
 from totem_client.session import Session
 from totem_client.streams import RESUMABLE_CODES, EventStream, PlayStream
 
 __all__ = [
-    "BADGES",
-    "DIE_FACES",
     "GAMES",
-    "GRAB_TARGETS",
     "RESUMABLE_CODES",
-    "VARIANTS",
     "ActResponse",
     "Client",
     "ClientTls",
     "Command",
     "CreatedMatch",
     "EventStream",
-    "JungleSpeedCommand",
     "MatchEvent",
     "MatchState",
     "MatchSummary",
@@ -50,9 +34,5 @@ __all__ = [
     "PlayStream",
     "Session",
     "TotemError",
-    "TribesCommand",
-    "VillageCommand",
     "connect",
-    "tribes_options",
-    "village_options",
 ]

@@ -19,17 +19,9 @@ from typing import Any, Self
 import grpc
 from google.protobuf.message import Message
 
-from totem.v1 import common_pb2, jungle_speed_pb2, match_service_pb2, match_service_pb2_grpc
+from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 from totem_client.errors import CreationRefused, TotemError
-from totem_client.games import (
-    GAMES,
-    VARIANTS,
-    Command,
-    act_request,
-    game_of_message,
-    tribes_options,
-    village_options,
-)
+from totem_client.games import GAMES, Command, GameCreation, act_request, game_of_message
 from totem_client.messages import ActResponse, MatchEvent, MatchSummary, MatchView
 from totem_client.receipts import Receipts
 from totem_client.reconnect import channel_options
@@ -114,8 +106,13 @@ def bearer_metadata(token: str | None) -> tuple[tuple[str, str], ...] | None:
     return (("authorization", f"Bearer {token}"),) if token else None
 
 
-class Client:
-    """Calls of the MatchService on one channel. Every failed call raises :class:`TotemError`."""
+class Client(GameCreation):
+    """Calls of the MatchService on one channel. Every failed call raises :class:`TotemError`.
+
+    Besides :meth:`create`, which creates a match of any game from its options message,
+    each game's creation from keywords (``create_match``, ``create_tribes``...) comes from
+    :class:`~totem_client.games.GameCreation`.
+    """
 
     def __init__(
         self,
@@ -215,54 +212,6 @@ class Client:
                 raise CreationRefused(error, bool(self.organiser_token)) from error
             raise
         return CreatedMatch(response.match_id, response.referee_token, response.seed_commitment)
-
-    async def create_tribes(self, *, entropy: bytes = b"", **options: Any) -> CreatedMatch:
-        """Create a Tribes match; ``options`` are those of :func:`tribes_options`."""
-        return await self.create("tribes", tribes_options(**options), entropy=entropy)
-
-    async def create_village(self, *, entropy: bytes = b"", **options: Any) -> CreatedMatch:
-        """Create a Village match; ``options`` are those of :func:`village_options`."""
-        return await self.create("village", village_options(**options), entropy=entropy)
-
-    async def create_match(
-        self,
-        *,
-        variant: str = "ES",
-        max_players: int | None = None,
-        turn_timeout_ms: int | None = None,
-        min_reveal_interval_ms: int | None = None,
-        specials: tuple[int, int, int] | None = None,
-        prearranged_deal: Sequence[int] | None = None,
-        entropy: bytes = b"",
-    ) -> CreatedMatch:
-        """Create a Jungle Speed match; options left as None take the server's defaults.
-        (:meth:`create` creates a match of any game.)
-
-        ``specials`` is (inward, outward, coloured) arrows (JS-1.3); ``prearranged_deal``
-        lists card ids from the top of the deck instead of a shuffle (JS-2.4);
-        ``entropy`` (at most 64 bytes) is mixed into the match seed.
-        """
-        try:
-            variant_value = VARIANTS[variant.upper()]
-        except KeyError:
-            raise ValueError(f"variant must be one of {', '.join(VARIANTS)}") from None
-        options = jungle_speed_pb2.JungleSpeedOptions(variant=variant_value)
-        if max_players is not None:
-            options.max_players = max_players
-        if turn_timeout_ms is not None:
-            options.turn_timeout_ms = turn_timeout_ms
-        if min_reveal_interval_ms is not None:
-            options.min_reveal_interval_ms = min_reveal_interval_ms
-        if specials is not None:
-            inward, outward, coloured = specials
-            options.specials.CopyFrom(
-                jungle_speed_pb2.JungleSpeedSpecials(
-                    inward_arrows=inward, outward_arrows=outward, coloured_arrows=coloured
-                )
-            )
-        if prearranged_deal is not None:
-            options.prearranged_deal.extend(prearranged_deal)
-        return await self.create("jungle_speed", options, entropy=entropy)
 
     async def join(
         self,
@@ -403,7 +352,7 @@ class Client:
         seen_version: int = 0,
         seat: int | None = None,
     ) -> ActResponse:
-        """Send one command (a ``JungleSpeedCommand`` or a ``TribesCommand``) for the
+        """Send one command (a game's, such as a ``JungleSpeedCommand``) for the
         token's seat, or a referee command with the referee's token; answered once its
         events are stored.
 

@@ -146,6 +146,22 @@ def delays(
     return low, high
 
 
+def delay_range(flag: str, default: tuple[float, float], help: str) -> click.Option:
+    """A ``LOW HIGH`` option of milliseconds that a bot's delays are drawn from (its
+    reaction, its thinking), checked by :func:`delays`: every game's bots have some,
+    each with its own flag and default."""
+    return click.Option(
+        [flag],
+        nargs=2,
+        type=float,
+        default=default,
+        show_default=True,
+        callback=delays,
+        metavar="LOW HIGH",
+        help=help,
+    )
+
+
 #: The parameters of the options that say how to reach the server, not what to play.
 CONNECTION_PARAMS = frozenset(
     {"address", "organiser_token", "tls", "tls_ca", "tls_cert", "tls_key", "connect_timeout"}

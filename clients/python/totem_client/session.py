@@ -1,5 +1,6 @@
 """A participant's session of one match: its token sent with every call, the versions and
-state it has seen, and the commands of each game by name.
+state it has seen, and the commands of each game by name (each game's own, from its
+module in :mod:`totem_client.games`).
 
 It is what the client's ``join``, ``spectate``, ``session``, ``referee`` and
 ``take_seat`` return, and it acts through that client (an Act call each, or a Play
@@ -9,27 +10,11 @@ stream); this module names the client for typing only, so that the client can im
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING
 
-from totem.v1 import common_pb2, jungle_speed_pb2, tribes_pb2, village_pb2
-from totem_client.games import (
-    BADGES,
-    GAMES,
-    GAMES_BY_ENUM,
-    GRAB_TARGETS,
-    SPECIAL_TOTEMS,
-    SPELLS,
-    Command,
-    GrabTargetName,
-    JungleSpeedCommand,
-    Person,
-    StopMatch,
-    TribesCommand,
-    VillageCommand,
-    village_counts,
-    village_persons,
-)
+from totem.v1 import common_pb2
+from totem_client.games import GAMES, GAMES_BY_ENUM, Command, GameCommands, StopMatch
 from totem_client.messages import ActResponse, MatchEvent, MatchState, MatchSummary, MatchView
 from totem_client.streams import EventStream, PlayStream
 
@@ -37,7 +22,7 @@ if TYPE_CHECKING:
     from totem_client.client import Client
 
 
-class Session:
+class Session(GameCommands):
     """One participant of one match: a player (with a seat), a spectator, or the referee.
 
     It sends its bearer token with every call and remembers the highest event version it
@@ -48,7 +33,9 @@ class Session:
 
     Its commands are Act calls, one each, unless it is asked to play over a Play stream
     (:meth:`playing`, :meth:`open_play`): then they all go over one open stream, which a
-    player racing for the totem should prefer (see :class:`PlayStream`).
+    player racing for the totem should prefer (see :class:`PlayStream`). Every game's
+    commands by name (``reveal``, ``lift``, ``arrange``...) come from
+    :class:`~totem_client.games.GameCommands`, and all go through :meth:`act`.
     """
 
     def __init__(
@@ -171,136 +158,20 @@ class Session:
 
     async def start(self, game: str | None = None) -> ActResponse:
         """Start the match with the seats taken so far (at least two). ``game`` is the
-        match's game; by default the one this session has seen, else Jungle Speed."""
-        return await self.act(GAMES[game or self.game or "jungle_speed"].start())
-
-    async def reveal(self) -> ActResponse:
-        """Reveal the top face-down card; only on one's turn (JS-3.1)."""
-        return await self.act(JungleSpeedCommand(reveal=jungle_speed_pb2.JungleSpeedReveal()))
-
-    async def grab(self, target: GrabTargetName = "default") -> ActResponse:
-        """Grab the totem (JS-5). ``target`` chooses between an open duel and an
-        inward-arrows race (ES only, JS-6.1); "default" lets the server choose."""
-        grab = jungle_speed_pb2.JungleSpeedGrab(target=GRAB_TARGETS[target])
-        return await self.act(JungleSpeedCommand(grab=grab))
-
-    # ---- Tribes --------------------------------------------------------------------
-
-    async def lift(self, space: int) -> ActResponse:
-        """Tribes: lift the top totem of ``space``, the first half of a move from the
-        board (TR-2.2a); then :meth:`place` it."""
-        return await self.act(TribesCommand(lift=tribes_pb2.TribesLift(space=space)))
-
-    async def place(
-        self,
-        destination: int,
-        *,
-        size: int | None = None,
-        special: str | None = None,
-        badge: str | None = None,
-    ) -> ActResponse:
-        """Tribes: place the lifted totem (no ``size`` nor ``special``), or the totem of
-        ``size`` from one's mat, or a special totem (``"doom"``, ``"mini"``) from beside
-        the board, on ``destination``. ``badge`` names the badge a winning move takes
-        (TR-3.4)."""
-        place = tribes_pb2.TribesPlace(destination=destination)
-        if size is not None:
-            place.size = size
-        if special is not None:
-            place.special = SPECIAL_TOTEMS[special]
-        if badge is not None:
-            place.badge = BADGES[badge]
-        return await self.act(TribesCommand(place=place))
-
-    async def place_option(
-        self,
-        option: tribes_pb2.TribesPlaceOption,
-        destination: int,
-        *,
-        badge: str | None = None,
-    ) -> ActResponse:
-        """Tribes: place the totem of one of the legal actions' place options."""
-        if option.source == tribes_pb2.TRIBES_PLACE_SOURCE_MAT:
-            return await self.place(destination, size=option.totem.size, badge=badge)
-        if option.source == tribes_pb2.TRIBES_PLACE_SOURCE_BESIDE:
-            special = "doom" if option.totem.kind == tribes_pb2.TRIBES_TOTEM_KIND_DOOM else "mini"
-            return await self.place(destination, special=special, badge=badge)
-        return await self.place(destination, badge=badge)
+        match's game; by default the one this session has seen, or else asks the server
+        (each game has its own start command, and a join does not say the game)."""
+        if game is None and self.game is None:
+            await self.get()
+        name = game or self.game
+        if name is None:
+            raise ValueError(f"match {self.match_id} is of a game this client does not know")
+        return await self.act(GAMES[name].start())
 
     async def stop(self, statement: str, result: Mapping[int, int] | None = None) -> ActResponse:
         """Referee only, any game: stop the match (JS-8.3), saying why; ``result`` maps
         every seat to its place (None: the standings so far)."""
         placements = [common_pb2.Placement(seat=s, place=p) for s, p in (result or {}).items()]
         return await self.act(StopMatch(statement=statement, result=placements))
-
-    async def penalise(self, seat: int) -> ActResponse:
-        """Tribes, referee only: penalise ``seat`` for coaching (TR-4.1)."""
-        return await self.act(TribesCommand(penalise=tribes_pb2.TribesPenalise(seat=seat)))
-
-    # ---- Village (every command names the family deciding, VI-7.1) -------------------
-
-    async def arrange(self, family: int, cottages: Sequence[Mapping[str, int]]) -> ActResponse:
-        """Village phase 1 (VI-2.1): the family's members into its three cottages, as
-        counts per kind name (``{"young_woman": 2, "elder": 1}``), at most 6 each."""
-        arrange = village_pb2.VillageArrange(
-            family=family, cottages=[village_counts(c) for c in cottages]
-        )
-        return await self.act(VillageCommand(arrange=arrange))
-
-    async def choose_spells(
-        self, family: int, spells: Sequence[str], birds: int = 0
-    ) -> ActResponse:
-        """Village phase 2 (VI-2.2): the spells to cast, by name, and the birds to
-        sacrifice for those beyond the pole's pieces; secret until revealed."""
-        choose = village_pb2.VillageChooseSpells(
-            family=family, spells=[SPELLS[s] for s in spells], birds=birds
-        )
-        return await self.act(VillageCommand(choose_spells=choose))
-
-    async def place_spell(
-        self, family: int, spell: str, target_family: int, cottage: int
-    ) -> ActResponse:
-        """Village phase 2 (VI-2.2): one chosen spell face down on a cottage."""
-        place = village_pb2.VillagePlaceSpell(
-            family=family, spell=SPELLS[spell], target_family=target_family, cottage=cottage
-        )
-        return await self.act(VillageCommand(place_spell=place))
-
-    async def pass_spells(self, family: int) -> ActResponse:
-        """Village phase 2, spells_a: place no more spells this round."""
-        return await self.act(
-            VillageCommand(pass_spells=village_pb2.VillagePassSpells(family=family))
-        )
-
-    async def submit_placements(
-        self, family: int, placements: Sequence[tuple[str, int, int]]
-    ) -> ActResponse:
-        """Village phase 2, spells_b: every placement at once, ``(spell, target family,
-        cottage)`` each."""
-        submit = village_pb2.VillageSubmitPlacements(
-            family=family,
-            placements=[
-                village_pb2.VillagePlacement(spell=SPELLS[s], target_family=t, cottage=c)
-                for s, t, c in placements
-            ],
-        )
-        return await self.act(VillageCommand(submit_placements=submit))
-
-    async def reveal_spells(self, family: int, positions: Sequence[int] = ()) -> ActResponse:
-        """Village, phases 3, 4, 6, 7 (VI-2.3): reveal the family's face-down spells at
-        these board positions (none: keep them all secret)."""
-        reveal = village_pb2.VillageRevealSpells(family=family, positions=positions)
-        return await self.act(VillageCommand(reveal_spells=reveal))
-
-    async def choose_victims(self, family: int, victims: Sequence[Person]) -> ActResponse:
-        """Village phase 5 (VI-2.6): victims of the starving family, ``(cottage, kind)``."""
-        choose = village_pb2.VillageChooseVictims(family=family, victims=village_persons(victims))
-        return await self.act(VillageCommand(choose_victims=choose))
-
-    async def spare_from_age(self, family: int, spared: Sequence[Person]) -> ActResponse:
-        """Village phase 7 (VI-2.8): whom each revealed youth spell spares."""
-        spare = village_pb2.VillageSpareFromAge(family=family, spared=village_persons(spared))
-        return await self.act(VillageCommand(spare_from_age=spare))
 
     def watch(
         self, after_version: int = 0, *, with_state: bool = True, max_failures: int | None = 10

@@ -27,10 +27,13 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+import click
 import grpc
 
 from totem.v1 import common_pb2, jungle_speed_pb2
+from totem_client import options
 from totem_client.bots.base import StreamBot
+from totem_client.bots.command import BotTable
 from totem_client.bots.table import Standing, TableResult, bot_names, run_bots
 from totem_client.client import Client
 from totem_client.errors import TotemError
@@ -38,7 +41,7 @@ from totem_client.messages import ActResponse, MatchEvent, MatchState
 from totem_client.session import Session
 from totem_client.streams import RESUMABLE_CODES
 
-__all__ = ["BotStats", "JungleSpeedBot", "Standing", "TableResult", "play_table"]
+__all__ = ["TABLE", "BotStats", "JungleSpeedBot", "Standing", "TableResult", "play_table"]
 
 #: Default delay before grabbing, after seeing a race open, in milliseconds (low, high).
 DEFAULT_REACTION_MS = (20.0, 60.0)
@@ -70,6 +73,15 @@ class BotStats:
     stall_breaks: int = 0
     #: Commands the server refused: (the version the bot had seen, command, rule id).
     refusals: list[tuple[int, str, str]] = field(default_factory=list)
+
+    def line(self) -> str:
+        """What the bot did, in one line of words (``totem bots --stats``)."""
+        return (
+            f"{self.reveals} reveals ({self.timed_out} by the timer), {self.grabs} grabs, "
+            f"duels {self.duels_won} won / {self.duels_lost} lost, arrows {self.arrows_won} "
+            f"won, {self.wrong_grabs} wrong and {self.late_grabs} late grabs, "
+            f"{len(self.refusals)} refused commands"
+        )
 
 
 class JungleSpeedBot(StreamBot):
@@ -272,3 +284,50 @@ async def play_table(
     if on_seated is not None:
         on_seated(created.match_id)
     return await run_bots(created.match_id, bots)
+
+
+#: ``totem bots jungle-speed``.
+TABLE = BotTable(
+    help="""Create a Jungle Speed match, seat a bot in every seat, play it to the end; or with
+    --join MATCH --token TOKEN ..., play the seats those tokens hold in MATCH.
+
+    Prints the result (placements with names) and the match id, for
+    `totem-replay show MATCH`.
+    """,
+    players=click.Option(
+        ["--players"],
+        type=click.IntRange(2, 10),
+        default=4,
+        show_default=True,
+        help="Number of bots; the match has exactly this many seats.",
+    ),
+    match_options=[
+        click.Option(
+            ["--variant"],
+            type=click.Choice(["ES", "RU"], case_sensitive=False),
+            default="ES",
+            show_default=True,
+            help="Rules variant (JS-2.1, JS-8.2).",
+        ),
+        click.Option(
+            ["--turn-timeout-ms"],
+            type=click.IntRange(min=0),
+            default=None,
+            help="Turn timer (JS-3.4); the server's default (10000) if not given, 0 turns it off.",
+        ),
+    ],
+    bot_options=[
+        options.delay_range(
+            "--reaction-ms",
+            DEFAULT_REACTION_MS,
+            "Random delay before a bot grabs the totem after a race opens.",
+        ),
+        options.delay_range(
+            "--reveal-delay-ms",
+            DEFAULT_REVEAL_DELAY_MS,
+            "Random delay before a bot reveals on its turn.",
+        ),
+    ],
+    bot=JungleSpeedBot,
+    play_table=play_table,
+)

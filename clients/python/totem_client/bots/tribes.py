@@ -26,14 +26,17 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import click
 import grpc
 
 from totem.v1 import common_pb2
 from totem.v1 import tribes_pb2 as pb
+from totem_client import options
 from totem_client.bots.base import StreamBot
+from totem_client.bots.command import BotTable
 from totem_client.bots.table import OnSeated, TableResult, bot_names, run_bots
 from totem_client.client import Client
-from totem_client.games import BADGES
+from totem_client.games.tribes import BADGES
 from totem_client.messages import MatchEvent, MatchState
 from totem_client.session import Session
 
@@ -188,6 +191,15 @@ class TribesBotStats:
     #: Commands the server refused: (the version the bot had seen, command, rule id).
     refusals: list[tuple[int, str, str]] = field(default_factory=list)
 
+    def line(self) -> str:
+        """What the bot did, in one line of words (``totem bots --stats``)."""
+        return (
+            f"{self.moves} moves ({self.lifts} lifts), {self.timed_out} by the timer, "
+            f"{self.passes} passes, {self.rounds_won} rounds won"
+            + (", the Feathers" if self.feathers else "")
+            + f", {len(self.refusals)} refused commands"
+        )
+
 
 class TribesBot(StreamBot):
     """Plays one seat of a Tribes match through a player :class:`Session`.
@@ -312,4 +324,47 @@ async def play_table(
     return await run_bots(created.match_id, bots)
 
 
-__all__ = ["TribesBot", "TribesBotStats", "choose", "play_table"]
+#: ``totem bots tribes``.
+TABLE = BotTable(
+    help="""Create a Tribes match, seat a bot in every seat, play it to the Feathers; or with
+    --join MATCH --token TOKEN ..., play the seats those tokens hold in MATCH.
+
+    Prints the result (placements with names) and the match id, for
+    `totem-replay show MATCH`.
+    """,
+    players=click.Option(
+        ["--players"],
+        type=click.IntRange(2, 4),
+        default=2,
+        show_default=True,
+        help="Number of bots; the match has exactly this many seats (TR-1.1).",
+    ),
+    match_options=[
+        click.Option(
+            ["--extended"],
+            is_flag=True,
+            help="The extended game: Dice of Fate, special totems, Salvation Spaces (TR-5).",
+        ),
+        click.Option(
+            ["--board-size"],
+            type=click.IntRange(3, 5),
+            default=None,
+            help="Side of the board (TR-1.2); by default 3 for two players, 4 for three or four.",
+        ),
+        click.Option(
+            ["--turn-timeout-ms"],
+            type=click.IntRange(min=0),
+            default=None,
+            help="Turn timer; the server's default (60000) if not given, 0 turns it off.",
+        ),
+    ],
+    bot_options=[
+        options.delay_range(
+            "--think-ms", DEFAULT_THINK_MS, "Random delay before each of a bot's commands."
+        ),
+    ],
+    bot=TribesBot,
+    play_table=play_table,
+)
+
+__all__ = ["TABLE", "TribesBot", "TribesBotStats", "choose", "play_table"]

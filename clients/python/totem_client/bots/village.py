@@ -33,15 +33,18 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import click
 import grpc
 
 from totem.v1 import common_pb2
 from totem.v1 import village_pb2 as pb
+from totem_client import options
 from totem_client.bots.base import StreamBot
+from totem_client.bots.command import BotTable
 from totem_client.bots.table import OnSeated, TableResult, bot_names, run_bots
 from totem_client.client import Client
 from totem_client.errors import TotemError
-from totem_client.games import VillageCommand
+from totem_client.games.village import VILLAGE_VARIATIONS, VillageCommand
 from totem_client.messages import MatchEvent, MatchState
 from totem_client.session import Session
 from totem_client.streams import RESUMABLE_CODES
@@ -204,6 +207,13 @@ class VillageBotStats:
     #: Commands the server refused: (the version the bot had seen, decision kind, rule).
     refusals: list[tuple[int, str, str]] = field(default_factory=list)
 
+    def line(self) -> str:
+        """What the bot did, in one line of words (``totem bots --stats``)."""
+        return (
+            f"{self.decisions} decisions, {self.by_default} by a deadline, "
+            f"{len(self.refusals)} refused commands"
+        )
+
 
 class VillageBot(StreamBot):
     """Plays one seat (one or two families) of a Village match through a player
@@ -306,4 +316,45 @@ async def play_table(
     return await run_bots(created.match_id, bots)
 
 
-__all__ = ["VillageBot", "VillageBotStats", "decide", "play_table"]
+#: ``totem bots village``.
+TABLE = BotTable(
+    help="""Create a Village match, seat a bot in every seat, play it until a totem pole is
+    complete; or with --join MATCH --token TOKEN ..., play the seats those tokens hold
+    in MATCH.
+
+    Prints the result (placements with names) and the match id, for
+    `totem-replay show MATCH`.
+    """,
+    players=click.Option(
+        ["--players"],
+        type=click.IntRange(2, 4),
+        default=2,
+        show_default=True,
+        help="Number of bots (VI-1.1); with two, each plays two families.",
+    ),
+    match_options=[
+        click.Option(
+            ["--variation", "variations"],
+            multiple=True,
+            type=click.Choice(list(VILLAGE_VARIATIONS)),
+            help="A variation of the rules; repeat to combine them.",
+        ),
+        click.Option(
+            ["--deadline-ms"],
+            type=click.IntRange(0, 3_600_000),
+            default=None,
+            help="Deadline of every kind of decision; the server's defaults if not given.",
+        ),
+    ],
+    bot_options=[
+        options.delay_range(
+            "--think-ms",
+            DEFAULT_THINK_MS,
+            "Random delay before each of a bot's decisions (at most half the time left).",
+        ),
+    ],
+    bot=VillageBot,
+    play_table=play_table,
+)
+
+__all__ = ["TABLE", "VillageBot", "VillageBotStats", "decide", "play_table"]

@@ -29,8 +29,8 @@ from totem_client.client import Client, ClientTls, connect
 from totem_client.command_line import failure_line
 from totem_client.errors import TotemError
 from totem_client.messages import MatchEvent, MatchSummary
-from totem_client.play import GameEntry
 from totem_client.play.openings import CannotOpen, Opening, Table
+from totem_client.play.player import GameEntry
 from totem_client.session import Session
 
 Command = Callable[[Session], Awaitable[object]]

@@ -1,8 +1,10 @@
 """``totem play``: the full-screen players, one command per game.
 
 Every game's command takes the same options to reach a match (:func:`match_options`)
-and its own options for a new one. Textual and the screens are imported only when a
-command runs, so that the rest of ``totem`` starts without them.
+and its own options for a new one, made from the game's
+:class:`~totem_client.play.player.Player` (:data:`totem_client.play.GAMES`): this
+module names no game. Textual and the screens are imported only when a command runs,
+so that the rest of ``totem`` starts without them.
 """
 
 from __future__ import annotations
@@ -16,14 +18,8 @@ import click
 
 from totem_client import options
 from totem_client.client import ClientTls
-from totem_client.games import VILLAGE_DEADLINES, VILLAGE_VARIATIONS
 from totem_client.play import GAMES, GameEntry
-from totem_client.play.jungle_speed_bots import BOT_REACTION_MS, BOT_REVEAL_DELAY_MS, NewMatch
 from totem_client.play.openings import JoinMatch, Opening, SpectateMatch, TakeSeat
-from totem_client.play.tribes_bots import BOT_THINK_MS as TRIBES_BOT_THINK_MS
-from totem_client.play.tribes_bots import NewTribesMatch
-from totem_client.play.village_bots import BOT_THINK_MS as VILLAGE_BOT_THINK_MS
-from totem_client.play.village_bots import NewVillageMatch
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -152,242 +148,35 @@ def run_player(
         click.echo(f"replay:   totem-replay show {app.match_id}")
 
 
-@play.command("jungle-speed")
-@match_options
-@click.option(
-    "--players",
-    type=click.IntRange(2, 10),
-    default=4,
-    show_default=True,
-    help="New match: seats in all; you take seat 0 and bots the others.",
-)
-@click.option(
-    "--variant",
-    type=click.Choice(["ES", "RU"], case_sensitive=False),
-    default="ES",
-    show_default=True,
-    help="New match: the rules variant (JS-2.1, JS-8.2).",
-)
-@click.option(
-    "--turn-timeout-ms",
-    type=click.IntRange(min=0),
-    default=None,
-    help="New match: the turn timer (JS-3.4); the server's default (10000) if not given, "
-    "0 turns it off.",
-)
-@click.option(
-    "--bot-reaction-ms",
-    nargs=2,
-    type=float,
-    default=BOT_REACTION_MS,
-    show_default=True,
-    callback=options.delays,
-    metavar="LOW HIGH",
-    help="New match: random delay before a bot grabs the totem after a race opens.",
-)
-@click.option(
-    "--bot-reveal-delay-ms",
-    nargs=2,
-    type=float,
-    default=BOT_REVEAL_DELAY_MS,
-    show_default=True,
-    callback=options.delays,
-    metavar="LOW HIGH",
-    help="New match: random delay before a bot reveals on its turn.",
-)
-@click.pass_context
-def jungle_speed(
-    ctx: click.Context,
-    address: str,
-    organiser_token: str | None,
-    tls: ClientTls | None,
-    name: str,
-    join: str | None,
-    seat: int | None,
-    token: str | None,
-    spectate: str | None,
-    connect_timeout: float,
-    receipts: Path | None,
-    players: int,
-    variant: str,
-    turn_timeout_ms: int | None,
-    bot_reaction_ms: tuple[float, float],
-    bot_reveal_delay_ms: tuple[float, float],
-) -> None:
-    """Play Jungle Speed full screen.
+def player_command(entry: GameEntry) -> click.Command:
+    """``totem play <game>``: the options of every game's command, then the game's own
+    for a new match, whose values go as they are to its ``new_match``."""
 
-    By default, create a match, take seat 0 and fill the other seats with bots. With
-    --join MATCH, take a free seat in an existing match, or with --join MATCH --token
-    TOKEN the seat that token holds (a fork's); with --spectate MATCH, watch one.
+    @click.pass_context
+    def run(
+        ctx: click.Context,
+        /,
+        address: str,
+        organiser_token: str | None,
+        tls: ClientTls | None,
+        name: str,
+        join: str | None,
+        seat: int | None,
+        token: str | None,
+        spectate: str | None,
+        connect_timeout: float,
+        receipts: Path | None,
+        **new_match: Any,
+    ) -> None:
+        opening = existing_match(ctx, join, seat, spectate, name, token)
+        if opening is None:
+            opening = entry.player.new_match(name=name, **new_match)
+        run_player(entry, opening, address, connect_timeout, organiser_token, tls, receipts)
 
-    Keys: space reveal, g grab (the duel you are in, else the inward-arrows race),
-    a grab for the arrows when a duel and a race are both open (ES), s start a waiting
-    match with the seats taken, q quit. When you quit, the match id is printed.
-    """
-    opening = existing_match(ctx, join, seat, spectate, name, token) or NewMatch(
-        name=name,
-        players=players,
-        variant=variant.upper(),
-        turn_timeout_ms=turn_timeout_ms,
-        bot_reaction_ms=bot_reaction_ms,
-        bot_reveal_delay_ms=bot_reveal_delay_ms,
-    )
-    run_player(
-        GAMES["jungle-speed"], opening, address, connect_timeout, organiser_token, tls, receipts
-    )
+    command = click.command(entry.key, help=entry.player.help)(match_options(run))
+    command.params.extend(entry.player.options)  # after those of every game's command
+    return command
 
 
-@play.command("tribes")
-@match_options
-@click.option(
-    "--players",
-    type=click.IntRange(2, 4),
-    default=2,
-    show_default=True,
-    help="New match: seats in all; you take seat 0 and bots the others.",
-)
-@click.option(
-    "--extended",
-    is_flag=True,
-    help="New match: the extended game (TR-5): the Dice of Fate, the Great Totem of Doom, "
-    "the Mini-Totem of Chaos, the Salvation Spaces.",
-)
-@click.option(
-    "--board-size",
-    type=click.IntRange(3, 5),
-    default=None,
-    help="New match: the side of the board (TR-1.2); by default 3 for two players, 4 for "
-    "three or four.",
-)
-@click.option(
-    "--turn-timeout-ms",
-    type=click.IntRange(min=0),
-    default=None,
-    help="New match: the turn timer; the server's default (60000) if not given, 0 turns it off.",
-)
-@click.option(
-    "--bot-think-ms",
-    nargs=2,
-    type=float,
-    default=TRIBES_BOT_THINK_MS,
-    show_default=True,
-    callback=options.delays,
-    metavar="LOW HIGH",
-    help="New match: random delay before each of a bot's commands.",
-)
-@click.pass_context
-def tribes(
-    ctx: click.Context,
-    address: str,
-    organiser_token: str | None,
-    tls: ClientTls | None,
-    name: str,
-    join: str | None,
-    seat: int | None,
-    token: str | None,
-    spectate: str | None,
-    connect_timeout: float,
-    receipts: Path | None,
-    players: int,
-    extended: bool,
-    board_size: int | None,
-    turn_timeout_ms: int | None,
-    bot_think_ms: tuple[float, float],
-) -> None:
-    """Play Tribes full screen.
-
-    By default, create a match, take seat 0 and fill the other seats with bots (the
-    Cards of Truth decide who moves first). With --join MATCH, take a free seat in an
-    existing match, or with --join MATCH --token TOKEN the seat that token holds (a
-    fork's); with --spectate MATCH, watch one.
-
-    Keys: arrows or h j k l move the cursor over the board, tab jumps to the next space
-    offered; 1-5 pick the totem of that size from your mat, x the special totem (extended
-    game); enter or space places the picked or lifted totem on the cursor's space, or
-    with nothing picked lifts the cursor's top; esc lets go of the pick; b chooses the
-    badge a winning move names; s starts a waiting match with the seats taken; q quits.
-    When you quit, the match id is printed.
-    """
-    opening = existing_match(ctx, join, seat, spectate, name, token) or NewTribesMatch(
-        name=name,
-        players=players,
-        extended=extended,
-        board_size=board_size,
-        turn_timeout_ms=turn_timeout_ms,
-        bot_think_ms=bot_think_ms,
-    )
-    run_player(GAMES["tribes"], opening, address, connect_timeout, organiser_token, tls, receipts)
-
-
-@play.command("village")
-@match_options
-@click.option(
-    "--players",
-    type=click.IntRange(2, 4),
-    default=2,
-    show_default=True,
-    help="New match: seats in all (VI-1.1); you take seat 0 and bots the others.",
-)
-@click.option(
-    "--variation",
-    "variations",
-    multiple=True,
-    type=click.Choice(list(VILLAGE_VARIATIONS)),
-    help="New match: a variation (VI-2.1 … VI-3.2); repeat for several.",
-)
-@click.option(
-    "--deadline-ms",
-    type=click.IntRange(0, 3_600_000),
-    default=None,
-    help="New match: every decision's deadline; by default slowed for a person "
-    "(arrange 180 s, choose 120 s, place 90 s, reveal 60 s, victims 90 s, youth 60 s).",
-)
-@click.option(
-    "--bot-think-ms",
-    nargs=2,
-    type=float,
-    default=VILLAGE_BOT_THINK_MS,
-    show_default=True,
-    callback=options.delays,
-    metavar="LOW HIGH",
-    help="New match: random delay before each of a bot's commands.",
-)
-@click.pass_context
-def village(
-    ctx: click.Context,
-    address: str,
-    organiser_token: str | None,
-    tls: ClientTls | None,
-    name: str,
-    join: str | None,
-    seat: int | None,
-    token: str | None,
-    spectate: str | None,
-    connect_timeout: float,
-    receipts: Path | None,
-    players: int,
-    variations: tuple[str, ...],
-    deadline_ms: int | None,
-    bot_think_ms: tuple[float, float],
-) -> None:
-    """Play Village full screen.
-
-    By default, create a match, take seat 0 and fill the other seats with bots. With
-    --join MATCH, take a free seat in an existing match, or with --join MATCH --token
-    TOKEN the seat that token holds (a fork's); with --spectate MATCH, watch one.
-
-    Keys: each decision your families owe is a draft, set to its default: tab selects
-    the next decision, the arrows (or h j k l) move over its rows and cells (cottages,
-    spells, targets, people), + or space and - change the cell, enter sends the draft,
-    d sends the default as is, p passes (spells_a), s starts a waiting match with the
-    seats taken, q quits. When you quit, the match id is printed.
-    """
-    timeouts = {kind: deadline_ms for kind in VILLAGE_DEADLINES} if deadline_ms is not None else {}
-    opening = existing_match(ctx, join, seat, spectate, name, token) or NewVillageMatch(
-        name=name,
-        players=players,
-        variations=variations,
-        timeouts_ms=timeouts,
-        bot_think_ms=bot_think_ms,
-    )
-    run_player(GAMES["village"], opening, address, connect_timeout, organiser_token, tls, receipts)
+for _entry in GAMES.values():
+    play.add_command(player_command(_entry))

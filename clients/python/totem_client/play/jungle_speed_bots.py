@@ -1,8 +1,10 @@
-"""A new Jungle Speed match for ``totem play``: the user in seat 0, bots in the others.
+"""A new Jungle Speed match for ``totem play``: the user in seat 0, bots in the others;
+and the game's ``PLAYER``, whose command opens it.
 
-The bots are the project's :class:`~totem_client.bots.JungleSpeedBot`, seated as
-``play_table`` seats them, but slowed down to a person's pace by default and run beside
-the screen rather than to the end of the match. Free of Textual, like every opening.
+The bots are the project's :class:`~totem_client.bots.jungle_speed.JungleSpeedBot`,
+seated as ``play_table`` seats them, but slowed down to a person's pace by default and run
+beside the screen rather than to the end of the match. Free of Textual, like every
+opening.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ import random
 import secrets
 from dataclasses import dataclass
 
-from totem_client.bots import JungleSpeedBot
+import click
+
+from totem_client import options
+from totem_client.bots.jungle_speed import JungleSpeedBot
 from totem_client.client import Client
-from totem_client.play import GameEntry
 from totem_client.play.openings import Table
+from totem_client.play.player import GameEntry, Player
 
 #: Bots for a person to play against: slower than the bots of ``totem bots``, which react
 #: in tens of milliseconds and would win every race. Milliseconds (low, high).
@@ -67,3 +72,53 @@ class NewMatch:
             )
             table.companions.append((bot.name, bot.run))
         return table
+
+
+#: ``totem play jungle-speed``.
+PLAYER = Player(
+    screen="totem_client.play.jungle_speed",
+    help="""Play Jungle Speed full screen.
+
+    By default, create a match, take seat 0 and fill the other seats with bots. With
+    --join MATCH, take a free seat in an existing match, or with --join MATCH --token
+    TOKEN the seat that token holds (a fork's); with --spectate MATCH, watch one.
+
+    Keys: space reveal, g grab (the duel you are in, else the inward-arrows race),
+    a grab for the arrows when a duel and a race are both open (ES), s start a waiting
+    match with the seats taken, q quit. When you quit, the match id is printed.
+    """,
+    options=[
+        click.Option(
+            ["--players"],
+            type=click.IntRange(2, 10),
+            default=4,
+            show_default=True,
+            help="New match: seats in all; you take seat 0 and bots the others.",
+        ),
+        click.Option(
+            ["--variant"],
+            type=click.Choice(["ES", "RU"], case_sensitive=False),
+            default="ES",
+            show_default=True,
+            help="New match: the rules variant (JS-2.1, JS-8.2).",
+        ),
+        click.Option(
+            ["--turn-timeout-ms"],
+            type=click.IntRange(min=0),
+            default=None,
+            help="New match: the turn timer (JS-3.4); the server's default (10000) if not "
+            "given, 0 turns it off.",
+        ),
+        options.delay_range(
+            "--bot-reaction-ms",
+            BOT_REACTION_MS,
+            "New match: random delay before a bot grabs the totem after a race opens.",
+        ),
+        options.delay_range(
+            "--bot-reveal-delay-ms",
+            BOT_REVEAL_DELAY_MS,
+            "New match: random delay before a bot reveals on its turn.",
+        ),
+    ],
+    new_match=NewMatch,
+)

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from totem.v1 import common_pb2
 from totem_client.client import Client
-from totem_client.play import GameEntry
+from totem_client.play.player import GameEntry
 from totem_client.session import Session
 
 

@@ -30,7 +30,7 @@ from textual.widgets import Static
 
 from totem.v1 import common_pb2
 from totem.v1 import tribes_pb2 as pb
-from totem_client.games import BADGES
+from totem_client.games.tribes import BADGES
 from totem_client.messages import MatchEvent, MatchState
 from totem_client.play.app import GameScreen
 from totem_client.play.tribes_text import (

@@ -1,6 +1,7 @@
-"""A new Tribes match for ``totem play``: the user in seat 0, bots in the others.
+"""A new Tribes match for ``totem play``: the user in seat 0, bots in the others; and the
+game's ``PLAYER``, whose command opens it.
 
-The bots are the project's :class:`~totem_client.bots.TribesBot`, which plays from its
+The bots are the project's :class:`~totem_client.bots.tribes.TribesBot`, which plays from its
 watch stream alone, slowed down to a person's pace by default and run beside the screen.
 Free of Textual, like every opening.
 """
@@ -12,11 +13,13 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from totem_client.bots import TribesBot
+import click
+
+from totem_client.bots.tribes import TribesBot
 from totem_client.client import Client
-from totem_client.games import tribes_options
-from totem_client.play import GameEntry
+from totem_client.games.tribes import GAME, tribes_options
 from totem_client.play.openings import Table
+from totem_client.play.player import GameEntry, Player, bot_think_option
 
 #: A bot's delay before each of its commands, for a person to follow: the bots of
 #: ``totem bots`` take a few milliseconds. Milliseconds (low, high).
@@ -59,7 +62,7 @@ class NewTribesMatch:
             prearranged_cards=self.prearranged_cards,
             prearranged_dice=self.prearranged_dice,
         )
-        created = await client.create("tribes", options)
+        created = await client.create(GAME.name, options)
         me = await client.join(created.match_id, self.name, entropy=secrets.token_bytes(16))
         table = Table(me)
         for number in range(1, self.players):
@@ -73,3 +76,54 @@ class NewTribesMatch:
             )
             table.companions.append((bot.name, bot.run))
         return table
+
+
+#: ``totem play tribes``.
+PLAYER = Player(
+    screen="totem_client.play.tribes",
+    help="""Play Tribes full screen.
+
+    By default, create a match, take seat 0 and fill the other seats with bots (the
+    Cards of Truth decide who moves first). With --join MATCH, take a free seat in an
+    existing match, or with --join MATCH --token TOKEN the seat that token holds (a
+    fork's); with --spectate MATCH, watch one.
+
+    Keys: arrows or h j k l move the cursor over the board, tab jumps to the next space
+    offered; 1-5 pick the totem of that size from your mat, x the special totem (extended
+    game); enter or space places the picked or lifted totem on the cursor's space, or
+    with nothing picked lifts the cursor's top; esc lets go of the pick; b chooses the
+    badge a winning move names; s starts a waiting match with the seats taken; q quits.
+    When you quit, the match id is printed.
+    """,
+    options=[
+        click.Option(
+            ["--players"],
+            type=click.IntRange(2, 4),
+            default=2,
+            show_default=True,
+            help="New match: seats in all; you take seat 0 and bots the others.",
+        ),
+        click.Option(
+            ["--extended"],
+            is_flag=True,
+            help="New match: the extended game (TR-5): the Dice of Fate, the Great Totem of "
+            "Doom, the Mini-Totem of Chaos, the Salvation Spaces.",
+        ),
+        click.Option(
+            ["--board-size"],
+            type=click.IntRange(3, 5),
+            default=None,
+            help="New match: the side of the board (TR-1.2); by default 3 for two players, 4 "
+            "for three or four.",
+        ),
+        click.Option(
+            ["--turn-timeout-ms"],
+            type=click.IntRange(min=0),
+            default=None,
+            help="New match: the turn timer; the server's default (60000) if not given, 0 "
+            "turns it off.",
+        ),
+        bot_think_option(BOT_THINK_MS),
+    ],
+    new_match=NewTribesMatch,
+)

@@ -26,7 +26,7 @@ from textual.content import Content
 
 from totem.v1 import common_pb2
 from totem.v1 import village_pb2 as pb
-from totem_client.games import VillageCommand
+from totem_client.games.village import VillageCommand
 from totem_client.messages import MatchEvent, MatchState
 from totem_client.play.app import GameScreen
 from totem_client.play.village_drafts import Draft, Key, draft_for, key_of

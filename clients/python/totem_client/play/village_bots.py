@@ -1,6 +1,7 @@
-"""A new Village match for ``totem play``: the user in seat 0, bots in the others.
+"""A new Village match for ``totem play``: the user in seat 0, bots in the others; and the
+game's ``PLAYER``, whose command opens it.
 
-The bots are the project's :class:`~totem_client.bots.VillageBot`, slowed down to a
+The bots are the project's :class:`~totem_client.bots.village.VillageBot`, slowed down to a
 person's pace by default and run beside the screen. Free of Textual, like every opening.
 """
 
@@ -11,11 +12,18 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from totem_client.bots import VillageBot
+import click
+
+from totem_client.bots.village import VillageBot
 from totem_client.client import Client
-from totem_client.games import village_options
-from totem_client.play import GameEntry
+from totem_client.games.village import (
+    GAME,
+    VILLAGE_DEADLINES,
+    VILLAGE_VARIATIONS,
+    village_options,
+)
 from totem_client.play.openings import Table
+from totem_client.play.player import GameEntry, Player, bot_think_option
 
 #: A bot's delay before each of its commands, milliseconds (low, high).
 BOT_THINK_MS = (800.0, 1600.0)
@@ -53,7 +61,7 @@ class NewVillageMatch:
         options = village_options(max_players=self.players, variations=self.variations)
         for kind, ms in timeouts.items():
             setattr(options, f"{kind}_timeout_ms", ms)
-        created = await client.create("village", options)
+        created = await client.create(GAME.name, options)
         me = await client.join(created.match_id, self.name, entropy=secrets.token_bytes(16))
         table = Table(me)
         for number in range(1, self.players):
@@ -67,3 +75,65 @@ class NewVillageMatch:
             )
             table.companions.append((bot.name, bot.run))
         return table
+
+
+def new_match(
+    *,
+    name: str,
+    players: int,
+    variations: Sequence[str],
+    deadline_ms: int | None,
+    bot_think_ms: tuple[float, float],
+) -> NewVillageMatch:
+    """The new match of ``totem play village``: ``--deadline-ms`` sets the deadline of
+    every kind of decision, else they are slowed for a person."""
+    timeouts = {kind: deadline_ms for kind in VILLAGE_DEADLINES} if deadline_ms is not None else {}
+    return NewVillageMatch(
+        name=name,
+        players=players,
+        variations=variations,
+        timeouts_ms=timeouts,
+        bot_think_ms=bot_think_ms,
+    )
+
+
+#: ``totem play village``.
+PLAYER = Player(
+    screen="totem_client.play.village",
+    help="""Play Village full screen.
+
+    By default, create a match, take seat 0 and fill the other seats with bots. With
+    --join MATCH, take a free seat in an existing match, or with --join MATCH --token
+    TOKEN the seat that token holds (a fork's); with --spectate MATCH, watch one.
+
+    Keys: each decision your families owe is a draft, set to its default: tab selects
+    the next decision, the arrows (or h j k l) move over its rows and cells (cottages,
+    spells, targets, people), + or space and - change the cell, enter sends the draft,
+    d sends the default as is, p passes (spells_a), s starts a waiting match with the
+    seats taken, q quits. When you quit, the match id is printed.
+    """,
+    options=[
+        click.Option(
+            ["--players"],
+            type=click.IntRange(2, 4),
+            default=2,
+            show_default=True,
+            help="New match: seats in all (VI-1.1); you take seat 0 and bots the others.",
+        ),
+        click.Option(
+            ["--variation", "variations"],
+            multiple=True,
+            type=click.Choice(list(VILLAGE_VARIATIONS)),
+            help="New match: a variation (VI-2.1 … VI-3.2); repeat for several.",
+        ),
+        click.Option(
+            ["--deadline-ms"],
+            type=click.IntRange(0, 3_600_000),
+            default=None,
+            help="New match: every decision's deadline; by default slowed for a person "
+            "(arrange 180 s, choose 120 s, place 90 s, reveal 60 s, victims 90 s, youth 60 s).",
+        ),
+        bot_think_option(BOT_THINK_MS),
+    ],
+    new_match=new_match,
+)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from totem.v1 import village_pb2 as pb
-from totem_client.games import VillageCommand
+from totem_client.games.village import VillageCommand
 from totem_client.play.village_text import (
     KIND_FIELDS,
     Families,

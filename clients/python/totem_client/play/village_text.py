@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from totem.v1 import village_pb2 as pb
-from totem_client.games import VillageCommand
+from totem_client.games.village import VillageCommand
 from totem_client.messages import MatchEvent
 from totem_client.play.words import Names, describe_common
 
