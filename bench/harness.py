@@ -42,8 +42,9 @@ from totem.v1 import common_pb2
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
-#: The benchmarks' organiser: only an organiser may create matches.
-ORGANISER_TOKEN = secrets.token_urlsafe(32)
+#: The benchmarks' organiser (only an organiser may create matches), in the environment
+#: so that the processes a benchmark spawns share it.
+ORGANISER_TOKEN = os.environ.setdefault("TOTEM_BENCH_ORGANISER", secrets.token_urlsafe(32))
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DSN = os.environ.get(
     "TOTEM_TEST_POSTGRES", "host=127.0.0.1 port=5432 user=postgres dbname=test"
