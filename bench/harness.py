@@ -311,17 +311,18 @@ async def in_process(env: Mapping[str, str], limits: Any = None) -> AsyncIterato
             await running.stop(grace=None)
 
 
-def add_server_options(parser: argparse.ArgumentParser) -> None:
-    """``--store``, ``--dsn`` and ``--server-root``."""
+def add_server_options(parser: argparse.ArgumentParser, root: bool = True) -> None:
+    """``--store``, ``--dsn`` and (``root``) ``--server-root``."""
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL (a schema per run)")
-    parser.add_argument(
-        "--server-root",
-        type=Path,
-        default=ROOT,
-        metavar="DIR",
-        help="run the server of another tree, e.g. 'git archive COMMIT | tar -x -C DIR'",
-    )
+    if root:
+        parser.add_argument(
+            "--server-root",
+            type=Path,
+            default=ROOT,
+            metavar="DIR",
+            help="run the server of another tree, e.g. 'git archive COMMIT | tar -x -C DIR'",
+        )
 
 
 # ---- the bare echo server -----------------------------------------------------------------
