@@ -17,14 +17,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import tempfile
 import time
 from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bench.harness import ORGANISER, ROOT, Server
+from bench.harness import ORGANISER, ROOT, serving
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
@@ -100,19 +99,15 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--extra", action="append", default=[], help="an option of totem serve")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        server = Server(
-            "sqlite", "", Path(tmp), args.root.resolve(), args=args.extra, unlimited=False
-        )
-        print(f"server: {args.root}, options {args.extra}")
+    print(f"server: {args.root}, options {args.extra}")
+    with serving(root=args.root.resolve(), args=args.extra, unlimited=False) as server:
         try:
             asyncio.run(run(server.port, args.calls))
         finally:
-            server.stop()
             logged = server.log_path.read_text(errors="replace").strip().splitlines()
-            print(f"server log: {len(logged)} lines")
-            for line in logged[-5:]:
-                print(f"  {line}")
+            print(
+                f"server log: {len(logged)} lines", *(f"  {line}" for line in logged[-5:]), sep="\n"
+            )
 
 
 if __name__ == "__main__":

@@ -1,227 +1,159 @@
-"""Benchmark: group commit, matches played flat out, each save alone against grouped.
+"""Group commit: events saved per second by matches played flat out, each command's save
+a transaction of its own ("alone") against the saves waiting together in one ("grouped").
 
-Run ``python bench/commits.py [--matches 10 100] [--seconds 10] [--rounds 2]
-[--postgres [DSN]] [--grpc]``. In this process, the server's match actors
-(server/actors.py) on a real store: a temporary SQLite file, or a fresh schema of a
-PostgreSQL database with ``--postgres`` (dropped afterwards). By default gRPC is left
-out, so that what is measured is the command path that group commit changes: the
-actor's queue, the aggregate's decision, the save, the publisher. With ``--grpc`` the
-whole server runs (``server.serve.start`` on a loopback port, no bound on command rates)
-and the players are its clients in this same process, one channel each.
-
-``M`` players, each with a match of its own, send commands one after the other, each as
-soon as the previous one is answered, for ``--seconds``: Jungle Speed matches of 2 seats
-on a scripted deal (72 reveals then a grab end it, as in bench/listing.py); a match that
-ends is followed at once by a new one (its creation is a save of its own, outside the
-committer, and is part of the time; its joins are commands).
-
-Each measurement runs twice on a fresh store: "alone" with the committer disabled
-(``Actors(group_commit=False)``: each command's save is its own transaction in a store
-thread, as before group commit) and "grouped" (the default), alternating which goes first
-from round to round. Figures: events saved by commands per second, the ratio
-grouped / alone of the same round, and the mean number of matches per transaction.
-Nothing is asserted; the figures go to docs/performance.md.
+``--matches`` players, each with a match of its own, send command after command as
+answered for ``--seconds``: 2-seat matches of the scripted deal (72 reveals and a grab end
+one; the next starts at once). In this process, through the server's match actors on a
+fresh store (``Actors(group_commit=False)`` for alone), or with ``--grpc`` through the
+whole server over loopback. Alone and grouped alternate which goes first each round.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
 import statistics
-import sys
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
-from uuid import UUID
 
-import grpc
-from listing import add_postgres_option, scripted_create
-
-from bench.harness import ORGANISER, ORGANISER_TOKEN, fresh_store
-from domain.jungle_speed import JungleSpeed
-from domain.kernel.match import MatchAggregate, MatchStatus
-from server import codec
-from server.actors import Actors
-from server.hub import EventHub
-from server.limits import Limits
-from server.serve import start
-from server.stamps import Stamper
-from storage.arena import Arena
-from totem.v1 import jungle_speed_pb2 as js
+from bench.harness import (
+    GRAB,
+    ORGANISER,
+    REVEAL,
+    add_server_options,
+    bearer,
+    fresh_store,
+    in_process,
+    machine_line,
+    markdown_table,
+    scripted_create,
+)
 from totem.v1 import match_service_pb2 as ms
-from totem.v1 import match_service_pb2_grpc
-
-#: ``--grpc``: as fast as the server answers, no bound of a client.
-MACHINE_SPEED = Limits(commands_per_second=1e9, command_burst=10**9)
-GAME = codec.codec_for("jungle_speed")
 
 
-CREATE = scripted_create()
-OPTIONS = GAME.options_from_request(CREATE)
-REVEALS = js.JungleSpeedCommand(reveal=js.JungleSpeedReveal())
-GRABS = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
-#: A new match's version: the events of its creation, saved outside the committer.
-CREATED_VERSION = JungleSpeed.create(OPTIONS, bytes(32), b"", "0" * 64).version
-REVEAL = GAME.command(ms.ActRequest(jungle_speed=REVEALS))
-GRAB = GAME.command(ms.ActRequest(jungle_speed=GRABS))
+def scripted_options() -> tuple[Any, Any]:
+    from server import codec
+
+    game = codec.codec_for("jungle_speed")
+    return game.options_from_request(scripted_create()), game
 
 
-@contextmanager
-def store(postgres: str | None) -> Iterator[dict[str, str]]:
-    """A fresh, empty store's environment (see :func:`bench.harness.fresh_store`)."""
-    with fresh_store(postgres) as (env, _):
-        yield env
+async def player(actors: Any, stop: float, counts: list[int]) -> None:
+    """Matches one after the other through the actors, each command once answered."""
+    from domain.jungle_speed import JungleSpeed
 
-
-@dataclass
-class Run:
-    events: int
-    seconds: float
-    transactions: int
-    saved: int
-
-    @property
-    def rate(self) -> float:
-        return self.events / self.seconds
-
-
-async def player(actors: Actors, stamper: Stamper, stop: float, counts: list[int]) -> None:
-    """One match after the other, each command sent once the previous one is answered."""
-    app = actors.app
+    options, game = scripted_options()
+    reveal, grab = (game.command(ms.ActRequest(jungle_speed=c)) for c in (REVEAL, GRAB))
+    stamper = actors.stamper
     while time.perf_counter() < stop:
-        created: MatchAggregate = await actors.threads.call(
-            app.create_match, lambda seed: JungleSpeed.create(OPTIONS, seed, b"", "0" * 64)
+        created = await actors.threads.call(
+            actors.app.create_match, lambda seed: JungleSpeed.create(options, seed, b"", "0" * 64)
         )
-        match_id: UUID = created.id
         for seat in range(2):
-            name = f"p{seat}"
-            outcome = await actors.run(
-                match_id, lambda m, n=name: m.join(n, b"", "1" * 64, stamper.stamp())
+            joined = await actors.run(
+                created.id, lambda m, s=seat: m.join(f"p{s}", b"", "1" * 64, stamper.stamp())
             )
-            counts[0] += len(outcome.events)
+            counts[0] += len(joined.events)
         for turn in range(73):
             if time.perf_counter() >= stop:
                 return
-            command, seat = (REVEAL, turn % 2) if turn < 72 else (GRAB, 0)
-
-            def work(m: MatchAggregate, c: Any = command, s: int = seat) -> None:
-                c.run(m, s, stamper.stamp(m.version))
-
-            outcome = await actors.run(match_id, work)
+            command, seat = (reveal, turn % 2) if turn < 72 else (grab, 0)
+            outcome = await actors.run(
+                created.id, lambda m, c=command, s=seat: c.run(m, s, stamper.stamp(m.version))
+            )
             counts[0] += len(outcome.events)
-        assert outcome.match.status is MatchStatus.ENDED
 
 
-async def client(port: int, stop: float, counts: list[int]) -> None:
-    """:func:`player` as a gRPC client of the server, on a channel of its own."""
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+async def client(address: str, stop: float, counts: list[int]) -> None:
+    """The same player as a gRPC client, on a channel of its own."""
+    import grpc
+
+    from domain.jungle_speed import JungleSpeed
+    from totem.v1 import match_service_pb2_grpc
+
+    first = JungleSpeed.create(scripted_options()[0], bytes(32), b"", "0" * 64).version
+    async with grpc.aio.insecure_channel(address) as channel:
         stub = match_service_pb2_grpc.MatchServiceStub(channel)
         while time.perf_counter() < stop:
-            created = await stub.CreateMatch(CREATE, metadata=ORGANISER)
+            created = await stub.CreateMatch(scripted_create(), metadata=ORGANISER)
             tokens = []
             for seat in range(2):
-                joined = await stub.JoinMatch(
-                    ms.JoinMatchRequest(match_id=created.match_id, name=f"p{seat}", any_seat=True)
-                )
-                tokens.append((("authorization", f"Bearer {joined.player_token}"),))
-            counts[0] += joined.version - CREATED_VERSION  # the joins' events, the deal's
+                request = ms.JoinMatchRequest(match_id=created.match_id, name=f"p{seat}", seat=seat)
+                joined = await stub.JoinMatch(request)
+                tokens.append(bearer(joined.player_token))
+            counts[0] += joined.version - first  # the joins' events, and the deal's
             for turn in range(73):
                 if time.perf_counter() >= stop:
                     return
-                which, seat = (REVEALS, turn % 2) if turn < 72 else (GRABS, 0)
-                acted = await stub.Act(
-                    ms.ActRequest(match_id=created.match_id, jungle_speed=which),
-                    metadata=tokens[seat],
-                )
-                counts[0] += len(acted.events)
+                which, seat = (REVEAL, turn % 2) if turn < 72 else (GRAB, 0)
+                request = ms.ActRequest(match_id=created.match_id, jungle_speed=which)
+                counts[0] += len((await stub.Act(request, metadata=tokens[seat])).events)
 
 
-async def measure_grpc(env: dict[str, str], matches: int, seconds: float, together: bool) -> Run:
-    with tempfile.TemporaryDirectory() as keys:  # the run's own signing key, not the user's
-        running = await start(
-            "127.0.0.1:0",
-            {**env, "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN},
-            limits=MACHINE_SPEED,
-            key_file=str(Path(keys) / "server.key"),
-        )
-    running.actors.committer.together = together
+async def measure(
+    env: dict[str, str], args: argparse.Namespace, together: bool
+) -> tuple[float, float]:
+    """Events saved per second, and matches a transaction."""
     counts = [0]
-    try:
-        began = time.perf_counter()
-        stop = began + seconds
-        await asyncio.gather(*(client(running.port, stop, counts) for _ in range(matches)))
-        elapsed = time.perf_counter() - began
-    finally:
-        await running.stop(grace=None)
-    committer = running.actors.committer
-    return Run(counts[0], elapsed, committer.transactions, committer.saved)
+    if args.grpc:
+        async with in_process(env) as running:
+            running.actors.committer.together = together
+            stop = time.perf_counter() + args.seconds
+            address = f"127.0.0.1:{running.port}"
+            await asyncio.gather(*(client(address, stop, counts) for _ in range(args.matches)))
+            committer = running.actors.committer
+    else:
+        from server import codec
+        from server.actors import Actors
+        from server.hub import EventHub
+        from server.stamps import Stamper
+        from storage.arena import Arena
+
+        actors = Actors(Arena(env), EventHub(codec.encoded_event), Stamper(), group_commit=together)
+        try:
+            stop = time.perf_counter() + args.seconds
+            await asyncio.gather(*(player(actors, stop, counts) for _ in range(args.matches)))
+        finally:
+            await actors.close()
+            await actors.threads.close()
+            actors.app.close()
+        committer = actors.committer
+    return counts[0] / args.seconds, committer.saved / max(1, committer.transactions)
 
 
-async def measure(env: dict[str, str], matches: int, seconds: float, together: bool) -> Run:
-    app = Arena(env)
-    stamper = Stamper()
-    actors = Actors(app, EventHub(codec.encoded_event), stamper, group_commit=together)
-    counts = [0]
-    try:
-        began = time.perf_counter()
-        stop = began + seconds
-        await asyncio.gather(*(player(actors, stamper, stop, counts) for _ in range(matches)))
-        elapsed = time.perf_counter() - began
-    finally:
-        await actors.close()
-        await actors.threads.close()
-        app.close()
-    committer = actors.committer
-    return Run(counts[0], elapsed, committer.transactions, committer.saved)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--matches", type=int, nargs="+", default=[10, 100])
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--matches", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=2)
-    add_postgres_option(parser)
     parser.add_argument("--grpc", action="store_true", help="the whole server, over loopback")
-    args = parser.parse_args()
-    name = ("PostgreSQL" if args.postgres else "SQLite") + (", gRPC" if args.grpc else "")
-    run = measure_grpc if args.grpc else measure
-    print(
-        f"# {name}, {args.seconds:g} s a measurement, {args.rounds} rounds; "
-        f"nproc {os.cpu_count()}, {platform.python_implementation()} "
-        f"{platform.python_version()}, load {os.getloadavg()[0]:.1f}",
-        file=sys.stderr,
-    )
-    print(
-        "| store | matches | round | alone ev/s | grouped ev/s | grouped / alone | "
-        "matches a transaction (grouped) |"
-    )
-    print("|---|---|---|---|---|---|---|")
-    for matches in args.matches:
-        ratios = []
-        for round_ in range(args.rounds):
-            runs: dict[bool, Run] = {}
-            for together in (False, True) if round_ % 2 == 0 else (True, False):
-                with store(args.postgres) as env:
-                    runs[together] = asyncio.run(run(env, matches, args.seconds, together))
-            alone, grouped = runs[False], runs[True]
-            ratios.append(grouped.rate / alone.rate)
-            print(
-                f"| {name} | {matches} | {round_ + 1} | {alone.rate:,.0f} | "
-                f"{grouped.rate:,.0f} | {ratios[-1]:.2f} | "
-                f"{grouped.saved / max(1, grouped.transactions):.1f} |",
-                flush=True,
-            )
-        print(
-            f"# {matches} matches: grouped / alone median {statistics.median(ratios):.2f}",
-            file=sys.stderr,
+    add_server_options(parser, root=False)
+    args = parser.parse_args(argv)
+    print(f"{machine_line()}\n{args.matches} matches, store {args.store}, grpc {args.grpc}")
+    rows, ratios = [], []
+    for index in range(args.rounds):
+        rates: dict[bool, tuple[float, float]] = {}
+        for together in (False, True) if index % 2 == 0 else (True, False):
+            with fresh_store(args.store, args.dsn) as (env, _):
+                rates[together] = asyncio.run(measure(env, args, together))
+        ratios.append(rates[True][0] / rates[False][0])
+        rows.append(
+            [
+                index + 1,
+                f"{rates[False][0]:,.0f}",
+                f"{rates[True][0]:,.0f}",
+                f"{ratios[-1]:.2f}",
+                f"{rates[True][1]:.1f}",
+            ]
         )
-    print(f"# load at the end {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    print(
+        markdown_table(
+            ["round", "alone ev/s", "grouped ev/s", "grouped / alone", "matches a transaction"],
+            rows,
+        )
+    )
+    print(f"grouped / alone, median: {statistics.median(ratios):.2f}")
 
 
 if __name__ == "__main__":

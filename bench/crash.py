@@ -22,41 +22,31 @@ import argparse
 import asyncio
 import contextlib
 import io
-import os
 import random
-import secrets
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
 
-# Run as ``python bench/crash.py``, this file's folder comes first on the path, where
-# bench/replay.py would hide the ``replay`` package.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+from bench.harness import ORGANISER_TOKEN, Server, fresh_store
+from domain.kernel.views import Viewer
+from entrypoints.totem_replay import main as replay_main
+from server import codec
+from storage.arena import Arena
+from totem_client import connect
+from totem_client.bots import base as bot_base
+from totem_client.bots import jungle_speed, tribes, village
+from totem_client.client import Client
+from totem_client.errors import TotemError
+from totem_client.messages import MatchEvent
+from totem_client.streams import RESUMABLE_CODES
 
-from domain.kernel.views import Viewer  # noqa: E402
-from entrypoints.totem_replay import main as replay_main  # noqa: E402
-from server import codec  # noqa: E402
-from storage.arena import Arena, postgres_env  # noqa: E402
-from totem_client import connect  # noqa: E402
-from totem_client.bots import base as bot_base  # noqa: E402
-from totem_client.bots import jungle_speed, tribes, village  # noqa: E402
-from totem_client.client import Client  # noqa: E402
-from totem_client.errors import TotemError  # noqa: E402
-from totem_client.messages import MatchEvent  # noqa: E402
-from totem_client.streams import RESUMABLE_CODES  # noqa: E402
-
-ORGANISER_TOKEN = secrets.token_urlsafe(32)
 #: Seconds the server runs between two kills: drawn uniformly in this range.
 RUN_BETWEEN_KILLS_S = (0.4, 2.0)
 #: The timer-only match: its turn timer moves it on while nobody plays.
@@ -79,71 +69,6 @@ class Report:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """``totem serve`` in a process of its own, killed and started again at will."""
-
-    def __init__(self, env: Mapping[str, str], workdir: Path, instance: str | None = None) -> None:
-        self.port = free_port()
-        #: Its name among several instances on one PostgreSQL store (``--instance``).
-        self.instance = instance
-        self.env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "PERSI"))},
-            **env,
-            "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN,
-            "TOTEM_KEY_FILE": str(workdir / "server.key"),
-            "TOTEM_ORGANISERS": str(workdir / "organisers"),
-        }
-        self.db = env.get("SQLITE_DBNAME", str(workdir / "crash.db"))
-        self.log = (workdir / f"server{'-' + instance if instance else ''}.log").open("ab")
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        argv = [sys.executable, "-m", "server", "serve", "--address", self.address]
-        if self.instance:
-            argv += ["--instance", self.instance]
-        self.process = subprocess.Popen(
-            [*argv, "--db", self.db, "--log-level", "WARNING"],
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        assert self.process.stderr is not None
-        for line in self.process.stderr:  # blocks until the server says it is ready
-            self.log.write(line)
-            if b"serving on" in line:
-                break
-        else:
-            raise RuntimeError(f"the server did not start (exit {self.process.wait()})")
-        # Keep reading its log, so that a full pipe never blocks it.
-        stream = self.process.stderr
-        asyncio.get_running_loop().run_in_executor(None, self._drain, stream)
-
-    def _drain(self, stream: Any) -> None:
-        for line in stream:
-            self.log.write(line)
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(timeout=60)
 
 
 class Recorder:
@@ -351,30 +276,6 @@ def check_answers(
                     )
 
 
-@contextlib.contextmanager
-def store(postgres: str | None) -> Iterator[tuple[dict[str, str], str, Path]]:
-    """A fresh store (SQLite file or PostgreSQL schema) and a work directory."""
-    with tempfile.TemporaryDirectory() as tmp:
-        workdir = Path(tmp)
-        if postgres is None:
-            env = {
-                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "SQLITE_DBNAME": str(workdir / "crash.db"),
-            }
-            yield env, "SQLite", workdir
-            return
-        import psycopg
-
-        schema = f"totem_crash_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(postgres, autocommit=True) as conn:
-            conn.execute(f'CREATE SCHEMA "{schema}"')
-        try:
-            yield postgres_env(postgres, schema), "PostgreSQL", workdir
-        finally:
-            with psycopg.connect(postgres, autocommit=True) as conn:
-                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
 def print_report(report: Report, seconds: float) -> None:
     print(f"## {report.store}: {report.kills} SIGKILLs in {seconds:.0f} s")
     print(f"- acknowledged events checked against the store: {report.acknowledged_events}")
@@ -400,9 +301,13 @@ def main() -> None:
     args = parser.parse_args()
     failed = False
     for postgres in [None] + ([args.postgres] if args.postgres else []):
-        with store(postgres) as (env, name, workdir):
+        kind = "sqlite" if postgres is None else "postgres"
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            fresh_store(kind, postgres or "", Path(tmp)) as (env, name),
+        ):
             began = time.monotonic()
-            report = asyncio.run(crash_run(env, name, args.kills, args.seed, workdir))
+            report = asyncio.run(crash_run(env, name, args.kills, args.seed, Path(tmp)))
             print_report(report, time.monotonic() - began)
             failed |= not report.ok
     sys.exit(1 if failed else 0)

@@ -1,38 +1,50 @@
-"""The benchmarks' shared pieces: ``totem serve`` in a process of its own on a fresh store
-(a temporary SQLite file or a PostgreSQL schema made for the run), from this tree or from
-``--server-root DIR``; a fresh store's environment for a server run in-process;
-percentiles and chi-square tests; markdown tables; the common options.
+"""The benchmarks' shared machinery: ``totem serve`` in a process of its own on a fresh
+store (a temporary SQLite file or a PostgreSQL schema made for the run), the bare gRPC
+echo server every baseline is measured on, Play streams, the Jungle Speed deals and
+moves the benchmarks play, percentiles, chi-square, tables and the common options.
 
-Each script in this folder answers one question of docs/performance.md and imports what
-it needs from here (``python bench/NAME.py`` puts this folder first on ``sys.path``).
+Each script of this folder answers one question of docs/performance.md and imports what
+it needs from here, never from another script. Importing this module first imports the
+``server`` package, which sets ``totem serve``'s gRPC listener (``GRPC_EXPERIMENTS``)
+before gRPC loads: the bare servers run with the same listener as the real one.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
-import ctypes
 import math
+import multiprocessing
+import multiprocessing.connection
 import os
 import platform
 import re
 import secrets
 import signal
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+from eventsourcing.domain import Aggregate, event
+
+import server  # noqa: F401  # sets GRPC_EXPERIMENTS before anything imports grpc
 from storage.arena import postgres_env
+from totem.v1 import common_pb2
+from totem.v1 import jungle_speed_pb2 as js
+from totem.v1 import match_service_pb2 as ms
 
-#: The benchmarks' organiser: only an organiser may create matches.
-ORGANISER_TOKEN = secrets.token_urlsafe(32)
-ORGANISER = (("authorization", f"Bearer {ORGANISER_TOKEN}"),)
-
+#: The benchmarks' organiser (only an organiser may create matches), in the environment
+#: so that the processes a benchmark spawns share it.
+ORGANISER_TOKEN = os.environ.setdefault("TOTEM_BENCH_ORGANISER", secrets.token_urlsafe(32))
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DSN = os.environ.get(
     "TOTEM_TEST_POSTGRES", "host=127.0.0.1 port=5432 user=postgres dbname=test"
@@ -41,119 +53,65 @@ DEFAULT_DSN = os.environ.get(
 STEP_TIMEOUT = 30.0
 
 
-# ---- statistics -------------------------------------------------------------------------
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
 
 
-def upper_gamma_regularized(a: float, x: float) -> float:
-    """Q(a, x) = Γ(a, x) / Γ(a): a series below x = a + 1, a continued fraction above
-    (the classic Numerical Recipes pair, ``gser`` and ``gcf``)."""
-    if x <= 0:
-        return 1.0
-    log_prefactor = -x + a * math.log(x) - math.lgamma(a)
-    if x < a + 1:
-        term = total = 1.0 / a
-        n = a
-        for _ in range(10_000):
-            n += 1
-            term *= x / n
-            total += term
-            if abs(term) < abs(total) * 1e-16:
-                break
-        return max(0.0, 1.0 - total * math.exp(log_prefactor))
-    tiny = 1e-300
-    b = x + 1 - a
-    c = 1 / tiny
-    d = 1 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-16:
-            break
-    return math.exp(log_prefactor) * h
+ORGANISER = bearer(ORGANISER_TOKEN)
+
+
+# ---- statistics and tables ----------------------------------------------------------------
+
+
+def p99(values: Sequence[float]) -> float:
+    """The 99th percentile, interpolated between order statistics."""
+    if len(values) < 2:
+        return float(values[0]) if values else math.nan
+    return statistics.quantiles(values, n=100, method="inclusive")[98]
+
+
+def p50_p99(values: Sequence[float], scale: float = 1.0, digits: int = 3) -> str:
+    """``median / p99`` of ``values`` times ``scale``, or ``-`` for none."""
+    if not values:
+        return "-"
+    return f"{statistics.median(values) * scale:.{digits}f} / {p99(values) * scale:.{digits}f}"
 
 
 def chi_square_sf(statistic: float, dof: int) -> float:
-    """P(X >= statistic) for a chi-square variable with ``dof`` degrees of freedom."""
-    return upper_gamma_regularized(dof / 2, statistic / 2)
+    """P(X >= statistic) for a chi-square variable of ``dof`` degrees of freedom (the
+    closed forms for whole degrees of freedom)."""
+    x = max(statistic, 0.0)
+    if dof % 2 == 0:
+        term = total = math.exp(-x / 2)
+        for i in range(1, dof // 2):
+            term *= x / (2 * i)
+            total += term
+        return min(1.0, total)
+    total = math.erfc(math.sqrt(x / 2))
+    term = math.sqrt(2 * x / math.pi) * math.exp(-x / 2)
+    for i in range(1, (dof + 1) // 2):
+        total += term
+        term *= x / (2 * i + 1)
+    return min(1.0, total)
 
 
-def chi_square_uniform(counts: Sequence[int]) -> tuple[float, float]:
-    """Pearson's statistic for ``counts`` against equal shares, and its p-value."""
-    total = sum(counts)
-    if total == 0 or len(counts) < 2:
-        return 0.0, 1.0
-    expected = total / len(counts)
-    statistic = sum((c - expected) ** 2 / expected for c in counts)
-    return statistic, chi_square_sf(statistic, len(counts) - 1)
-
-
-def chi_square_against(counts: Sequence[int], expected: Sequence[int]) -> tuple[float, float]:
-    """Pearson's statistic for ``counts`` against the shares of ``expected``, and its
-    p-value: do the counts follow that other distribution?"""
-    total, base = sum(counts), sum(expected)
-    cells = [(c, total * e / base) for c, e in zip(counts, expected, strict=True) if e]
+def chi_square_p(counts: Sequence[int], expected: Sequence[int] | None = None) -> float:
+    """Pearson's test of ``counts`` against equal shares, or against the shares of
+    ``expected`` (do the counts follow that other distribution?): its p-value."""
+    shares = [1] * len(counts) if expected is None else list(expected)
+    total, base = sum(counts), sum(shares)
+    cells = [(c, total * e / base) for c, e in zip(counts, shares, strict=True) if e]
     if total == 0 or len(cells) < 2:
-        return 0.0, 1.0
-    statistic = sum((c - e) ** 2 / e for c, e in cells)
-    return statistic, chi_square_sf(statistic, len(cells) - 1)
-
-
-def one_against_rest(count: int, total: int, cells: int) -> float:
-    """p-value of one cell's count against its equal share (chi-square, 1 dof)."""
-    if total == 0:
         return 1.0
-    share = 1 / cells
-    expected_in, expected_out = total * share, total * (1 - share)
-    statistic = (count - expected_in) ** 2 / expected_in + (
-        (total - count) - expected_out
-    ) ** 2 / expected_out
-    return chi_square_sf(statistic, 1)
+    statistic = sum((c - e) ** 2 / e for c, e in cells)
+    return chi_square_sf(statistic, len(cells) - 1)
 
 
-def percentile(values: Sequence[float], q: float) -> float:
-    """The q-quantile (0..1) by linear interpolation between order statistics."""
-    ordered = sorted(values)
-    if not ordered:
-        return math.nan
-    position = (len(ordered) - 1) * q
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
-# ---- stores -----------------------------------------------------------------------------
-
-
-@contextmanager
-def fresh_store(postgres: str | None) -> Iterator[tuple[dict[str, str], str]]:
-    """A fresh, empty store: a temporary SQLite file or a PostgreSQL schema, removed after."""
-    if postgres is None:
-        with tempfile.TemporaryDirectory() as tmp:
-            env = {
-                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "SQLITE_DBNAME": str(Path(tmp) / "bench.db"),
-            }
-            yield env, "SQLite (temporary file)"
-        return
-    import psycopg
-
-    schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        impl = psycopg.pq.__impl__
-        yield postgres_env(postgres, schema), f"PostgreSQL (schema {schema}, psycopg {impl})"
-    finally:
-        with psycopg.connect(postgres, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A markdown table, each cell as ``str`` gives it."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 # ---- the machine --------------------------------------------------------------------------
@@ -165,189 +123,456 @@ def machine_line() -> str:
 
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     return (
-        f"machine: {platform.machine()}, nproc {os.cpu_count()}, "
-        f"Python {sys.version.split()[0]}, grpcio {grpc.__version__}; load average at the "
-        f"start: {load}"
+        f"machine: {platform.machine()}, nproc {os.cpu_count()}, Python "
+        f"{platform.python_version()}, grpcio {grpc.__version__}; load average {load}"
     )
-
-
-def busy_ticks() -> int:
-    """CPU time spent by every process of the machine, in clock ticks (Linux)."""
-    try:
-        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    except OSError:
-        return 0
-    user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields[:7])
-    return user + nice + system + irq + softirq
 
 
 def process_ticks(pids: Sequence[int]) -> int:
     """CPU time spent by these processes (all their threads), in clock ticks (Linux)."""
     total = 0
     for pid in pids:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
     return total
 
 
-# ---- the server -------------------------------------------------------------------------
+def rss_mib(pid: int) -> float:
+    """A process's resident memory (Linux), in MiB."""
+    with contextlib.suppress(OSError):
+        found = re.search(r"^VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text(), re.M)
+        if found:
+            return int(found.group(1)) / 1024
+    return math.nan
 
 
-def _die_with_parent() -> None:
-    """In the server's process before it runs: SIGTERM when the coordinator dies, however
-    it dies (Linux; elsewhere the server is stopped only by :meth:`Server.stop`)."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+# ---- stores and servers -------------------------------------------------------------------
 
 
-def add_server_root(parser: argparse.ArgumentParser) -> None:
-    """The option that runs the server of another source tree: a before and an after
-    measured side by side, by the same clients, in one session."""
-    parser.add_argument(
-        "--server-root",
-        type=Path,
-        metavar="DIR",
-        help="run the server from another source tree, e.g. a commit exported with "
-        "'git archive COMMIT | tar -x -C DIR' (the clients stay this tree's)",
-    )
+@contextmanager
+def fresh_store(
+    store: str, dsn: str = DEFAULT_DSN, workdir: Path | None = None
+) -> Iterator[tuple[dict[str, str], str]]:
+    """A fresh, empty store's environment and name: a SQLite file (in ``workdir``, else a
+    temporary folder) or a PostgreSQL schema, dropped after."""
+    if store == "sqlite":
+        with contextlib.ExitStack() as stack:
+            folder = workdir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite"}
+            yield env | {"SQLITE_DBNAME": str(folder / "bench.db")}, "SQLite"
+        return
+    import psycopg
+
+    schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield postgres_env(dsn, schema), f"PostgreSQL (psycopg {psycopg.pq.__impl__})"
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
-def server_root(args: argparse.Namespace) -> Path:
-    return ROOT if args.server_root is None else args.server_root.resolve()
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 class Server:
-    """``totem serve`` in a process of its own, on a fresh store."""
+    """``totem serve`` in a process of its own on the store of ``store_env``, from this
+    tree or another (``root``): started, killed and started again at will, on one port.
+    ``unlimited`` lifts the bound on a seat's commands; ``env`` and ``args`` add to the
+    process's environment and options."""
 
-    #: What the server prints on stderr once it listens, with its port.
-    READY = re.compile(r"totem serving on [^\s:]+:(\d+)")
+    READY = re.compile(rb"serving on [^\s:]+:\d+")
 
     def __init__(
         self,
-        store: str,
-        dsn: str,
+        store_env: Mapping[str, str],
         workdir: Path,
         root: Path = ROOT,
-        extra_env: dict[str, str] | None = None,
-        nice: int = 0,
+        env: Mapping[str, str] | None = None,
         args: Sequence[str] = (),
-        unlimited: bool = True,
+        unlimited: bool = False,
+        instance: str | None = None,
     ) -> None:
-        """``args``: more options of ``totem serve``; ``unlimited``: no bound on a
-        seat's commands (races, throughput), or the server's defaults (what bounds them)."""
-        self.store = store
-        self.dsn = dsn
-        self.schema: str | None = None
-        env = dict(os.environ) | (extra_env or {})
-        for name in list(env):
-            if name.startswith(("POSTGRES_", "SQLITE_")) or name == "PERSISTENCE_MODULE":
-                del env[name]
-        if store == "postgres":
-            self.schema = f"totem_race_{uuid.uuid4().hex[:12]}"
-            self._sql(f'CREATE SCHEMA "{self.schema}"')
-            env.update(postgres_env(dsn, self.schema))
-        else:
-            env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
-        env["TOTEM_KEY_FILE"] = str(workdir / "server.key")  # the run's own signing key
-        env["TOTEM_ORGANISER_TOKEN"] = ORGANISER_TOKEN  # who creates the races' matches
-        env["TOTEM_ORGANISERS"] = str(workdir / "organisers")  # never a file beside the code
+        self.port = free_port()
+        self.root = root
+        self.env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "SQLITE_"))},
+            **store_env,
+            "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN,
+            "TOTEM_KEY_FILE": str(workdir / "server.key"),  # the run's own signing key
+            "TOTEM_ORGANISERS": str(workdir / "organisers"),  # never a file beside the code
+            **(env or {}),
+        }
         if unlimited:
-            env["TOTEM_COMMANDS_PER_SECOND"] = env["TOTEM_COMMAND_BURST"] = "1000000000"
-        if root != ROOT:
-            # Another source tree's server: its packages come before the installed ones.
+            self.env["TOTEM_COMMANDS_PER_SECOND"] = self.env["TOTEM_COMMAND_BURST"] = "1000000000"
+        if root != ROOT:  # another tree's packages before the installed ones
             paths = [root, root / "protos", root / "clients" / "python"]
-            env["PYTHONPATH"] = os.pathsep.join(str(p) for p in paths)
-        self._start(
-            [
-                *(sys.executable, "-m", "server", "serve", "--address", "127.0.0.1:0"),
-                *("--db", str(workdir / "bench.db"), "--log-level", "WARNING", *args),
-            ],
-            root,
-            env,
-            workdir / "server.log",
-            nice,
-        )
+            self.env["PYTHONPATH"] = os.pathsep.join(str(p) for p in paths)
+        db = store_env.get("SQLITE_DBNAME", str(workdir / "unused.db"))
+        self.argv = [sys.executable, "-m", "server", "serve", "--address", self.address]
+        self.argv += ["--db", db, "--log-level", "WARNING", *args]
+        self.argv += ["--instance", instance] if instance else []
+        self.log_path = workdir / f"server{'-' + instance if instance else ''}.log"
+        self.process: subprocess.Popen[bytes] | None = None
 
-    def _start(self, argv: list[str], cwd: Path, env: dict[str, str], log: Path, nice: int) -> None:
-        """Start the process, its stderr to ``log``; wait until it listens; renice it."""
-        self.log_path = log
-        self.log = log.open("w+b")
-        self.process = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self.log,
-            preexec_fn=_die_with_parent,
-        )
-        self.port = self._wait_ready()
-        if nice:
-            # Per thread on Linux: every thread the server has; later ones inherit it.
-            for task in Path(f"/proc/{self.process.pid}/task").iterdir():
-                os.setpriority(os.PRIO_PROCESS, int(task.name), nice)
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
 
-    def _sql(self, statement: str) -> None:
-        import psycopg
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
 
-        with psycopg.connect(self.dsn, autocommit=True, connect_timeout=5) as conn:
-            conn.execute(statement)
+    def start(self, timeout: float = STEP_TIMEOUT) -> float:
+        """Start the process and wait until it serves: the seconds that took."""
+        began = time.perf_counter()
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                self.argv,
+                cwd=self.root,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                start_new_session=True,  # a Ctrl-C of the benchmark is not the server's
+            )
+        while not self.READY.search(self.log_path.read_bytes()[offset:]):
+            if self.process.poll() is not None or time.perf_counter() - began > timeout:
+                self.stop()
+                raise RuntimeError(f"the server did not start:\n{self.log_path.read_text()}")
+            time.sleep(0.01)
+        return time.perf_counter() - began
 
-    def _wait_ready(self) -> int:
-        deadline = time.monotonic() + STEP_TIMEOUT
-        while time.monotonic() < deadline:
-            text = self.log_path.read_text(errors="replace")
-            found = self.READY.search(text)
-            if found:
-                return int(found.group(1))
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"the server did not start:\n{self.log_path.read_text()}")
-
-    def rss_mb(self) -> float:
-        """The server process's resident memory (Linux)."""
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return math.nan
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait()
 
     def stop(self) -> None:
-        if self.process.poll() is None:
+        if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
-                self.process.wait(15)
+                self.process.wait(60)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        self.log.close()
-        if self.schema is not None:
-            self._sql(f'DROP SCHEMA "{self.schema}" CASCADE')
-            self.schema = None
+                self.kill()
+
+    def rss_mib(self) -> float:
+        return rss_mib(self.pid)
 
 
-# ---- reporting ----------------------------------------------------------------------------
+@contextmanager
+def serving(
+    store: str = "sqlite",
+    dsn: str = DEFAULT_DSN,
+    root: Path = ROOT,
+    env: Mapping[str, str] | None = None,
+    args: Sequence[str] = (),
+    unlimited: bool = True,
+) -> Iterator[Server]:
+    """A :class:`Server` on a fresh store, started, and stopped after."""
+    with tempfile.TemporaryDirectory() as tmp, fresh_store(store, dsn, Path(tmp)) as (store_env, _):
+        running = Server(store_env, Path(tmp), root, env, args, unlimited)
+        running.start()
+        try:
+            yield running
+        finally:
+            running.stop()
 
 
-def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A markdown table, each cell as ``str`` gives it."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
+@contextlib.asynccontextmanager
+async def in_process(env: Mapping[str, str], limits: Any = None) -> AsyncIterator[Any]:
+    """``server.serve.start`` in this process on a loopback port, with a signing key of
+    its own and this run's organiser; ``limits`` default to no bound on any client."""
+    from server.limits import Limits
+    from server.serve import start
+
+    if limits is None:
+        limits = Limits(
+            commands_per_second=1e9,
+            command_burst=10**9,
+            streams_per_connection=10**6,
+            streams_per_address=10**6,
+        )
+    with tempfile.TemporaryDirectory() as keys:
+        env = {**env, "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN}
+        running = await start(
+            "127.0.0.1:0", env, limits=limits, key_file=str(Path(keys) / "server.key")
+        )
+        try:
+            yield running
+        finally:
+            await running.stop(grace=None)
 
 
-# ---- options ------------------------------------------------------------------------------
-
-
-def add_store(parser: argparse.ArgumentParser, default: str = "sqlite") -> None:
-    """``--store sqlite|postgres`` and ``--dsn``."""
-    parser.add_argument(
-        "--store", choices=("sqlite", "postgres"), default=default, help="event store"
-    )
+def add_server_options(parser: argparse.ArgumentParser, root: bool = True) -> None:
+    """``--store``, ``--dsn`` and (``root``) ``--server-root``."""
+    parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL (a schema per run)")
+    if root:
+        parser.add_argument(
+            "--server-root",
+            type=Path,
+            default=ROOT,
+            metavar="DIR",
+            help="run the server of another tree, e.g. 'git archive COMMIT | tar -x -C DIR'",
+        )
+
+
+# ---- the bare echo server -----------------------------------------------------------------
+
+ECHO_SERVICE = "bench.Echo"
+ECHO, STORED_ECHO, ECHO_STREAM, LISTEN = (
+    f"/{ECHO_SERVICE}/{m}" for m in ("Echo", "StoredEcho", "EchoStream", "Listen")
+)
+
+
+class Echoes(Aggregate):
+    """A key of the stored echo: an event per echo, as a match has one per command."""
+
+    @event("Echoed")
+    def echoed(self, size: int) -> None:
+        self.size = size
+
+
+async def _echo_server(conn: multiprocessing.connection.Connection, store_env: Any) -> None:
+    """Raw bytes, no work: ``Echo`` answers with the request after pushing it to the
+    ``Listen`` streams of its key (its first 16 bytes), ``EchoStream`` does the same for
+    each message of a stream, and ``Listen(key)`` yields an empty message once subscribed,
+    then what is pushed. Given ``store_env``, ``StoredEcho`` first saves an event of the
+    key's aggregate through the server's own group commit: the floor under a command."""
+    import grpc
+    from eventsourcing.application import Application
+
+    from server.commits import Committer
+    from server.limits import Limits
+    from storage.threads import StoreThreads
+
+    listeners: dict[bytes, list[asyncio.Queue[bytes]]] = {}
+    keys: dict[bytes, Any] = {}
+    committer = Committer(Application(env=store_env), StoreThreads()) if store_env else None  # type: ignore[arg-type]
+
+    async def echo(request: bytes, _context: Any) -> bytes:
+        for queue in listeners.get(request[:16], ()):
+            queue.put_nowait(request)
+        return request
+
+    async def stored_echo(request: bytes, context: Any) -> bytes:
+        assert committer is not None
+        echoes = keys.get(request[:16]) or keys.setdefault(request[:16], Echoes())
+        echoes.echoed(len(request))
+        await committer.save(echoes)
+        return await echo(request, context)
+
+    async def echo_stream(requests: AsyncIterator[bytes], context: Any) -> None:
+        async for request in requests:
+            await context.write(await echo(request, context))
+
+    async def listen(key: bytes, _context: Any) -> AsyncIterator[bytes]:
+        queue: asyncio.Queue[bytes] = asyncio.Queue()
+        listeners.setdefault(key, []).append(queue)
+        try:
+            yield b""
+            while True:
+                yield await queue.get()
+        finally:
+            listeners[key].remove(queue)
+
+    handlers = {
+        "Echo": grpc.unary_unary_rpc_method_handler(echo),
+        "StoredEcho": grpc.unary_unary_rpc_method_handler(stored_echo),
+        "EchoStream": grpc.stream_stream_rpc_method_handler(echo_stream),
+        "Listen": grpc.unary_stream_rpc_method_handler(listen),
+    }
+    # The queue of calls not yet taken as totem serve's, or the baseline drops calls.
+    options = [("grpc.so_reuseport", 0), *Limits(pending_calls=10**6).grpc_options()]
+    bare = grpc.aio.server(options=options)
+    bare.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(ECHO_SERVICE, handlers),))
+    conn.send(bare.add_insecure_port("127.0.0.1:0"))
+    await bare.start()
+    await asyncio.get_running_loop().run_in_executor(None, conn.recv)  # any message: stop
+    await bare.stop(grace=None)
+
+
+def _echo_main(conn: multiprocessing.connection.Connection, store_env: Any) -> None:
+    asyncio.run(_echo_server(conn, store_env))
+
+
+class EchoServer:
+    """The bare echo server in a process of its own; ``store_env`` for the stored echo."""
+
+    def __init__(self, store_env: Mapping[str, str] | None = None) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.conn, theirs = context.Pipe()
+        self.process = context.Process(target=_echo_main, args=(theirs, store_env), daemon=True)
+        self.process.start()
+        if not self.conn.poll(STEP_TIMEOUT):
+            raise RuntimeError("the echo server did not start")
+        self.port: int = self.conn.recv()
+        self.address = f"127.0.0.1:{self.port}"
+        self.pid: int = self.process.pid or 0
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError):
+            self.conn.send("stop")
+        self.process.join(10)
+        if self.process.is_alive():
+            self.process.kill()
+
+
+# ---- Play streams ---------------------------------------------------------------------------
+
+
+async def round_trip(stream: Any, request: Any) -> Any:
+    """One message written on an open stream, and its answer; a stream that ends instead
+    raises, as a failed call does."""
+    import grpc
+
+    await stream.write(request)
+    answer = await stream.read()
+    if answer is grpc.aio.EOF:
+        raise RuntimeError(f"the stream ended: {await stream.code()} {await stream.details()}")
+    return answer
+
+
+async def open_play(play: Any, metadata: Any) -> Any:
+    """A Play stream (``play`` is the stub's method, or a bare server's), connected, with
+    the ready request answered that clients send first: no command is its first message,
+    which gRPC hands over sooner."""
+    stream = play(metadata=metadata, timeout=STEP_TIMEOUT * 10)
+    try:
+        await asyncio.wait_for(stream.wait_for_connection(), STEP_TIMEOUT)
+        await round_trip(stream, ms.PlayRequest(ready=ms.PlayReady()))
+    except BaseException:
+        stream.cancel()
+        raise
+    return stream
+
+
+def applied(response: Any) -> Any:
+    """The ActResponse of an applied PlayResponse; a refusal raises, as Act's would."""
+    if response.WhichOneof("outcome") != "applied":
+        raise RuntimeError(f"not applied on the Play stream: {response}")
+    return response.applied
+
+
+async def close_play(stream: Any) -> None:
+    """End a Play stream as a player does: no more requests, then its status."""
+    import grpc
+
+    await stream.done_writing()
+    rest = await asyncio.wait_for(stream.read(), STEP_TIMEOUT)
+    code = await asyncio.wait_for(stream.code(), STEP_TIMEOUT)
+    if rest is not grpc.aio.EOF or code != grpc.StatusCode.OK:
+        raise RuntimeError(f"the Play stream ended badly: {code} {await stream.details()}")
+
+
+# ---- Jungle Speed ---------------------------------------------------------------------------
+
+#: The inward-arrows card of a deck of 72 symbol cards and that one special.
+INWARD_ARROWS = 72
+REVEAL = js.JungleSpeedCommand(reveal=js.JungleSpeedReveal())
+GRAB = js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
+#: Seat 0 gets shapes 0 to 8, seat 1 shapes 9 to 17 (card = 4 * shape + colour, seat k
+#: dealt deck[k::2], JS-2.2): no two face-up cards ever match, 72 reveals follow.
+NO_DUEL_DEAL = [card for pair in zip(range(36), range(36, 72), strict=True) for card in pair]
+
+
+def arrows_options(players: int) -> js.JungleSpeedOptions:
+    """A match whose first reveal, seat 0's, is the inward arrows: a race all may grab."""
+    return js.JungleSpeedOptions(
+        max_players=players,
+        turn_timeout_ms=0,
+        specials=js.JungleSpeedSpecials(inward_arrows=1),
+        prearranged_deal=[INWARD_ARROWS, *range(INWARD_ARROWS)],
+    )
+
+
+def create_request(options: js.JungleSpeedOptions) -> ms.CreateMatchRequest:
+    return ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED, jungle_speed=options)
+
+
+def scripted_create() -> ms.CreateMatchRequest:
+    """Two seats, no special, no timer, a deal with no duel until both last cards, which
+    share a shape: 72 reveals and one grab end the match (tests/service/test_match_end.py)."""
+    last_of_0, last_of_1, swapped = 4 * 8, 4 * 8 + 3, 4 * 17 + 3
+    zero = [swapped] + [c for c in range(36) if c not in (last_of_0, last_of_1)] + [last_of_0]
+    one = [c for c in range(36, 72) if c != swapped] + [last_of_1]
+    deal = [card for pair in zip(zero, one, strict=True) for card in pair]
+    return create_request(
+        js.JungleSpeedOptions(
+            max_players=2,
+            prearranged_deal=deal,
+            specials=js.JungleSpeedSpecials(),
+            turn_timeout_ms=0,
+        )
+    )
+
+
+def next_move(state: js.JungleSpeedState, me: int) -> tuple[int, js.JungleSpeedCommand] | None:
+    """The next command from the state seat ``me`` was just answered with: a grab when one
+    is offered to it (or a duel or arrows race is open for another seat), else a reveal by
+    the seat whose turn it is; None when nobody can act."""
+    if state.legal.grabs:
+        return me, js.JungleSpeedCommand(
+            grab=js.JungleSpeedGrab(target=state.legal.grabs[0].target)
+        )
+    if state.open_duels:
+        return state.open_duels[0].seats[0], GRAB
+    if state.arrows_race_open:
+        return next(s.seat for s in state.seats if not s.finished), GRAB
+    if state.HasField("turn"):
+        return state.turn, REVEAL
+    return None
+
+
+class Revealer:
+    """A client on a channel of its own revealing in 2-seat matches of :data:`NO_DUEL_DEAL`,
+    the seats in turn; :meth:`prepare` makes the matches (untimed) that ``ops`` reveals need."""
+
+    def __init__(self, address: str) -> None:
+        import grpc
+
+        from totem.v1 import match_service_pb2_grpc
+
+        self.channel = grpc.aio.insecure_channel(address)
+        self.stub = match_service_pb2_grpc.MatchServiceStub(self.channel)
+        self.matches: list[tuple[str, list[Any]]] = []
+        self.done = 0
+
+    async def prepare(self, ops: int) -> None:
+        options = js.JungleSpeedOptions(
+            max_players=2,
+            turn_timeout_ms=0,
+            specials=js.JungleSpeedSpecials(),
+            prearranged_deal=NO_DUEL_DEAL,
+        )
+        while len(self.matches) * 72 - self.done % 72 < ops:
+            created = await self.stub.CreateMatch(
+                create_request(options), metadata=ORGANISER, timeout=STEP_TIMEOUT
+            )
+            seats = []
+            for seat in range(2):
+                joined = await self.stub.JoinMatch(
+                    ms.JoinMatchRequest(match_id=created.match_id, name=f"p{seat}", seat=seat),
+                    timeout=STEP_TIMEOUT,
+                )
+                seats.append(bearer(joined.player_token))
+            self.matches.append((created.match_id, seats))
+
+    async def op(self) -> None:
+        match_id, seats = self.matches[0]
+        request = ms.ActRequest(match_id=match_id, jungle_speed=REVEAL)
+        await self.stub.Act(request, metadata=seats[self.done % 2], timeout=STEP_TIMEOUT)
+        self.done += 1
+        if self.done % 72 == 0:
+            self.matches.pop(0)
+
+    async def close(self) -> None:
+        await self.channel.close()

@@ -25,20 +25,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import tempfile
 import time
 from pathlib import Path
 
 import grpc
 
-from bench.harness import ORGANISER, Server
-from domain.jungle_speed.cards import Deck
+from bench.harness import (
+    GRAB,
+    ORGANISER,
+    REVEAL,
+    ROOT,
+    Server,
+    arrows_options,
+    bearer,
+    create_request,
+    serving,
+)
 from totem.v1 import common_pb2, match_service_pb2_grpc
-from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
-HERE = Path(__file__).resolve().parent.parent
-INWARD = next(c.id for c in Deck().cards if c.kind.value == "INWARD_ARROWS")
 STREAMS_PER_CHANNEL = 10
 #: A client that does not read: the default HTTP/2 window, never grown.
 NOT_READING = [
@@ -51,51 +56,23 @@ PARTS = ["grabs", "streams", "matches"]
 QUIET_S = 3.0
 
 
-def bearer(token: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {token}"),)
-
-
-def deal(players: int) -> list[int]:
-    """A deck whose first card revealed (seat 0's top) is the inward arrows."""
-    size = len(Deck().cards)
-    rest = iter(c for c in range(size) if c != INWARD)
-    sizes = [size // players + (1 if s < size % players else 0) for s in range(players)]
-    piles: list[list[int]] = [[INWARD] if s == 0 else [] for s in range(players)]
-    for s in range(players):
-        while len(piles[s]) < sizes[s]:
-            piles[s].append(next(rest))
-    return [piles[k % players][k // players] for k in range(size)]
-
-
 async def decided_race(
     client: match_service_pb2_grpc.MatchServiceStub, players: int
 ) -> tuple[str, list[str]]:
     """A match whose inward-arrows race is decided: every later grab is a late grab."""
-    created = await client.CreateMatch(
-        ms.CreateMatchRequest(
-            game=common_pb2.GAME_JUNGLE_SPEED,
-            jungle_speed=js.JungleSpeedOptions(
-                max_players=players, turn_timeout_ms=0, prearranged_deal=deal(players)
-            ),
-        ),
-        metadata=ORGANISER,
-    )
+    created = await client.CreateMatch(create_request(arrows_options(players)), metadata=ORGANISER)
     tokens = []
     for seat in range(players):
         joined = await client.JoinMatch(
             ms.JoinMatchRequest(match_id=created.match_id, name=f"p{seat}", any_seat=True)
         )
         tokens.append(joined.player_token)
-    for command in (js.JungleSpeedCommand(reveal=js.JungleSpeedReveal()), grab()):
+    for command in (REVEAL, GRAB):
         await client.Act(
             ms.ActRequest(match_id=created.match_id, jungle_speed=command),
             metadata=bearer(tokens[0]),
         )
     return created.match_id, tokens
-
-
-def grab() -> js.JungleSpeedCommand:
-    return js.JungleSpeedCommand(grab=js.JungleSpeedGrab())
 
 
 async def grabs(port: int, count: int) -> None:
@@ -108,7 +85,7 @@ async def grabs(port: int, count: int) -> None:
         for _ in range(count):
             try:
                 await client.Act(
-                    ms.ActRequest(match_id=match_id, jungle_speed=grab()),
+                    ms.ActRequest(match_id=match_id, jungle_speed=GRAB),
                     metadata=bearer(tokens[1]),
                 )
                 outcomes["OK"] += 1
@@ -128,7 +105,7 @@ async def history(client: match_service_pb2_grpc.MatchServiceStub, events: int) 
         for _ in range(count):
             began = time.perf_counter()
             await client.Act(
-                ms.ActRequest(match_id=match_id, jungle_speed=grab()), metadata=bearer(token)
+                ms.ActRequest(match_id=match_id, jungle_speed=GRAB), metadata=bearer(token)
             )
             await asyncio.sleep(max(0.0, 0.1 - (time.perf_counter() - began)))
 
@@ -145,7 +122,7 @@ async def slow_streams(server: Server, streams: int, events: int, hold: float) -
         size = len(
             (await client.Watch(ms.WatchRequest(match_id=match_id)).read()).SerializeToString()
         )
-    rss_before = server.rss_mb()
+    rss_before = server.rss_mib()
     channels = [
         grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=NOT_READING)
         for _ in range((streams + STREAMS_PER_CHANNEL - 1) // STREAMS_PER_CHANNEL)
@@ -157,7 +134,7 @@ async def slow_streams(server: Server, streams: int, events: int, hold: float) -
         for i in range(streams)
     ]
     await asyncio.sleep(hold)
-    rss_held = server.rss_mb()
+    rss_held = server.rss_mib()
 
     async def stand(call: grpc.aio.UnaryStreamCall) -> str:
         try:
@@ -183,8 +160,8 @@ async def slow_streams(server: Server, streams: int, events: int, hold: float) -
     for name, number in sorted(stands.items()):
         print(f"  {name}: {number}")
     print(
-        f"  server RSS {rss_before:.0f} MB before the streams, {rss_held:.0f} MB while held "
-        f"({(rss_held - rss_before) * 1024 / streams:.0f} KB a stream)"
+        f"  server RSS {rss_before:.0f} MiB before the streams, {rss_held:.0f} MiB while held "
+        f"({(rss_held - rss_before) * 1024 / streams:.0f} KiB a stream)"
     )
 
 
@@ -206,17 +183,17 @@ async def looked_at(server: Server, matches: int, settle: float) -> None:
                         for m in ids[start : start + 100]
                     )
                 )
-            return server.rss_mb()
+            return server.rss_mib()
 
-        began = server.rss_mb()
+        began = server.rss_mib()
         first = await round_of(matches)
         await asyncio.sleep(settle)
-        settled = server.rss_mb()
+        settled = server.rss_mib()
         second = await round_of(matches)
         print(f"matches created and looked at once each, {matches} a round:")
         print(
-            f"  server RSS {began:.0f} MB at first, {first:.0f} MB after round 1, "
-            f"{settled:.0f} MB {settle:.0f} s later, {second:.0f} MB after round 2"
+            f"  server RSS {began:.0f} MiB at first, {first:.0f} MiB after round 1, "
+            f"{settled:.0f} MiB {settle:.0f} s later, {second:.0f} MiB after round 2"
         )
 
 
@@ -232,7 +209,7 @@ async def run(server: Server, args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--root", type=Path, default=HERE)
+    parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--extra", action="append", default=[], help="an option of totem serve")
     parser.add_argument("--parts", nargs="+", default=PARTS, choices=PARTS, help="what to measure")
     parser.add_argument("--grabs", type=int, default=1000)
@@ -242,19 +219,9 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=2000)
     parser.add_argument("--settle", type=float, default=15.0)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        server = Server(
-            "sqlite",
-            "",
-            Path(tmp),
-            args.root.resolve(),
-            args=["--organiser-creations-per-minute", "1000000", *args.extra],
-            unlimited=False,
-        )
-        try:
-            asyncio.run(run(server, args))
-        finally:
-            server.stop()
+    extra = ["--organiser-creations-per-minute", "1000000", *args.extra]
+    with serving(root=args.root.resolve(), args=extra, unlimited=False) as server:
+        asyncio.run(run(server, args))
 
 
 if __name__ == "__main__":

@@ -21,8 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from crash import ORGANISER_TOKEN, Server  # bench/crash.py, beside this file
-
+from bench.harness import ORGANISER_TOKEN, Server
 from totem_client import TotemError, connect
 from totem_client.client import Client
 
@@ -47,7 +46,8 @@ async def first_answer_after(client: Client, since: list[float]) -> float:
 
 
 async def one_round(down: float, workdir: Path) -> tuple[float, float]:
-    server = Server({"SQLITE_DBNAME": str(workdir / "reconnect.db")}, workdir)
+    store = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(workdir / "r.db")}
+    server = Server(store, workdir)
     server.start()
     try:
         async with (

@@ -1,8 +1,6 @@
 """Benchmark: GetMatch of an ended long match against a live one, without and with snapshots.
 
-Run ``python bench/snapshots.py [--game G] [--calls N] [--postgres [DSN]]``, G one of
-``tribes`` (the default), ``village``, ``jungle_speed``. The store (a temporary SQLite
-file, or a fresh schema of a PostgreSQL database with ``--postgres``, dropped after) is
+``--game`` is ``tribes`` (the default), ``village`` or ``jungle_speed``. The store is
 filled through the application in this process, as the server fills it, a save after
 every command: one match played to its end (the game's timer firing again and again, so
 every default applies: about a thousand events for Tribes or Village of 3 seats, a few
@@ -33,20 +31,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
+import inspect
 import random
 import secrets
 import statistics
-import sys
 import time
 from collections.abc import Callable
+from contextlib import AsyncExitStack
+from functools import partial
+from typing import Any
 from uuid import UUID
 
 import grpc
-from listing import add_postgres_option, store
 
-from bench.harness import markdown_table
+from bench.harness import add_server_options, fresh_store, in_process, machine_line, markdown_table
 from domain.jungle_speed import JungleSpeed
 from domain.jungle_speed import Options as JungleSpeedOptions
 from domain.kernel.match import MatchAggregate, MatchStatus
@@ -55,7 +53,6 @@ from domain.tribes import Options as TribesOptions
 from domain.tribes import Tribes
 from domain.village import Options as VillageOptions
 from domain.village import Village
-from server.serve import RunningServer, start
 from storage.arena import Arena
 from totem.v1 import match_service_pb2 as ms
 from totem.v1 import match_service_pb2_grpc
@@ -135,57 +132,51 @@ def table(title: str, timings: dict[str, list[float]], baseline: str) -> None:
     print(markdown_table(("case", "median ms", "p90 ms", "ratio"), rows))
 
 
-async def get_matches(
-    env: dict[str, str], ended: UUID, live: UUID, calls: int
+async def timed(
+    cases: dict[str, Callable[[], Any]], calls: int, seed: int
 ) -> dict[str, list[float]]:
-    servers: dict[str, RunningServer] = {
-        "before": await start("127.0.0.1:0", {**env, **OFF}),
-        "after": await start("127.0.0.1:0", env),
-    }
-    channels = {k: grpc.aio.insecure_channel(f"127.0.0.1:{s.port}") for k, s in servers.items()}
-    try:
+    """Each case ``calls`` times, a round of all of them in a fresh random order each
+    time; the first round not timed. A case may return an awaitable, awaited."""
+    timings: dict[str, list[float]] = {name: [] for name in cases}
+    order = random.Random(seed)
+    for round_ in range(calls + 1):
+        for name in order.sample(list(cases), len(cases)):
+            began = time.perf_counter()
+            if inspect.isawaitable(done := cases[name]()):
+                await done
+            if round_:
+                timings[name].append(time.perf_counter() - began)
+    return timings
+
+
+async def measure(env: dict[str, str], ended: UUID, live: UUID, calls: int) -> None:
+    matches = (("live", live), ("ended", ended))
+    async with AsyncExitStack() as stack:
+        servers = {
+            "before": await stack.enter_async_context(in_process({**env, **OFF})),
+            "after": await stack.enter_async_context(in_process(env)),
+        }
+        channels = {k: grpc.aio.insecure_channel(f"127.0.0.1:{s.port}") for k, s in servers.items()}
         stubs = {k: match_service_pb2_grpc.MatchServiceStub(c) for k, c in channels.items()}
-        cases = [
-            (f"{which} match, {when}", stubs[when], str(match_id))
+        cases = {
+            f"{which} match, {when}": partial(
+                stubs[when].GetMatch, ms.GetMatchRequest(match_id=str(m))
+            )
             for when in ("before", "after")
-            for which, match_id in (("live", live), ("ended", ended))
-        ]
-        timings: dict[str, list[float]] = {name: [] for name, _, _ in cases}
-        order = random.Random(1)
-        for round_ in range(calls + 1):
-            for name, client, match_id in order.sample(cases, len(cases)):
-                began = time.perf_counter()
-                await client.GetMatch(ms.GetMatchRequest(match_id=match_id))
-                if round_:
-                    timings[name].append(time.perf_counter() - began)
-        return timings
-    finally:
+            for which, m in matches
+        }
+        table(f"GetMatch, {calls} calls each", await timed(cases, calls, 1), "live match, before")
         for channel in channels.values():
             await channel.close()
-        for server in servers.values():
-            await server.stop(grace=None)
-
-
-def loads(env: dict[str, str], ended: UUID, live: UUID, calls: int) -> dict[str, list[float]]:
     apps = {"before": Arena({**env, **OFF}), "after": Arena(env)}
-    try:
-        cases = [
-            (f"{which} match, {when}", apps[when], match_id)
-            for when in ("before", "after")
-            for which, match_id in (("live", live), ("ended", ended))
-        ]
-        timings: dict[str, list[float]] = {name: [] for name, _, _ in cases}
-        order = random.Random(2)
-        for round_ in range(calls + 1):
-            for name, app, match_id in order.sample(cases, len(cases)):
-                began = time.perf_counter()
-                app.load(match_id)
-                if round_:
-                    timings[name].append(time.perf_counter() - began)
-        return timings
-    finally:
-        for app in apps.values():
-            app.close()
+    cases = {
+        f"{which} match, {when}": partial(apps[when].load, m)
+        for when in ("before", "after")
+        for which, m in matches
+    }
+    table(f"Arena.load, {calls} each", await timed(cases, calls, 2), "live match, after")
+    for app in apps.values():
+        app.close()
 
 
 def snapshot_cost(env: dict[str, str], match_id: UUID, calls: int) -> str:
@@ -208,13 +199,8 @@ def snapshot_cost(env: dict[str, str], match_id: UUID, calls: int) -> str:
 
 
 async def main(args: argparse.Namespace) -> None:
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {sys.version.split()[0]}, grpcio {grpc.__version__}; "
-        f"load average {os.getloadavg()[0]:.2f}",
-        flush=True,
-    )
-    with store(args.postgres) as (env, where):
+    print(machine_line(), flush=True)
+    with fresh_store(args.store, args.dsn) as (env, where):
         began = time.perf_counter()
         ended, live = fill(env, args.game)
         print(
@@ -222,21 +208,13 @@ async def main(args: argparse.Namespace) -> None:
             f"{live.version} events, filled in {time.perf_counter() - began:.1f} s",
             flush=True,
         )
-        calls = await get_matches(env, ended.id, live.id, args.calls)
-        table(f"GetMatch, {args.calls} calls each", calls, "live match, before")
-        loaded = loads(env, ended.id, live.id, args.calls)
-        table(f"Arena.load, {args.calls} each", loaded, "live match, after")
+        await measure(env, ended.id, live.id, args.calls)
         print("\n" + snapshot_cost(env, ended.id, args.calls))
-    print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
-
-
-def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", choices=sorted(GAMES), default="tribes")
-    parser.add_argument("--calls", type=int, default=200, help="timed calls per case (200)")
-    add_postgres_option(parser)
-    return parser.parse_args(argv)
 
 
 if __name__ == "__main__":
-    asyncio.run(main(parse(sys.argv[1:])))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--game", choices=sorted(GAMES), default="tribes")
+    parser.add_argument("--calls", type=int, default=200, help="timed calls per case")
+    add_server_options(parser, root=False)
+    asyncio.run(main(parser.parse_args()))

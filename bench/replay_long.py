@@ -1,0 +1,309 @@
+"""Replaying a long match: the replay tool against the library reloading the aggregate.
+
+The match: a genuine 4-player Jungle Speed match (ES, no timer) made through the
+application, brought to ``--events`` events by late grabs (JS-5.3: grabs by a race's
+participants after it was decided, recorded, changing nothing), spread at random over its
+decided races; made before anything is timed. Measured on the store opened read-only as
+``totem-replay`` opens it: every step (``read_records`` and ``walk`` over all events, as
+``totem-replay events``), ``at N`` for ``--versions`` random versions, and the baseline
+``arena.repository.get(match_id, version=N)`` for the same versions; reloading at every
+version is extrapolated from those (a least-squares line a + b*N summed over 1..E), not
+run. Medians of ``--repetitions``, the two alternating which goes first; ratios are
+baseline / replay tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from unittest import mock
+from uuid import UUID
+
+from bench.harness import add_server_options, fresh_store, machine_line, markdown_table
+from domain.jungle_speed import JungleSpeed, Options
+from domain.kernel import MatchStatus, ReceiveStamp
+from replay.store import last_event, open_arena, read_records, walk
+from storage.arena import Arena
+
+PLAYERS = 4
+#: Events saved per transaction while the match is made.
+SAVE_BATCH = 10_000
+#: Chance that an open duel is left open for now (JS-4.7) while play goes on.
+LEAVE_DUEL_OPEN = 0.3
+#: Chance of a grab with nothing to win (JS-5.2) when nothing is open.
+WRONG_GRAB = 0.03
+ENTROPY = b"\x01\x02"
+START_WALL_NS = 1_700_000_000_000_000_000
+
+
+# ---- making the match ---------------------------------------------------------------------
+
+
+class Stamps:
+    """Receive stamps in increasing order; commands 40 ms apart, late grabs 2 ms."""
+
+    def __init__(self) -> None:
+        self.sequence = 0
+        self.wall_ns = START_WALL_NS
+
+    def __call__(self, after_ms: float = 40) -> ReceiveStamp:
+        self.sequence += 1
+        self.wall_ns += int(after_ms * 1_000_000)
+        return ReceiveStamp(self.sequence, self.wall_ns, self.wall_ns)
+
+
+def options() -> Options:
+    return Options(variant="ES", max_players=PLAYERS, turn_timeout_ms=0)
+
+
+def join_all(match: JungleSpeed, stamps: Stamps) -> None:
+    for seat in range(PLAYERS):
+        match.join(f"player{seat}", bytes([seat, 7, 7]), f"token-hash-{seat}", stamps())
+
+
+def play_one(match: JungleSpeed, rng: random.Random, stamps: Stamps) -> str:
+    """One legal command; returns what it was ("reveal", or the grab's outcome)."""
+    duels, luck = match.open_duels(), rng.random()
+    blocked = match.turn is None or match.reveal_refusal(match.turn) is not None
+    active = [s for s in match.seats if match.active(s)]
+    if duels and (luck >= LEAVE_DUEL_OPEN or blocked):
+        return match.grab(rng.choice(duels[0]), stamps())  # JS-4.2
+    if match.open_arrows():
+        return match.grab(rng.choice(active), stamps())  # JS-6.1
+    if luck < WRONG_GRAB or blocked or match.turn is None:
+        return match.grab(rng.choice(active), stamps())  # JS-5.2
+    match.reveal(match.turn, stamps())  # JS-3.1
+    return "reveal"
+
+
+def late_grabbers(match: JungleSpeed) -> list[int]:
+    """Seats for which a grab now is late (JS-5.3): participants of a race just decided."""
+    if match.status is not MatchStatus.PLAYING:
+        return []
+    return [s for s in match.seats if match.active(s) and match.grab_outcome(s)[0] == "late"]
+
+
+def rehearse(seed: bytes, moves_seed: int, limit: int) -> tuple[int, int, bool]:
+    """Play the match in memory without late grabs: its events, the decided races after
+    which someone could grab late, and whether it ended within ``limit`` events."""
+    match = JungleSpeed.create(options(), seed, ENTROPY)
+    stamps, rng, races = Stamps(), random.Random(moves_seed), 0
+    join_all(match, stamps)
+    while match.status is MatchStatus.PLAYING and match.version < limit:
+        if play_one(match, rng, stamps) in ("duel", "arrows") and late_grabbers(match):
+            races += 1
+    return match.version, races, match.status is not MatchStatus.PLAYING
+
+
+@dataclass(frozen=True)
+class Built:
+    match_id: UUID
+    events: int
+    own_events: int
+    late_grabs: int
+    races: int
+    ended: bool
+    seconds: float
+
+
+def build(env: dict[str, str], events: int, seed: int) -> Built:
+    """Make and save the match (see the module's text); not measured."""
+    began = time.perf_counter()
+    secret = random.Random(seed).randbytes(32)
+    own, races, ended = rehearse(secret, seed, events)
+    missing = events - own if ended else 0
+    if missing and not races:
+        raise SystemExit(f"seed {seed}: no race was decided, so no late grab is possible")
+    spread = random.Random(seed + 1)
+    quota = Counter(spread.choices(range(races), k=missing))
+    arena = Arena(env, seed_source=lambda: secret)
+    try:
+        created = arena.create_match(lambda s: JungleSpeed.create(options(), s, ENTROPY))
+        assert isinstance(created, JungleSpeed)
+        match, stamps, rng, race, saved = created, Stamps(), random.Random(seed), 0, 0
+        join_all(match, stamps)
+        while match.status is MatchStatus.PLAYING and match.version < events:
+            outcome = play_one(match, rng, stamps)
+            grabbers = late_grabbers(match) if outcome in ("duel", "arrows") else []
+            if grabbers:
+                for _ in range(quota[race]):
+                    late = match.grab(spread.choice(grabbers), stamps(after_ms=2))
+                    assert late == "late", late
+                race += 1
+            if match.version - saved >= SAVE_BATCH:
+                arena.save(match)
+                saved = match.version
+        arena.save(match)
+    finally:
+        arena.close()
+    # A match cut in play may pass ``events`` by the few events of its last command.
+    if match.version != events and (ended or match.version < events):
+        raise SystemExit(f"the match has {match.version} events, not {events}")
+    seconds = time.perf_counter() - began
+    return Built(match.id, match.version, min(own, match.version), missing, races, ended, seconds)
+
+
+# ---- measuring --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One use of the replay tool: reading the records, then walking them (seconds)."""
+
+    read: float
+    walk: float
+
+    @property
+    def total(self) -> float:
+        return self.read + self.walk
+
+
+def replay_tool(arena: Arena, match_id: UUID, version: int | None) -> Tool:
+    """What ``totem-replay at MATCH N`` (a version) or ``events`` (None: every step)
+    does before it renders anything."""
+    began = time.perf_counter()
+    records = read_records(arena, match_id, version)  # ``at`` reads only up to N
+    if version is not None:
+        last_event(arena, match_id)  # ``at`` names the match's length too
+    read = time.perf_counter()
+    last = None
+    for _event, match in walk(records, version):
+        last = match
+    assert last is not None and last.version == (version or records[-1].version)
+    return Tool(read - began, time.perf_counter() - read)
+
+
+def reload(arena: Arena, match_id: UUID, version: int) -> float:
+    """The baseline: the library rebuilds the aggregate at ``version`` from the store."""
+    began = time.perf_counter()
+    assert arena.repository.get(match_id, version=version).version == version
+    return time.perf_counter() - began
+
+
+def median_tool(samples: list[Tool]) -> Tool:
+    return Tool(
+        statistics.median(s.read for s in samples), statistics.median(s.walk for s in samples)
+    )
+
+
+@dataclass(frozen=True)
+class AtVersion:
+    version: int
+    tool: Tool
+    baseline: float
+
+
+def measure(
+    arena: Arena, match_id: UUID, versions: list[int], repetitions: int, rng: random.Random
+) -> tuple[Tool, list[AtVersion]]:
+    """Every step once per repetition, then each version in a fresh random order, the two
+    alternating which goes first. Medians over the repetitions."""
+    every: list[Tool] = []
+    tools: dict[int, list[Tool]] = {v: [] for v in versions}
+    baselines: dict[int, list[float]] = {v: [] for v in versions}
+    for repetition in range(repetitions):
+        every.append(replay_tool(arena, match_id, None))
+        for version in rng.sample(versions, len(versions)):
+            for which in (0, 1) if repetition % 2 == 0 else (1, 0):
+                if which == 0:
+                    tools[version].append(replay_tool(arena, match_id, version))
+                else:
+                    baselines[version].append(reload(arena, match_id, version))
+    rows = [AtVersion(v, median_tool(tools[v]), statistics.median(baselines[v])) for v in versions]
+    return median_tool(every), rows
+
+
+def fit_line(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """Least squares t = a + b*N through the points (N, t); through the origin instead
+    when that line would give a negative fixed cost, which no reload has."""
+    xs, ys = [float(x) for x, _ in points], [y for _, y in points]
+    if len(set(xs)) >= 2:
+        slope, intercept = statistics.linear_regression(xs, ys)
+        if intercept >= 0:
+            return intercept, slope
+    return 0.0, sum(x * y for x, y in zip(xs, ys, strict=True)) / sum(x * x for x in xs)
+
+
+def reload_every_version(a: float, b: float, events: int) -> float:
+    """Sum over N = 1..events of a + b*N: reloading the aggregate at each version."""
+    return events * a + b * events * (events + 1) / 2
+
+
+# ---- the report -------------------------------------------------------------------------
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:,.0f}"
+
+
+def us(seconds: float) -> str:
+    return f"{seconds * 1e6:,.1f}"
+
+
+def ratio(baseline: float, tool: float) -> str:
+    return f"{baseline / tool:,.2f}"
+
+
+def report(every: Tool, rows: list[AtVersion], events: int) -> None:
+    a, b = fit_line([(r.version, r.baseline) for r in rows])
+    baseline = reload_every_version(a, b, events)
+    print(
+        f"\nEvery step: replay tool {every.total:,.2f} s (read {every.read:,.2f} + walk "
+        f"{every.walk:,.2f}), reloading at each version {baseline:,.0f} s (extrapolated: "
+        f"{ms(a)} ms + {us(b)} µs * N, summed over N = 1..{events:,}): ratio "
+        f"{ratio(baseline, every.total)}\n"
+    )
+    table = [
+        [
+            f"{r.version:,}",
+            *map(ms, (r.tool.read, r.tool.walk, r.tool.total, r.baseline)),
+            ratio(r.baseline, r.tool.total),
+        ]
+        for r in sorted(rows, key=lambda r: r.version)
+    ]
+    header = ["version N", "replay: read ms", "walk ms", "total ms", "repository.get ms", "ratio"]
+    print(markdown_table(header, table))
+    tool, base = sum(r.tool.total for r in rows), sum(r.baseline for r in rows)
+    print(
+        f"\nAll {len(rows)} versions: {ms(tool)} ms against {ms(base)}, ratio {ratio(base, tool)}"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--events", type=int, default=100_000, help="events in the match")
+    parser.add_argument("--versions", type=int, default=8, help="random versions for `at`")
+    parser.add_argument("--repetitions", type=int, default=3, help="the median is kept")
+    parser.add_argument("--seed", type=int, default=1, help="the match's moves and versions")
+    add_server_options(parser, root=False)
+    args = parser.parse_args(argv)
+    if not 2 <= args.versions <= args.events:
+        parser.error("--versions must be between 2 and --events")
+    print(machine_line())
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        fresh_store(args.store, args.dsn, Path(tmp)) as (env, name),
+    ):
+        built = build(env, args.events, args.seed)
+        print(
+            f"{name}: match of {built.events:,} events, {built.own_events:,} of its own play "
+            f"({'ended' if built.ended else 'cut, still in play'}) and {built.late_grabs:,} "
+            f"late grabs after {built.races} decided races; made in {built.seconds:.1f} s"
+        )
+        rng = random.Random(args.seed + 2)
+        versions = rng.sample(range(1, built.events + 1), args.versions)
+        # The replay tool takes PostgreSQL's settings from the process's environment.
+        with mock.patch.dict(os.environ, env), open_arena(env.get("SQLITE_DBNAME", "")) as arena:
+            every, rows = measure(arena, built.match_id, versions, args.repetitions, rng)
+            report(every, rows, built.events)
+
+
+if __name__ == "__main__":
+    main()
