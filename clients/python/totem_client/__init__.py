@@ -10,10 +10,17 @@ Each game's own names (its commands, its options from keywords, its names of bad
 spells) are in its module of :mod:`totem_client.games`. See ``docs/client.md``.
 """
 
-from totem_client.client import Client, ClientTls, CreatedMatch, Page, connect
+from totem_client.client import Client, ClientTls, Page, connect
 from totem_client.errors import TotemError
 from totem_client.games import GAMES, Command
-from totem_client.messages import ActResponse, MatchEvent, MatchState, MatchSummary, MatchView
+from totem_client.messages import (
+    ActResponse,
+    CreatedMatch,
+    MatchEvent,
+    MatchState,
+    MatchSummary,
+    MatchView,
+)
 from totem_client.session import Session
 from totem_client.streams import RESUMABLE_CODES, EventStream, PlayStream
 

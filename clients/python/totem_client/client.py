@@ -22,22 +22,13 @@ from google.protobuf.message import Message
 from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
 from totem_client.errors import CreationRefused, TotemError
 from totem_client.games import GAMES, Command, GameCreation, act_request, game_of_message
-from totem_client.messages import ActResponse, MatchEvent, MatchSummary, MatchView
+from totem_client.messages import ActResponse, CreatedMatch, MatchEvent, MatchSummary, MatchView
 from totem_client.receipts import Receipts
 from totem_client.reconnect import channel_options
 from totem_client.session import Session
 from totem_client.streams import EventStream, PlayStream
 
 DEFAULT_CALL_TIMEOUT = 30.0
-
-
-@dataclass(frozen=True)
-class CreatedMatch:
-    """A new match: its id, the referee's bearer token, and the seed commitment."""
-
-    match_id: str
-    referee_token: str
-    seed_commitment: bytes
 
 
 @dataclass(frozen=True)

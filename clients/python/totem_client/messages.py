@@ -7,6 +7,8 @@ them can name them too without importing the client, which imports those.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from totem.v1 import common_pb2, match_service_pb2
 
 #: One event of a match; a Watch stream's events carry the viewer's state after each.
@@ -19,3 +21,12 @@ MatchView = match_service_pb2.GetMatchResponse
 MatchSummary = common_pb2.MatchSummary
 #: A command's answer: the version after it, its events, the caller's state, a receipt.
 ActResponse = match_service_pb2.ActResponse
+
+
+@dataclass(frozen=True)
+class CreatedMatch:
+    """A new match: its id, the referee's bearer token, and the seed commitment."""
+
+    match_id: str
+    referee_token: str
+    seed_commitment: bytes

@@ -13,15 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from google.protobuf.message import Message
 
 from totem.v1 import common_pb2
-from totem_client.messages import ActResponse
-
-if TYPE_CHECKING:
-    from totem_client.client import CreatedMatch
+from totem_client.messages import ActResponse, CreatedMatch
 
 #: A game's command message (``JungleSpeedCommand``, ...).
 C = TypeVar("C", bound=Message, covariant=True)

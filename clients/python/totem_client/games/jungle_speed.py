@@ -5,14 +5,11 @@ client's ``create_match``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from totem.v1 import common_pb2, jungle_speed_pb2
 from totem_client.games.base import Acting, Creating, GameInfo
-from totem_client.messages import ActResponse
-
-if TYPE_CHECKING:
-    from totem_client.client import CreatedMatch
+from totem_client.messages import ActResponse, CreatedMatch
 
 JungleSpeedCommand = jungle_speed_pb2.JungleSpeedCommand
 

@@ -5,14 +5,11 @@ spells and sexes by name, its options from keywords, a player's decisions (``arr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from totem.v1 import common_pb2, village_pb2
 from totem_client.games.base import Acting, Creating, GameInfo
-from totem_client.messages import ActResponse
-
-if TYPE_CHECKING:
-    from totem_client.client import CreatedMatch
+from totem_client.messages import ActResponse, CreatedMatch
 
 VillageCommand = village_pb2.VillageCommand
 
