@@ -5,7 +5,10 @@ table is held to the same enum by its own suite (clients/node/test/games.test.js
 
 from __future__ import annotations
 
+import importlib
+
 from domain.games import GAMES as DOMAIN_GAMES
+from domain.kernel.errors import DomainError
 from entrypoints.totem import main as totem
 from replay.games import REPLAYS
 from server.codec import CODECS, GAME_ENUMS
@@ -38,3 +41,19 @@ def test_every_python_registry_lists_the_contracts_games() -> None:
         "totem play": _command_games("play"),
     }
     assert {name: found for name, found in registries.items() if found != games} == {}
+
+
+def test_js_1_5_tr_1_1_vi_1_1_the_clients_seat_ranges_are_what_the_rules_accept() -> None:
+    """The client offers ``--players`` within its table's seats; the rules decide: a
+    count the client offers that the server would refuse (or the reverse) is a bug."""
+    for name, game in CLIENT_GAMES.items():
+        options = importlib.import_module(f"domain.{name}.options").Options
+        accepted = set()
+        for seats in range(0, 13):
+            try:
+                options(max_players=seats).validate()
+            except DomainError:
+                continue
+            accepted.add(seats)
+        assert set(game.seats) == accepted, name
+        assert game.default_seats in accepted, name

@@ -10,6 +10,7 @@ from typing import Any, TypeVar, cast
 import click
 
 from totem_client.client import ClientTls
+from totem_client.games.base import GameInfo
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -144,6 +145,17 @@ def delays(
     if not 0 <= low <= high:
         raise click.BadParameter("give LOW HIGH with 0 <= LOW <= HIGH")
     return low, high
+
+
+def players(game: GameInfo[Any], help: str) -> click.Option:
+    """``--players``: how many seats a new match has, within what the game allows."""
+    return click.Option(
+        ["--players"],
+        type=click.IntRange(game.seats.start, game.seats.stop - 1),
+        default=game.default_seats,
+        show_default=True,
+        help=help,
+    )
 
 
 def delay_range(flag: str, default: tuple[float, float], help: str) -> click.Option:

@@ -37,6 +37,7 @@ from totem_client.bots.command import BotTable
 from totem_client.bots.table import Standing, TableResult, bot_names, run_bots
 from totem_client.client import Client
 from totem_client.errors import TotemError
+from totem_client.games.jungle_speed import GAME as JUNGLE_SPEED_GAME
 from totem_client.messages import ActResponse, MatchEvent, MatchState
 from totem_client.session import Session
 from totem_client.streams import RESUMABLE_CODES
@@ -294,12 +295,8 @@ TABLE = BotTable(
     Prints the result (placements with names) and the match id, for
     `totem-replay show MATCH`.
     """,
-    players=click.Option(
-        ["--players"],
-        type=click.IntRange(2, 10),
-        default=4,
-        show_default=True,
-        help="Number of bots; the match has exactly this many seats.",
+    players=options.players(
+        JUNGLE_SPEED_GAME, "Number of bots; the match has exactly this many seats."
     ),
     match_options=[
         click.Option(

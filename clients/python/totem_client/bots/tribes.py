@@ -37,6 +37,7 @@ from totem_client.bots.command import BotTable
 from totem_client.bots.table import OnSeated, TableResult, bot_names, run_bots
 from totem_client.client import Client
 from totem_client.games.tribes import BADGES
+from totem_client.games.tribes import GAME as TRIBES_GAME
 from totem_client.messages import MatchEvent, MatchState
 from totem_client.session import Session
 
@@ -332,12 +333,8 @@ TABLE = BotTable(
     Prints the result (placements with names) and the match id, for
     `totem-replay show MATCH`.
     """,
-    players=click.Option(
-        ["--players"],
-        type=click.IntRange(2, 4),
-        default=2,
-        show_default=True,
-        help="Number of bots; the match has exactly this many seats (TR-1.1).",
+    players=options.players(
+        TRIBES_GAME, "Number of bots; the match has exactly this many seats (TR-1.1)."
     ),
     match_options=[
         click.Option(

@@ -44,6 +44,7 @@ from totem_client.bots.command import BotTable
 from totem_client.bots.table import OnSeated, TableResult, bot_names, run_bots
 from totem_client.client import Client
 from totem_client.errors import TotemError
+from totem_client.games.village import GAME as VILLAGE_GAME
 from totem_client.games.village import VILLAGE_VARIATIONS, VillageCommand
 from totem_client.messages import MatchEvent, MatchState
 from totem_client.session import Session
@@ -325,12 +326,8 @@ TABLE = BotTable(
     Prints the result (placements with names) and the match id, for
     `totem-replay show MATCH`.
     """,
-    players=click.Option(
-        ["--players"],
-        type=click.IntRange(2, 4),
-        default=2,
-        show_default=True,
-        help="Number of bots (VI-1.1); with two, each plays two families.",
+    players=options.players(
+        VILLAGE_GAME, "Number of bots (VI-1.1); with two, each plays two families."
     ),
     match_options=[
         click.Option(

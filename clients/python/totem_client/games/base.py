@@ -39,6 +39,9 @@ class GameInfo(Generic[C]):
     command: type[C]
     #: The game's command that starts a match early.
     start: Callable[[], C]
+    #: How many seats a match may have (the game's rules), and a new one's default.
+    seats: range
+    default_seats: int
 
     @property
     def command_name(self) -> str:

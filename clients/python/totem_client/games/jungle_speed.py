@@ -21,6 +21,8 @@ GAME = GameInfo(
     options=jungle_speed_pb2.JungleSpeedOptions,
     command=JungleSpeedCommand,
     start=lambda: JungleSpeedCommand(start=jungle_speed_pb2.JungleSpeedStart()),
+    seats=range(2, 11),
+    default_seats=4,
 )
 
 #: Jungle Speed variants by their short names (JS-2.1).

@@ -21,6 +21,8 @@ GAME = GameInfo(
     options=tribes_pb2.TribesOptions,
     command=TribesCommand,
     start=lambda: TribesCommand(start=tribes_pb2.TribesStart()),
+    seats=range(2, 5),
+    default_seats=2,
 )
 
 #: Tribes badges by name (TR-1.5), for :meth:`TribesSession.place`.

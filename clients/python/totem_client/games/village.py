@@ -21,6 +21,8 @@ GAME = GameInfo(
     options=village_pb2.VillageOptions,
     command=VillageCommand,
     start=lambda: VillageCommand(start=village_pb2.VillageStart()),
+    seats=range(2, 5),
+    default_seats=2,
 )
 
 #: Village: the variations (VI-2.1 … VI-3.2), the kinds of villager (VI-1.2), the spells

@@ -18,6 +18,7 @@ import click
 from totem_client import options
 from totem_client.bots.jungle_speed import JungleSpeedBot
 from totem_client.client import Client
+from totem_client.games.jungle_speed import GAME as JUNGLE_SPEED_GAME
 from totem_client.play.openings import Table
 from totem_client.play.player import GameEntry, Player
 
@@ -88,12 +89,8 @@ PLAYER = Player(
     match with the seats taken, q quit. When you quit, the match id is printed.
     """,
     options=[
-        click.Option(
-            ["--players"],
-            type=click.IntRange(2, 10),
-            default=4,
-            show_default=True,
-            help="New match: seats in all; you take seat 0 and bots the others.",
+        options.players(
+            JUNGLE_SPEED_GAME, "New match: seats in all; you take seat 0 and bots the others."
         ),
         click.Option(
             ["--variant"],

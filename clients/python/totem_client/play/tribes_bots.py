@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 import click
 
+from totem_client import options
 from totem_client.bots.tribes import TribesBot
 from totem_client.client import Client
 from totem_client.games.tribes import GAME, tribes_options
+from totem_client.games.tribes import GAME as TRIBES_GAME
 from totem_client.play.openings import Table
 from totem_client.play.player import GameEntry, Player, bot_think_option
 
@@ -96,12 +98,8 @@ PLAYER = Player(
     When you quit, the match id is printed.
     """,
     options=[
-        click.Option(
-            ["--players"],
-            type=click.IntRange(2, 4),
-            default=2,
-            show_default=True,
-            help="New match: seats in all; you take seat 0 and bots the others.",
+        options.players(
+            TRIBES_GAME, "New match: seats in all; you take seat 0 and bots the others."
         ),
         click.Option(
             ["--extended"],

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import click
 
+from totem_client import options
 from totem_client.bots.village import VillageBot
 from totem_client.client import Client
 from totem_client.games.village import (
@@ -22,6 +23,7 @@ from totem_client.games.village import (
     VILLAGE_VARIATIONS,
     village_options,
 )
+from totem_client.games.village import GAME as VILLAGE_GAME
 from totem_client.play.openings import Table
 from totem_client.play.player import GameEntry, Player, bot_think_option
 
@@ -113,12 +115,8 @@ PLAYER = Player(
     seats taken, q quits. When you quit, the match id is printed.
     """,
     options=[
-        click.Option(
-            ["--players"],
-            type=click.IntRange(2, 4),
-            default=2,
-            show_default=True,
-            help="New match: seats in all (VI-1.1); you take seat 0 and bots the others.",
+        options.players(
+            VILLAGE_GAME, "New match: seats in all (VI-1.1); you take seat 0 and bots the others."
         ),
         click.Option(
             ["--variation", "variations"],
