@@ -38,6 +38,7 @@ def test_to_3_3_round_1_is_top_half_against_bottom_half() -> None:
 def test_to_3_3_round_2_pairs_each_score_group_and_balances_first_seats() -> None:
     # Ranking: A F G H (1 point, by seed) then B C D E (0).
     ranked, points = swiss_ranking(EIGHT, ROUND_1)
+    assert points["A"] == 1 and points["B"] == 0
     assert ranked == list("AFGHBCDE")
     r = pair_swiss(EIGHT, ROUND_1, 2)
     # A-G and F-H in the 1-point group; B-D and C-E in the 0-point group. A, B, C sat
