@@ -7,7 +7,7 @@ events.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Mapping, Sequence
 
 from domain.kernel.errors import InvalidArgument, RuleViolation
 from domain.tournament.model import (
@@ -68,7 +68,7 @@ def pair_single_elimination(
     round_number: int,
     table_size: int = 2,
     rulings: Sequence[Ruling] = (),
-    withdrawn: Collection[str] = (),
+    withdrawn: Mapping[str, int] | None = None,
 ) -> Round:
     """Round ``round_number`` of the bracket of ``entrants`` (all of them, in seed order,
     withdrawn ones too).
@@ -77,8 +77,10 @@ def pair_single_elimination(
     size + 1 − s; the missing seeds above the count are byes, so the top seeds have them.
     TO-4.3: the winner of each table goes on to meet the winner of the next one down.
     TO-4.4: a withdrawn entrant is never seated: whoever they would meet goes on with a
-    bye (once a result is recorded, it stands). TO-4.5: a round needs every result of the
-    one before it.
+    bye (once a result is recorded, it stands). ``withdrawn`` maps each withdrawn entrant
+    to the first round they did not play: the earlier rounds are recomputed as they were
+    paired, with the byes a withdrawal gave then and the results played before it.
+    TO-4.5: a round needs every result of the one before it.
     """
     check_entrants(entrants)
     check_round_number(round_number)
@@ -92,7 +94,12 @@ def pair_single_elimination(
         )
     seed = {e: i for i, e in enumerate(entrants, start=1)}
     size = bracket_size(len(entrants))
-    gone = set(withdrawn)
+    withdrawals = dict(withdrawn or {})
+
+    def gone_by(r: int) -> set[str]:
+        """Who had withdrawn when round ``r`` was paired."""
+        return {e for e, first_missed in withdrawals.items() if first_missed <= r}
+
     found = {
         (r.round, frozenset(r.seats)): r
         for r in effective_results(results, rulings)
@@ -102,6 +109,8 @@ def pair_single_elimination(
         entrants[s - 1] if s <= len(entrants) else None for s in bracket_order(size)
     ]
     for r in range(1, round_number):
+        gone = gone_by(r)
+        slots = [None if e in gone else e for e in slots]
         advancing: list[str | None] = []
         for a, b in zip(slots[::2], slots[1::2], strict=True):
             if a is None or b is None:
@@ -110,14 +119,13 @@ def pair_single_elimination(
             result = found.get((r, frozenset((a, b))))
             if result is not None:
                 advancing.append(_winner(result, r))
-            elif a in gone or b in gone:
-                advancing.append(None if a in gone and b in gone else b if a in gone else a)
             else:
                 raise RuleViolation(
                     "TO-4.5", f"round {r} is not over: {a} against {b} has no result"
                 )
         slots = advancing
     # A withdrawn entrant's slot is empty from here on.
+    gone = gone_by(round_number)
     slots = [None if e in gone else e for e in slots]
     tables: list[Table] = []
     byes: list[Bye] = []

@@ -7,7 +7,7 @@ withdrew; this module hands each format what it needs (TO-2, TO-3, TO-4).
 from __future__ import annotations
 
 import enum
-from collections.abc import Collection, Sequence
+from collections.abc import Mapping, Sequence
 
 from domain.tournament.elimination import elimination_rounds, pair_single_elimination
 from domain.tournament.model import MatchResult, Round, Ruling, check_entrants
@@ -39,17 +39,19 @@ def pair_round(
     round_number: int,
     results: Sequence[MatchResult] = (),
     rulings: Sequence[Ruling] = (),
-    withdrawn: Collection[str] = (),
+    withdrawn: Mapping[str, int] | None = None,
     table_size: int = 2,
     min_seats: int = 2,
 ) -> Round:
     """Round ``round_number`` of a tournament of ``entrants`` (every one, in seed order),
-    given the results and rulings so far and who has withdrawn."""
+    given the results and rulings so far and who has withdrawn: ``withdrawn`` maps each
+    withdrawn entrant to the first round they do not play (a bracket recomputes its
+    earlier rounds as they were paired, TO-4.4)."""
     check_entrants(entrants)
+    gone = {e for e, first_missed in (withdrawn or {}).items() if first_missed <= round_number}
     if format is Format.ROUND_ROBIN:
-        return pair_round_robin(entrants, round_number, table_size, withdrawn, min_seats)
+        return pair_round_robin(entrants, round_number, table_size, gone, min_seats)
     if format is Format.SWISS:
-        gone = set(withdrawn)
         still_in = [e for e in entrants if e not in gone]
         return pair_swiss(still_in, results, round_number, table_size, rulings, min_seats)
     return pair_single_elimination(entrants, results, round_number, table_size, rulings, withdrawn)

@@ -66,20 +66,20 @@ def test_to_4_2_six_entrants_the_top_two_seeds_have_byes() -> None:
 def test_to_4_4_a_withdrawn_entrants_opponent_goes_on() -> None:
     # F won in round 1 and then withdrew: B goes on with a bye; the result stands.
     results = [beat(1, 1, ("D", "E"), "D"), beat(1, 2, ("C", "F"), "F")]
-    r2 = pair_single_elimination(SIX, results, 2, withdrawn={"F"})
+    r2 = pair_single_elimination(SIX, results, 2, withdrawn={"F": 2})
     assert seats_of(r2) == [("A", "D")]
     assert byes_of(r2) == ["B"]
     assert r2.byes[0].reason == "bye: no opponent in round 2, the one due withdrew"
     results += [beat(2, 1, ("A", "D"), "A")]
-    final = pair_single_elimination(SIX, results, 3, withdrawn={"F"})
+    final = pair_single_elimination(SIX, results, 3, withdrawn={"F": 2})
     assert seats_of(final) == [("A", "B")]
 
 
 def test_to_4_4_withdrawn_before_round_1_gives_a_bye_then() -> None:
-    r1 = pair_single_elimination(SIX, [], 1, withdrawn={"E"})
+    r1 = pair_single_elimination(SIX, [], 1, withdrawn={"E": 1})
     assert seats_of(r1) == [("C", "F")]
     assert byes_of(r1) == ["A", "D", "B"]
-    r2 = pair_single_elimination(SIX, [beat(1, 1, ("C", "F"), "C")], 2, withdrawn={"E"})
+    r2 = pair_single_elimination(SIX, [beat(1, 1, ("C", "F"), "C")], 2, withdrawn={"E": 1})
     assert seats_of(r2) == [("A", "D"), ("B", "C")]
 
 
@@ -105,3 +105,16 @@ def test_to_4_1_two_seats_only_and_no_round_past_the_final() -> None:
     with pytest.raises(InvalidArgument) as refused:
         pair_single_elimination(EIGHT, [], 4)
     assert refused.value.rule == "TO-4.2"
+
+
+def test_to_4_4_a_bracket_recomputes_each_round_with_the_withdrawals_of_its_time() -> None:
+    # E withdrew before round 1, so D went on with a bye; D then beat A in round 2 and
+    # withdrew before the final. The final is C's bye, not A's: D's win stands.
+    withdrawn = {"E": 1, "D": 3}
+    results = [beat(1, 1, ("C", "F"), "C")]
+    r2 = pair_single_elimination(SIX, results, 2, withdrawn=withdrawn)
+    assert seats_of(r2) == [("A", "D"), ("B", "C")]
+    results += [beat(2, 1, ("A", "D"), "D"), beat(2, 2, ("B", "C"), "C")]
+    final = pair_single_elimination(SIX, results, 3, withdrawn=withdrawn)
+    assert seats_of(final) == []
+    assert byes_of(final) == ["C"]

@@ -17,7 +17,7 @@ def test_to_2_3_to_3_7_to_4_2_default_rounds() -> None:
 
 
 def test_to_3_6_pair_round_leaves_out_the_withdrawn_in_swiss() -> None:
-    r = pair_round(Format.SWISS, SIX, 1, withdrawn={"B"})
+    r = pair_round(Format.SWISS, SIX, 1, withdrawn={"B": 1})
     # Still in: A C D E F; F, the lowest, has the bye; A-D, C-E.
     assert seats_of(r) == [("A", "D"), ("C", "E")]
     assert byes_of(r) == ["F"]
@@ -25,6 +25,6 @@ def test_to_3_6_pair_round_leaves_out_the_withdrawn_in_swiss() -> None:
 
 def test_pair_round_hands_each_format_its_entrants() -> None:
     assert seats_of(pair_round(Format.ROUND_ROBIN, SIX[:4], 1)) == [("A", "D"), ("B", "C")]
-    elimination = pair_round(Format.SINGLE_ELIMINATION, SIX, 1, withdrawn={"F"})
+    elimination = pair_round(Format.SINGLE_ELIMINATION, SIX, 1, withdrawn={"F": 1})
     assert seats_of(elimination) == [("D", "E")]
     assert byes_of(elimination) == ["A", "B", "C"]
