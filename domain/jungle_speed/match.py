@@ -383,7 +383,7 @@ class JungleSpeed(MatchAggregate):
         self.up = [[] for _ in range(n)]
         self.pot = deck[dealt:]
         self.status = MatchStatus.PLAYING
-        self.turn = self._turn_from(0)
+        self.turn = 0  # JS-2.3: seat 0 reveals first (every seat is dealt 7 cards or more)
         self._tick(stamp)
 
     # ---- commands --------------------------------------------------------------------
