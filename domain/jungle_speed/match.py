@@ -7,19 +7,28 @@ face-down pile therefore keeps its order (JS-4.3): the card revealed first comes
 first again.
 
 Command methods check the rules and raise a ``DomainError`` naming the rule; only then
-do they trigger events. Event bodies (the ``@event`` methods) only move cards: they
-run again, unchanged, when the match is rebuilt, and never decide anything a replay
-could decide differently. Consequences that follow from the state alone (the JS-7
-last-card exceptions, who plays next) are computed in them; every choice, random draw
-and receive stamp is a field of an event.
+do they trigger events. Each command also decides what its event leads to — who plays
+next (JS-3.1, JS-3.3, JS-4.5, JS-6.1, JS-6.2), the cards a last face-down card sends to
+the pot or makes its owner collect (JS-7), the order of the piles a player collects
+(JS-5.2), the outward arrows left waiting (JS-6.2) — working it out on a copy of the
+table (:meth:`JungleSpeed._scratch`), and records it in the event's fields, with every
+choice, random draw and receive stamp. Event bodies (the ``@event`` methods) apply
+those fields: they run again when the match is rebuilt, so changing a rule's code
+cannot change how a stored match replays.
+
+The events whose fields grew are version 2 of their class (``class_version``); a
+stored version-1 event is upcast with the new fields None, and its body works them
+out as the release that stored it did (:mod:`domain.jungle_speed.legacy`).
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from eventsourcing.domain import event
 
+from domain.jungle_speed import legacy
 from domain.jungle_speed.cards import Card, Deck, Kind
 from domain.jungle_speed.commands import (
     TARGET_ARROWS,
@@ -36,6 +45,7 @@ from domain.kernel.randomness import SeededRandom
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.ties import Held, tie_draw, tie_record, window_us
 from domain.kernel.topics import register_game
+from domain.kernel.versions import fill_in, unrecorded
 
 #: What a grab does (JS-4.2, JS-5.2, JS-5.3, JS-6.1).
 GRAB_DUEL = "duel"
@@ -98,6 +108,127 @@ class JungleSpeed(MatchAggregate):
         EndReason.ABANDONED: "JS-8.3",
         EndReason.STOPPED: "JS-8.3",
     }
+
+    # ---- the events whose consequences are recorded (version 2) ------------------------
+    #
+    # Each names the fields of its version 1 and the ones version 2 added; the upcaster
+    # fills the added ones in as None for an event stored before them.
+
+    class Revealed(MatchAggregate.Event):
+        """A reveal (JS-3.2). ``turn``: who reveals next (JS-3.1, JS-3.3). When the card
+        was its owner's last face-down one (JS-7): ``to_pot``, the face-up cards that go
+        to the pot (JS-7.2); ``collected``, the seats whose face-up piles the revealer
+        takes, in that order, the pot after them (JS-7.3, JS-5.2); ``must_win``,
+        ``[seat, card]`` of a last inward-arrows card (JS-7.1)."""
+
+        class_version = 2
+        seat: int
+        card: int
+        cause: str
+        stamp: dict[str, Any]
+        turn: int | None
+        to_pot: list[int]
+        collected: list[int]
+        must_win: list[int] | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "turn", "to_pot", "collected", "must_win")
+
+    class OutwardReveal(MatchAggregate.Event):
+        """A simultaneous reveal (JS-6.2): ``reveals``, ``[seat, card]`` in seat order.
+        ``turn``: who reveals next; ``waiting``: the seat whose outward arrows, revealed
+        here, wait for the next grab (JS-6.2). The last face-down cards revealed (JS-7):
+        ``to_pot`` and ``must_win`` as in ``Revealed``; ``collector`` takes the face-up
+        piles of the seats ``collected``, in that order, then the pot (JS-7.3)."""
+
+        class_version = 2
+        triggered_by: int
+        reveals: list[list[int]]
+        stamp: dict[str, Any]
+        turn: int | None
+        waiting: int | None
+        to_pot: list[int]
+        collector: int | None
+        collected: list[int]
+        must_win: list[int] | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "turn", "waiting", "to_pot", "collector", "collected", "must_win")
+
+    class WrongGrab(MatchAggregate.Event):
+        """A wrong grab (JS-5.2): ``seat`` takes the face-up piles of the seats
+        ``collected``, in that order, then the pot; ``turn``: who reveals next."""
+
+        class_version = 2
+        seat: int
+        stamp: dict[str, Any]
+        collected: list[int]
+        turn: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "collected", "turn")
+
+    class DuelWon(MatchAggregate.Event):
+        """A duel won (JS-4.2 … JS-4.6). ``turn``: who reveals next (JS-4.5)."""
+
+        class_version = 2
+        winner: int
+        losers: list[int]
+        stamp: dict[str, Any]
+        annulled: list[int]
+        arrows_annulled: bool
+        turn: int | None
+        tie: dict[str, Any] | None = None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "turn")
+
+    class ArrowsWon(MatchAggregate.Event):
+        """An inward-arrows race won (JS-6.1). ``collector``: the player whose last card
+        the race was and who lost it (JS-7.1), taking the face-up piles of the seats
+        ``collected``, in that order, then the pot; ``turn``: who reveals next."""
+
+        class_version = 2
+        winner: int
+        stamp: dict[str, Any]
+        annulled: list[int]
+        collector: int | None
+        collected: list[int]
+        turn: int | None
+        tie: dict[str, Any] | None = None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "collector", "collected", "turn")
+
+    class PilesRecycled(MatchAggregate.Event):
+        """The face-up piles turned over, shuffled (JS-3.4). ``turn``: who reveals next."""
+
+        class_version = 2
+        orders: list[list[int]]
+        stamp: dict[str, Any]
+        turn: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "turn")
+
+    class PlayerFinished(MatchAggregate.Event):
+        """A player finished (JS-8.1). ``turn``: who reveals next, the finisher's turn
+        passing on."""
+
+        class_version = 2
+        seat: int
+        place: int
+        turn: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "turn")
 
     # ---- creation ----------------------------------------------------------------
 
@@ -252,7 +383,7 @@ class JungleSpeed(MatchAggregate):
         self.up = [[] for _ in range(n)]
         self.pot = deck[dealt:]
         self.status = MatchStatus.PLAYING
-        self.turn = self._turn_from(0)
+        self.turn = 0  # JS-2.3: seat 0 reveals first (every seat is dealt 7 cards or more)
         self._tick(stamp)
 
     # ---- commands --------------------------------------------------------------------
@@ -304,14 +435,44 @@ class JungleSpeed(MatchAggregate):
 
     def _reveal(self, seat: int, cause: str, stamp: ReceiveStamp) -> None:
         card_id = self.down[seat][0]
-        self._revealed(seat=seat, card=card_id, cause=cause, stamp=stamp.to_dict())
+        board = self._scratch()
+        board._turn_up(seat, card_id)
+        last = board._last_cards([[seat, card_id]] if not board.down[seat] else [])
+        board._prune()
+        self._revealed(
+            seat=seat,
+            card=card_id,
+            cause=cause,
+            stamp=stamp.to_dict(),
+            turn=board._turn_from(seat + 1),  # JS-3.1, JS-3.3
+            to_pot=last["to_pot"],
+            collected=last["collected"],
+            must_win=last["must_win"],
+        )
         if self._settle(stamp) and self.card(card_id).kind is Kind.OUTWARD_ARROWS:
             self._outward_chain(seat, stamp)
 
-    @event("Revealed")
-    def _revealed(self, seat: int, card: int, cause: str, stamp: dict[str, Any]) -> None:
-        self._show(seat, card)
-        self.turn = self._turn_from(seat + 1)
+    @event(Revealed)
+    def _revealed(
+        self,
+        seat: int,
+        card: int,
+        cause: str,
+        stamp: dict[str, Any],
+        turn: int | None,
+        to_pot: list[int] | None,
+        collected: list[int] | None,
+        must_win: list[int] | None,
+        upcast: list[str] | None = None,
+    ) -> None:
+        if unrecorded(upcast, to_pot=to_pot, collected=collected):
+            legacy.revealed(self, seat, card)
+        else:
+            assert to_pot is not None and collected is not None
+            self._turn_up(seat, card)
+            self._apply_last(to_pot, seat if collected else None, collected, must_win)
+            self._prune()
+            self.turn = turn
         self.last_reveal_ms = ReceiveStamp.from_dict(stamp).wall_ms
         self._tick(stamp)
         # Whether or not the card stays visible (JS-7.2 sends a last one to the pot).
@@ -328,41 +489,65 @@ class JungleSpeed(MatchAggregate):
             reveals = [[s, self.down[s][0]] for s in self._revealers()]
             if not reveals:
                 return
-            self._outward_revealed(triggered_by=trigger, reveals=reveals, stamp=stamp.to_dict())
+            self._outward_revealed(
+                triggered_by=trigger,
+                reveals=reveals,
+                stamp=stamp.to_dict(),
+                **self._outward(trigger, reveals),
+            )
             trigger = None
             if self._settle(stamp) and self.pending_outward is not None and not self.open_duels():
                 trigger = self.pending_outward
 
-    @event("OutwardReveal")
-    def _outward_revealed(
-        self, triggered_by: int, reveals: list[list[int]], stamp: dict[str, Any]
-    ) -> None:
-        self.pending_outward = None
+    def _outward(self, trigger: int, reveals: list[list[int]]) -> dict[str, Any]:
+        """What a simultaneous reveal leads to (JS-6.2, JS-7), as ``OutwardReveal``
+        records it."""
+        board = self._scratch()
+        for seat, card in reveals:
+            board._turn_up(seat, card)
         # Everyone reveals at once: the last-card exceptions (JS-7) apply once every
         # card is face up, so a player collecting "all face-up piles" (JS-7.3) takes the
         # cards revealed with theirs whatever the seat order.
-        last = [[seat, card] for seat, card in reveals if self._turn_up(seat, card)]
-        for seat, card in last:
-            self._last_card(seat, card)
-        self._prune()
+        last = board._last_cards([[s, c] for s, c in reveals if not board.down[s]])
+        board._prune()
         chained = [s for s, c in reveals if self.card(c).kind is Kind.OUTWARD_ARROWS]
-        if chained:
-            # Decided here for RU too, whose text is silent: the next simultaneous reveal
-            # waits until the open duels are settled by a grab.
-            self.pending_outward = chained[0]
-        if self.is_ru and not self.open_duels() and self.down[triggered_by]:
+        # Decided here for RU too, whose text is silent: the next simultaneous reveal
+        # waits until the open duels are settled by a grab.
+        waiting = chained[0] if chained else None
+        if self.is_ru and not board.open_duels() and board.down[trigger]:
             # RU: no duel opened, so the revealer of the outward arrows plays on (JS-6.2).
-            self.turn = triggered_by
+            turn: int | None = trigger
         else:
-            self.turn = self._turn_from(self.turn if self.turn is not None else triggered_by + 1)
+            turn = board._turn_from(self.turn if self.turn is not None else trigger + 1)
+        return dict(last, turn=turn, waiting=waiting)
+
+    @event(OutwardReveal)
+    def _outward_revealed(
+        self,
+        triggered_by: int,
+        reveals: list[list[int]],
+        stamp: dict[str, Any],
+        turn: int | None,
+        waiting: int | None,
+        to_pot: list[int] | None,
+        collector: int | None,
+        collected: list[int] | None,
+        must_win: list[int] | None,
+        upcast: list[str] | None = None,
+    ) -> None:
+        self.pending_outward = None
+        if unrecorded(upcast, to_pot=to_pot, collected=collected):
+            legacy.outward_revealed(self, triggered_by, reveals)
+        else:
+            assert to_pot is not None and collected is not None
+            for seat, card in reveals:
+                self._turn_up(seat, card)
+            self._apply_last(to_pot, collector, collected, must_win)
+            self._prune()
+            self.pending_outward = waiting
+            self.turn = turn
         self.last_reveal_ms = ReceiveStamp.from_dict(stamp).wall_ms
         self._tick(stamp)
-
-    def _show(self, seat: int, card_id: int) -> None:
-        """Move a revealed card face up and apply the last-card exceptions (JS-7)."""
-        if self._turn_up(seat, card_id):
-            self._last_card(seat, card_id)
-        self._prune()
 
     def _turn_up(self, seat: int, card_id: int) -> bool:
         """Move the top face-down card face up; return whether it was the last one."""
@@ -378,21 +563,61 @@ class JungleSpeed(MatchAggregate):
             self.coloured_ru = kind is Kind.COLOURED_ARROWS
         return not self.down[seat]
 
-    def _last_card(self, seat: int, card_id: int) -> None:
-        """The exceptions for a player's last face-down card (JS-7)."""
-        kind = self.card(card_id).kind
-        on_top = bool(self.up[seat]) and self.up[seat][-1] == card_id
-        if kind is Kind.OUTWARD_ARROWS:
-            if self.is_ru:  # JS-7.2 RU: finished at once, face-up pile to the pot.
-                self.pot.extend(self.up[seat])
-                self.up[seat] = []
-            elif on_top:  # JS-7.2 ES: the card goes into the pot.
-                self.pot.append(self.up[seat].pop())
-        elif kind is Kind.COLOURED_ARROWS and on_top:  # JS-7.3
-            self.coloured_ru = False
-            self._collect_everything(seat)
-        elif kind is Kind.INWARD_ARROWS:  # JS-7.1
-            self.must_win = [seat, card_id]
+    def _last_cards(self, last: list[list[int]]) -> dict[str, Any]:
+        """The exceptions for players' last face-down cards (JS-7), ``[seat, card]`` in
+        seat order, each card face up already: decided one after the other on this table
+        (a copy, :meth:`_scratch`), moved on it, and returned as the event records them.
+
+        Cards go to the pot before anyone collects: a pile collected first has no card
+        left to send to the pot, so the order of the moves changes nothing."""
+        to_pot: list[int] = []
+        collector: int | None = None
+        collected: list[int] = []
+        must_win: list[int] | None = None
+        for seat, card_id in last:
+            kind = self.card(card_id).kind
+            on_top = bool(self.up[seat]) and self.up[seat][-1] == card_id
+            if kind is Kind.OUTWARD_ARROWS:
+                if self.is_ru:  # JS-7.2 RU: finished at once, face-up pile to the pot.
+                    moved = list(self.up[seat])
+                elif on_top:  # JS-7.2 ES: the card goes into the pot.
+                    moved = [card_id]
+                else:
+                    moved = []
+                self._apply_last(moved, None, [], None)
+                to_pot += moved
+            elif kind is Kind.COLOURED_ARROWS and on_top:  # JS-7.3
+                collector, collected = seat, self._collect_order(seat)
+                self._apply_last([], collector, collected, None)
+            elif kind is Kind.INWARD_ARROWS:  # JS-7.1
+                must_win = [seat, card_id]
+                self._apply_last([], None, [], must_win)
+        return {
+            "to_pot": to_pot,
+            "collector": collector,
+            "collected": collected,
+            "must_win": must_win,
+        }
+
+    def _apply_last(
+        self,
+        to_pot: list[int],
+        collector: int | None,
+        collected: list[int],
+        must_win: list[int] | None,
+    ) -> None:
+        """Apply recorded last-card exceptions (JS-7): the cards ``to_pot`` leave their
+        face-up piles for the pot, in that order; ``collector`` takes the piles of the
+        seats ``collected`` and the pot; ``must_win`` is the last-card race."""
+        for card_id in to_pot:
+            owner = next(s for s in self.seats if card_id in self.up[s])
+            self.up[owner].remove(card_id)
+            self.pot.append(card_id)
+        if collector is not None:
+            self.coloured_ru = False  # the coloured arrows have left the table (JS-7.3)
+            self._take_piles(collector, collected)
+        if must_win is not None:
+            self.must_win = list(must_win)
 
     # ---- grabbing (JS-4, JS-5, JS-6.1) ----------------------------------------------
 
@@ -457,22 +682,43 @@ class JungleSpeed(MatchAggregate):
         """What a grab does, decided now (JS-4.2 … JS-6.1), and what follows from it."""
         duels, arrows = self.open_duels(), self.open_arrows()
         outcome, mine = self._outcome(seat, target, duels, arrows)
-        extra = {} if tie is None else {"tie": tie}
+        extra: dict[str, Any] = {} if tie is None else {"tie": tie}
         if outcome == GRAB_DUEL:
             assert mine is not None
+            losers = self._opponents(seat, mine)
+            board = self._scratch()
+            board._deal_duel(seat, losers)
             self._duel_won(
                 winner=seat,
-                losers=self._opponents(seat, mine),
+                losers=losers,
                 stamp=stamp.to_dict(),
                 annulled=sorted({s for d in duels if d != mine for s in d}),
                 arrows_annulled=bool(arrows),
+                # The loser starts (JS-4.5); of several, the first from the winner's left.
+                turn=board._turn_from(self._clockwise_after(seat, losers)[0]),
                 **extra,
             )
         elif outcome == GRAB_ARROWS:
+            # JS-7.1: a player racing for their last card who loses it collects.
+            racing = self.must_win is not None and self.must_win[1] in arrows
+            loser = self.must_win[0] if racing and self.must_win else None
+            collector = loser if loser != seat else None
+            collected = [] if collector is None else self._collect_order(collector)
+            board = self._scratch()
+            board._pot_pile(seat)
+            if collector is not None:
+                board._take_piles(collector, collected)
             self._arrows_won(
                 winner=seat,
                 stamp=stamp.to_dict(),
                 annulled=sorted({s for d in duels for s in d}),
+                collector=collector,
+                collected=collected,
+                # The winner plays next (JS-6.1), after a lost last-card race too (JS-7.1):
+                # taking the cards "as JS-5.2" does not make the collector start. Worked
+                # out after the collecting, which gives the collector face-down cards to
+                # play in turn again.
+                turn=board._turn_from(seat),
                 **extra,
             )
         elif outcome == GRAB_LATE:
@@ -480,7 +726,12 @@ class JungleSpeed(MatchAggregate):
             self._late_grab(seat=seat, stamp=stamp.to_dict(), decided_at_version=decided[-1])
             return outcome
         else:
-            self._wrong_grab(seat=seat, stamp=stamp.to_dict())
+            collected = self._collect_order(seat)  # JS-5.2
+            board = self._scratch()
+            board._take_piles(seat, collected)
+            self._wrong_grab(
+                seat=seat, stamp=stamp.to_dict(), collected=collected, turn=board._turn_from(seat)
+            )
         if self._settle(stamp) and self.pending_outward is not None:
             self._outward_chain(self.pending_outward, stamp)
         return outcome
@@ -543,7 +794,7 @@ class JungleSpeed(MatchAggregate):
             legal["grabs"].append({"target": target, "resolves": outcome, "opponents": opponents})
         return legal
 
-    @event("DuelWon")
+    @event(DuelWon)
     def _duel_won(
         self,
         winner: int,
@@ -551,11 +802,22 @@ class JungleSpeed(MatchAggregate):
         stamp: dict[str, Any],
         annulled: list[int],
         arrows_annulled: bool,
+        turn: int | None,
         tie: dict[str, Any] | None = None,
+        upcast: list[str] | None = None,
     ) -> None:
         """``tie``: the simultaneous grabs the winner was drawn from (JS-4.2a), if any."""
         participants = self._sharing_symbol(winner)  # before any card moves (JS-5.3)
         self._annul_all_but(winner)
+        self._deal_duel(winner, losers)
+        if unrecorded(upcast, turn=turn):
+            legacy.duel_turn(self, winner, losers)
+        else:
+            self.turn = turn
+        self._grabbed(participants, stamp)
+
+    def _deal_duel(self, winner: int, losers: list[int]) -> None:
+        """The cards of a duel won go to its losers (JS-4.3, JS-4.4)."""
         winner_pile, self.up[winner] = self.up[winner], []
         pot, self.pot = self.pot, []
         if len(losers) == 1:  # JS-4.3
@@ -569,36 +831,56 @@ class JungleSpeed(MatchAggregate):
                 self.up[loser] = []
             for i, card_id in enumerate(winner_pile + pot):
                 self.down[order[i % len(order)]].append(card_id)
-        self.turn = self._turn_from(self._clockwise_after(winner, losers)[0])  # JS-4.5
-        self._grabbed(participants, stamp)
 
-    @event("ArrowsWon")
+    @event(ArrowsWon)
     def _arrows_won(
         self,
         winner: int,
         stamp: dict[str, Any],
         annulled: list[int],
+        collector: int | None,
+        collected: list[int] | None,
+        turn: int | None,
         tie: dict[str, Any] | None = None,
+        upcast: list[str] | None = None,
     ) -> None:
         """``tie``: the simultaneous grabs the winner was drawn from (JS-4.2a), if any."""
-        racing = self.must_win is not None and self.must_win[1] in self.open_arrows()
-        must_win = self.must_win if racing else None
-        self._annul_all_but(None)
-        self.pot += self.up[winner]  # JS-6.1
-        self.up[winner] = []
-        if must_win is not None and must_win[0] != winner:  # JS-7.1
-            self._collect_everything(must_win[0])
-        # The winner plays next (JS-6.1), after a lost last-card race too (JS-7.1): taking
-        # the cards "as JS-5.2" does not make the collector start. Worked out after the
-        # collecting, which gives the collector face-down cards to play in turn again.
-        self.turn = self._turn_from(winner)
+        if unrecorded(upcast, collected=collected):
+            racing = self.must_win is not None and self.must_win[1] in self.open_arrows()
+            must_win = self.must_win if racing else None
+            self._annul_all_but(None)
+            self._pot_pile(winner)
+            legacy.arrows_collected(self, must_win, winner)
+        else:
+            assert collected is not None
+            self._annul_all_but(None)
+            self._pot_pile(winner)
+            if collector is not None:
+                self._take_piles(collector, collected)
+            self.turn = turn
         self.must_win = None
         self._grabbed(None, stamp)
 
-    @event("WrongGrab")
-    def _wrong_grab(self, seat: int, stamp: dict[str, Any]) -> None:
-        self._collect_everything(seat)  # JS-5.2
-        self.turn = self._turn_from(seat)
+    def _pot_pile(self, winner: int) -> None:
+        """The winner of an inward-arrows race puts their face-up pile into the pot (JS-6.1)."""
+        self.pot += self.up[winner]
+        self.up[winner] = []
+
+    @event(WrongGrab)
+    def _wrong_grab(
+        self,
+        seat: int,
+        stamp: dict[str, Any],
+        collected: list[int] | None,
+        turn: int | None,
+        upcast: list[str] | None = None,
+    ) -> None:
+        if unrecorded(upcast, collected=collected):
+            legacy.wrong_grab(self, seat)
+        else:
+            assert collected is not None
+            self._take_piles(seat, collected)
+            self.turn = turn
         self.coloured_ru = False
         self._prune()
         self._tick(stamp)
@@ -643,15 +925,34 @@ class JungleSpeed(MatchAggregate):
         self._prune()
         self._tick(stamp)
 
-    def _collect_everything(self, seat: int) -> None:
-        """Take every face-up pile and the pot under one's face-down pile (JS-5.2, JS-7.4):
-        the others' piles clockwise from one's left, then one's own, then the pot."""
-        others = self._clockwise_after(seat, [s for s in self.seats if s != seat])
-        for s in [*others, seat]:
-            self.down[seat] += self.up[s]
+    def _collect_order(self, seat: int) -> list[int]:
+        """Whose face-up piles ``seat`` takes when taking them all (JS-5.2, JS-7.4), in
+        order: the others' clockwise from one's left, then one's own (the pot follows)."""
+        return [*self._clockwise_after(seat, [s for s in self.seats if s != seat]), seat]
+
+    def _take_piles(self, collector: int, seats: list[int]) -> None:
+        """``collector`` puts the face-up piles of ``seats``, in that order, and then the
+        pot under their face-down pile, as an event records it."""
+        for s in seats:
+            self.down[collector] += self.up[s]
             self.up[s] = []
-        self.down[seat] += self.pot
+        self.down[collector] += self.pot
         self.pot = []
+
+    def _scratch(self) -> JungleSpeed:
+        """A copy of the table on which a command works out what its event leads to:
+        its piles and bookkeeping are its own, and nothing is ever triggered on it."""
+        board = copy.copy(self)
+        board.down = [list(p) for p in self.down]
+        board.up = [list(p) for p in self.up]
+        board.pot = list(self.pot)
+        board.annulled = [list(p) for p in self.annulled]
+        board.spent_arrows = list(self.spent_arrows)
+        board.must_win = None if self.must_win is None else list(self.must_win)
+        board.decided = list(self.decided)
+        board.places = dict(self.places)
+        board.finished = list(self.finished)
+        return board
 
     # ---- the turn timer (JS-3.4) -------------------------------------------------------
 
@@ -685,17 +986,32 @@ class JungleSpeed(MatchAggregate):
         """
         sizes = [len(pile) for pile in self.up]
         orders = recycle_orders(self.effective_seed(), self.recycled, sizes)
-        self._piles_recycled(orders=orders, stamp=stamp.to_dict())
+        board = self._scratch()
+        board._turn_over(orders)
+        self._piles_recycled(orders=orders, stamp=stamp.to_dict(), turn=board._turn_from(0))
 
-    @event("PilesRecycled")
-    def _piles_recycled(self, orders: list[list[int]], stamp: dict[str, Any]) -> None:
+    @event(PilesRecycled)
+    def _piles_recycled(
+        self,
+        orders: list[list[int]],
+        stamp: dict[str, Any],
+        turn: int | None,
+        upcast: list[str] | None = None,
+    ) -> None:
+        self._turn_over(orders)
+        self.recycled += 1
+        if unrecorded(upcast, turn=turn):
+            legacy.recycled_turn(self)
+        else:
+            self.turn = turn
+        self._prune()
+        self._tick(stamp)
+
+    def _turn_over(self, orders: list[list[int]]) -> None:
+        """Each face-up pile goes under its owner's face-down pile in the recorded order."""
         for seat in self.seats:
             self.down[seat] += [self.up[seat][i] for i in orders[seat]]
             self.up[seat] = []
-        self.recycled += 1
-        self.turn = self._turn_from(0)
-        self._prune()
-        self._tick(stamp)
 
     # ---- finishing (JS-8) -------------------------------------------------------------
 
@@ -706,7 +1022,12 @@ class JungleSpeed(MatchAggregate):
         done = [s for s in self.seats if self.active(s) and not self.down[s] and not self.up[s]]
         place = len(self.finished) + 1
         for seat in done:
-            self._player_finished(seat=seat, place=place)
+            turn = self.turn
+            if turn == seat:  # the finisher's turn passes on (JS-3.3, JS-8.1)
+                board = self._scratch()
+                board.places[seat] = place
+                turn = board._turn_from(seat + 1)
+            self._player_finished(seat=seat, place=place, turn=turn)
         remaining = [s for s in self.seats if self.active(s)]
         started = len(self.players)
         # JS-8.2 RU: the first to finish wins. ES: play on until two players remain (one,
@@ -753,12 +1074,16 @@ class JungleSpeed(MatchAggregate):
         ranked = [{"seat": s, "place": self.places[s]} for s in self.finished]
         return ranked + [{"seat": s, "place": last} for s in remaining]
 
-    @event("PlayerFinished")
-    def _player_finished(self, seat: int, place: int) -> None:
+    @event(PlayerFinished)
+    def _player_finished(
+        self, seat: int, place: int, turn: int | None, upcast: list[str] | None = None
+    ) -> None:
         self.finished.append(seat)
         self.places[seat] = place
-        if self.turn == seat:
-            self.turn = self._turn_from(seat + 1)
+        if unrecorded(upcast, turn=turn):
+            legacy.finished_turn(self, seat)
+        else:
+            self.turn = turn
 
     # ---- helpers ----------------------------------------------------------------------
 

@@ -5,7 +5,8 @@ Every event carries ``prev_digest`` (the digest of the event before it, or
 encoding. The canonical encoding is UTF-8 JSON with sorted keys and no whitespace of
 an object holding the event's name, match id, version, timestamp and every field but
 ``digest`` itself (and, in ``MatchEnded``, the signature over that digest and the public
-key that checks it: :data:`NOT_HASHED`). Anyone can
+key that checks it: :data:`NOT_HASHED`; in an event stored before its class's fields
+changed, the fields an upcaster filled in: :data:`UPCAST`). Anyone can
 recompute it from an exported event; changing, removing or reordering an event breaks
 the chain at that position.
 """
@@ -25,6 +26,12 @@ GENESIS_DIGEST = "0" * 64
 #: itself, and the server's signature over it with the public key that checks it
 #: (:mod:`domain.kernel.signing`).
 NOT_HASHED = frozenset({"digest", "signature", "public_key"})
+
+#: The field an upcaster adds to an event stored before its class's fields changed
+#: (:mod:`domain.kernel.versions`): the names of the fields it filled in with None. The
+#: event's digest was recorded without them, and is recomputed without them: neither
+#: the mark nor a field it names and that is still None is hashed.
+UPCAST = "upcast"
 
 
 def _default(value: object) -> object:
@@ -49,7 +56,13 @@ def canonical_bytes(value: object) -> bytes:
 def canonical_event(name: str, fields: Mapping[str, Any]) -> bytes:
     """The canonical encoding of an event called ``name`` with these fields (metadata
     included): the exact bytes its digest is the SHA-256 of."""
-    body = {k: v for k, v in fields.items() if k not in NOT_HASHED}
+    marked = fields.get(UPCAST)
+    filled = marked if isinstance(marked, list) else []
+    body = {
+        k: v
+        for k, v in fields.items()
+        if k not in NOT_HASHED and k != UPCAST and not (k in filled and v is None)
+    }
     body["event"] = name
     return canonical_bytes(body)
 
