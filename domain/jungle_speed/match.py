@@ -883,6 +883,7 @@ class JungleSpeed(MatchAggregate):
             self.turn = turn
         self.coloured_ru = False
         self._prune()
+        self._release_outward()
         self._tick(stamp)
 
     @event("LateGrab")
@@ -923,7 +924,14 @@ class JungleSpeed(MatchAggregate):
         self.decided.append({"seats": seats, "version": self.version + 1})
         self.coloured_ru = False  # RU coloured arrows end when the totem is grabbed (JS-6.3).
         self._prune()
+        self._release_outward()
         self._tick(stamp)
+
+    def _release_outward(self) -> None:
+        """A grab settled the duels a chained simultaneous reveal waited for (JS-6.2): that
+        reveal follows at once, whatever duels are still open, as the grab's command makes
+        it; the state between owes it (:meth:`pending_step`)."""
+        self.outward_due = self.pending_outward is not None
 
     def _collect_order(self, seat: int) -> list[int]:
         """Whose face-up piles ``seat`` takes when taking them all (JS-5.2, JS-7.4), in

@@ -14,6 +14,7 @@ from domain_support import (
     OUTWARD,
     Stamps,
     arranged,
+    check_pending_steps,
     ending_deck,
     event_names,
     events_since,
@@ -196,6 +197,66 @@ def test_js_6_2_es_chain_waits_for_the_grab_that_settles_the_open_duels() -> Non
     # Seat 0 lost: both face-up piles went under its face-down pile, A is still on top.
     assert chained.reveals == [[0, A], [1, B], [2, C]]
     assert match.pending_outward is None
+
+
+def test_js_6_2_es_after_the_grab_the_chained_reveal_is_owed_though_a_duel_stays_open() -> None:
+    # The simultaneous reveal opens two duels (0/1 on shape S, 3/4 on shape T) and shows
+    # another outward card (seat 2). The grab that wins 0/1 lets the chained reveal follow
+    # at once, with 3/4 still open: the state between the two events owes it, so that a
+    # fork there is refused like any state inside a command (domain.kernel.fork).
+    T = 16
+    tops = [
+        [OUTWARD[0], sym(S, 0), A],
+        [sym(S, 1), B],
+        [OUTWARD[1], C],
+        [sym(T, 0), D],
+        [sym(T, 1), E],
+    ]
+    match, stamps = new_match(5, "ES", arranged(5, tops))
+    ended = {e.originator_version for e in match.pending_events}  # creation, each join
+    match.reveal(0, stamps())
+    ended.add(match.version)
+    assert match.open_duels() == [[0, 1], [3, 4]]
+    assert match.pending_outward == 2
+    assert match.pending_step() is None  # it waits for a grab
+    version = match.version
+    assert match.grab(1, stamps(), "duel") == "duel"
+    won, chained = events_since(match, version)
+    assert (type(won).__name__, type(chained).__name__) == ("DuelWon", "OutwardReveal")
+    assert match.open_duels() == []  # the chained reveal covered every card of 3/4
+    check_pending_steps(match, ended | {match.version})
+
+
+def test_js_6_2_js_6_3_ru_the_chained_reveal_is_owed_though_the_grab_opened_a_duel() -> None:
+    # RU: coloured arrows match duels by colour until the totem is grabbed (JS-6.3). The
+    # simultaneous reveal shows them (seat 3), a colour duel (0/1), another outward card
+    # (seat 2), and two cards of one shape in two colours (4/5). The grab that wins 0/1
+    # ends the colour rule, so 4/5 now duel by shape; the chained reveal follows at once
+    # all the same, and the state between the two events owes it.
+    U, T = 15, 14
+    tops = [
+        [OUTWARD[0], sym(S, 0), A],
+        [sym(U, 0), B],
+        [OUTWARD[1], C],
+        [COLOURED[0], D],
+        [sym(T, 1), E],
+        [sym(T, 2), F],
+    ]
+    match, stamps = new_match(6, "RU", arranged(6, tops, "RU", pot=ru_pot(6)))
+    ended = {e.originator_version for e in match.pending_events}  # creation, each join
+    match.reveal(0, stamps())
+    ended.add(match.version)
+    assert match.open_duels() == [[0, 1]]
+    assert match.pending_outward == 2
+    version = match.version
+    assert match.grab(1, stamps()) == "duel"
+    won, chained = events_since(match, version)
+    assert (type(won).__name__, type(chained).__name__) == ("DuelWon", "OutwardReveal")
+    rebuilt = None
+    for evt in match.pending_events[: won.originator_version]:
+        rebuilt = evt.mutate(rebuilt)
+    assert rebuilt is not None and rebuilt.open_duels() == [[4, 5]]
+    check_pending_steps(match, ended | {match.version})
 
 
 def test_js_6_2_es_chain_without_an_open_duel_happens_at_once() -> None:
