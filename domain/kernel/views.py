@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from domain.kernel.chain import UPCAST
 from domain.kernel.match import event_name, payload
 
 if TYPE_CHECKING:
@@ -54,6 +55,11 @@ def shown_payload(evt: object) -> tuple[str, dict[str, Any]]:
     data = payload(evt)
     for field in UNSHOWN_FIELDS:
         data.pop(field, None)
+    # An event stored before its class's fields changed is shown as it was recorded:
+    # without the upcaster's mark and the fields it filled in (domain.kernel.versions).
+    for filled in data.pop(UPCAST, None) or ():
+        if data.get(filled) is None:
+            data.pop(filled, None)
     return event_name(evt), data
 
 

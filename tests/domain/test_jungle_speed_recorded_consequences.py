@@ -23,9 +23,11 @@ from test_jungle_speed_properties import random_script, run
 from test_jungle_speed_specials import ONE_SPECIAL, last_card_match
 
 from domain.jungle_speed import JungleSpeed, Options, legacy
+from domain.jungle_speed.views import event_view
 from domain.kernel import DomainError
 from domain.kernel.chain import UPCAST, event_digest, stored_event_digest
 from domain.kernel.match import payload
+from domain.kernel.views import Viewer
 
 #: The rule code a replay must never run for an event that records its consequences.
 DECIDERS = ("_turn_from", "_collect_order", "_last_cards", "_outward", "_scratch")
@@ -323,3 +325,21 @@ def test_new_fields_show_no_face_down_card() -> None:
             }
             assert set(view["to_pot"]) <= face_up_before | revealed
         assert json.dumps(payload(evt), default=str)
+
+
+def test_js_9_2_an_event_of_version_1_is_shown_as_it_was_recorded() -> None:
+    """A player's view of an upcast event holds neither the upcaster's mark nor the
+    fields it filled in: what it shows is what was recorded."""
+    match = played(0)
+    loaded = [Application().mapper.to_domain_event(item) for item in as_release_1(match)]
+    rebuilt = rebuild(loaded)
+    shown = 0
+    for evt in loaded:
+        added = ADDED.get(type(evt).__name__)
+        if not added:
+            continue
+        _, view = event_view(rebuilt, evt, Viewer.player(0))
+        assert UPCAST not in view
+        assert not set(added) & set(view), (type(evt).__name__, view)
+        shown += 1
+    assert shown
