@@ -55,6 +55,34 @@ def next_to_spare(match: Village) -> int | None:
     )
 
 
+def generation(
+    match: Village, spared: list[list[Any]]
+) -> tuple[list[list[model.Counts]], list[list[model.Counts]]]:
+    """Every family's cottages after the generation change (VI-2.8): everyone but the
+    ``spared`` (``[family, cottage, kind]`` each) ages one step and elders die; and who
+    in each cottage was a child before it, whatever they became: the next phase 1's new
+    members (VI-7.8). A family out of play keeps its cottages as they are."""
+    cottages = [[dict(c) for c in family] for family in match.cottages]
+    newcomers = [[dict(c) for c in family] for family in match.newcomers]
+    for f in match.families:
+        for c in range(COTTAGES):
+            kept = model.empty()
+            for family, cottage, kind in spared:
+                if family == f and cottage == c:
+                    kept[kind] += 1
+            before = match.cottages[f][c]
+            cottages[f][c], _ = model.aged(before, kept)
+            new = model.empty()
+            for kind in model.CHILDREN:
+                stay = kept[kind]
+                new[kind] += stay
+                becomes = model.AGES_TO[kind]
+                assert becomes is not None
+                new[becomes] += before[kind] - stay
+            newcomers[f][c] = new
+    return cottages, newcomers
+
+
 def check_spared(match: Village, cmd: SpareFromAge) -> list[dict[str, Any]]:
     """The people ``cmd`` spares, as the event records them: members of the family,
     per cottage no more than its ``youth`` spells spare and no fewer than the family

@@ -43,6 +43,7 @@ from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted, Rul
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus, acting, check_entropy
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.topics import register_game
+from domain.kernel.versions import fill_in, unrecorded
 from domain.village import (
     ageing,
     births,
@@ -53,6 +54,7 @@ from domain.village import (
     ending,
     feast,
     illness,
+    legacy,
     legal,
     magic,
     model,
@@ -95,6 +97,20 @@ class Village(MatchAggregate):
     START_RULE = "VI-1.3"
     #: The match ends after a round's phase 8 (VI-4.1); it has no other ending.
     END_RULES = dict.fromkeys(EndReason, "VI-4.1")
+
+    class Aged(MatchAggregate.Event):
+        """A generation passes (VI-2.8): everyone but the ``spared`` ages one step and
+        elders die. ``cottages``: every family's cottages after it; ``newcomers``: who in
+        each cottage was a child before it, the next phase 1's new members (VI-7.8)."""
+
+        class_version = 2
+        spared: list[dict[str, Any]]
+        cottages: list[list[Counts]] | None
+        newcomers: list[list[Counts]] | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "cottages", "newcomers")
 
     # ---- creation ----------------------------------------------------------------
 
@@ -901,29 +917,29 @@ class Village(MatchAggregate):
         self._tick(stamp)
 
     def _age(self) -> None:
-        self._aged(spared=[{"family": f, "cottage": c, "kind": k} for f, c, k in self.spared])
+        """The generation change (VI-2.8), worked out here and recorded whole: the event
+        says what every cottage holds after it."""
+        cottages, newcomers = ageing.generation(self, self.spared)
+        self._aged(
+            spared=[{"family": f, "cottage": c, "kind": k} for f, c, k in self.spared],
+            cottages=cottages,
+            newcomers=newcomers,
+        )
 
-    @event("Aged")
-    def _aged(self, spared: list[dict[str, Any]]) -> None:
-        for f in self.families:
-            for c in range(COTTAGES):
-                kept = model.empty()
-                for s in spared:
-                    if s["family"] == f and s["cottage"] == c:
-                        kept[s["kind"]] += 1
-                before = self.cottages[f][c]
-                self.cottages[f][c], _ = model.aged(before, kept)
-                # Members who were children before ageing are the next phase 1's new
-                # members (VI-7.8), whatever they became.
-                new = model.empty()
-                for kind in model.CHILDREN:
-                    stay = kept[kind]
-                    grow = before[kind] - stay
-                    new[kind] += stay
-                    becomes = model.AGES_TO[kind]
-                    assert becomes is not None
-                    new[becomes] += grow
-                self.newcomers[f][c] = new
+    @event(Aged)
+    def _aged(
+        self,
+        spared: list[dict[str, Any]],
+        cottages: list[list[Counts]] | None,
+        newcomers: list[list[Counts]] | None,
+        upcast: list[str] | None = None,
+    ) -> None:
+        if unrecorded(upcast, cottages=cottages, newcomers=newcomers):
+            legacy.age(self, spared)
+        else:
+            assert cottages is not None and newcomers is not None
+            self.cottages = [[dict(c) for c in family] for family in cottages]
+            self.newcomers = [[dict(c) for c in family] for family in newcomers]
         self.spared = []
 
     # ---- phase 8: totem construction (VI-2.9) and the end (VI-4) --------------------

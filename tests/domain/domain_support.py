@@ -6,14 +6,17 @@ Kept in its own module (not conftest) so test modules can import plain functions
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
 import pytest
+from eventsourcing.application import Application
+from eventsourcing.persistence import StoredEvent
 
 from domain.jungle_speed import Deck, JungleSpeed, Options
 from domain.kernel import DomainError, MatchStatus, ReceiveStamp
+from domain.kernel.chain import event_digest
 from domain.kernel.views import Viewer
 
 SEED = bytes(range(32))
@@ -228,3 +231,32 @@ def check_pending_steps(match: Any, ended: set[int], first: int = 1) -> None:
         if rebuilt.status is MatchStatus.PLAYING and rebuilt.version >= first:
             owed = rebuilt.pending_step()
             assert (owed is None) == (rebuilt.version in ended), (rebuilt.version, owed)
+
+
+def stored_without(match: Any, added: Mapping[str, Sequence[str]]) -> list[StoredEvent]:
+    """``match``'s events as a release before ``added`` stored them: each event's fields
+    named there left out, no ``class_version``, and every digest chained again over what
+    is left (how that release hashed them)."""
+    mapper = Application().mapper
+    stored: list[StoredEvent] = []
+    previous = None
+    for evt in match.pending_events:
+        name = type(evt).__name__
+        fields = {k: v for k, v in vars(evt).items() if k not in added.get(name, ())}
+        if previous is not None:
+            fields["prev_digest"] = previous
+        fields["digest"] = previous = event_digest(name, fields)
+        item = mapper.to_stored_event(evt)
+        state = mapper.transcoder.decode(item.state)
+        state.pop("class_version", None)
+        kept = {k: v for k, v in state.items() if k not in added.get(name, ())}
+        kept.update(prev_digest=fields["prev_digest"], digest=fields["digest"])
+        stored.append(
+            StoredEvent(
+                originator_id=item.originator_id,
+                originator_version=item.originator_version,
+                topic=item.topic,
+                state=mapper.transcoder.encode(kept),
+            )
+        )
+    return stored

@@ -16,7 +16,16 @@ import random
 from typing import Any
 
 import pytest
-from domain_support import Stamps, ending_deck, events_since, new_match, reveal_until, state_of, sym
+from domain_support import (
+    Stamps,
+    ending_deck,
+    events_since,
+    new_match,
+    reveal_until,
+    state_of,
+    stored_without,
+    sym,
+)
 from eventsourcing.application import Application
 from eventsourcing.persistence import StoredEvent
 from test_jungle_speed_properties import random_script, run
@@ -219,30 +228,8 @@ def test_js_5_2_wrong_grab_records_the_piles_in_the_order_taken(
 
 
 def as_release_1(match: JungleSpeed) -> list[StoredEvent]:
-    """The match's events as the release of 2026-12-05 stored them: the version-2 fields
-    left out and every digest chained again over what is left (no class_version)."""
-    mapper = Application().mapper
-    stored, previous = [], None
-    for evt in match.pending_events:
-        name = type(evt).__name__
-        fields = {k: v for k, v in vars(evt).items() if k not in ADDED.get(name, ())}
-        if previous is not None:
-            fields["prev_digest"] = previous
-        fields["digest"] = previous = event_digest(name, fields)
-        item = mapper.to_stored_event(evt)
-        state = mapper.transcoder.decode(item.state)
-        state.pop("class_version", None)
-        kept = {k: v for k, v in state.items() if k not in ADDED.get(name, ())}
-        kept.update(prev_digest=fields["prev_digest"], digest=fields["digest"])
-        stored.append(
-            StoredEvent(
-                originator_id=item.originator_id,
-                originator_version=item.originator_version,
-                topic=item.topic,
-                state=mapper.transcoder.encode(kept),
-            )
-        )
-    return stored
+    """The match's events as the release of 2026-12-05 stored them."""
+    return stored_without(match, ADDED)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])

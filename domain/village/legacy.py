@@ -1,0 +1,63 @@
+"""How the release of 2026-12-05 worked out the consequences its Village events did not
+record.
+
+Its ``Aged`` (version 1) carries only who was spared; its body aged every cottage with
+the rule code of the day. Version 2 records the cottages after ageing; a stored
+version-1 event is upcast with those fields None (:mod:`domain.kernel.versions`), and
+its body calls the function here, a frozen copy of that release's code, so that
+changing a rule's code today changes neither how a new event replays nor how an old one
+does. Never edit it: a stored match of that release would replay differently, and
+``tests/test_stored_releases.py`` would say so.
+
+``match`` is a :class:`~domain.village.match.Village` (not imported: that module
+imports this one); only its cottages and newcomers are read and set here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: The kinds, youngest first, and what each became after a generation (None: died), as
+#: that release had them.
+KINDS = ("girl", "boy", "young_woman", "young_man", "mature_woman", "mature_man", "elder")
+AGES_TO: dict[str, str | None] = {
+    "girl": "young_woman",
+    "boy": "young_man",
+    "young_woman": "mature_woman",
+    "young_man": "mature_man",
+    "mature_woman": "elder",
+    "mature_man": "elder",
+    "elder": None,
+}
+CHILDREN = ("girl", "boy")
+COTTAGES = 3
+
+
+def _empty() -> dict[str, int]:
+    return dict.fromkeys(KINDS, 0)
+
+
+def age(match: Any, spared: list[dict[str, Any]]) -> None:
+    """VI-2.8 as that release applied it: everyone but the spared ages one step, elders
+    die; members who were children before are the next phase 1's new members (VI-7.8)."""
+    for f in match.families:
+        for c in range(COTTAGES):
+            kept = _empty()
+            for s in spared:
+                if s["family"] == f and s["cottage"] == c:
+                    kept[s["kind"]] += 1
+            before = match.cottages[f][c]
+            after = dict(kept)
+            for kind in KINDS:
+                becomes = AGES_TO[kind]
+                if becomes is not None:
+                    after[becomes] += before.get(kind, 0) - kept.get(kind, 0)
+            match.cottages[f][c] = after
+            new = _empty()
+            for kind in CHILDREN:
+                stay = kept[kind]
+                new[kind] += stay
+                becomes = AGES_TO[kind]
+                assert becomes is not None
+                new[becomes] += before[kind] - stay
+            match.newcomers[f][c] = new
