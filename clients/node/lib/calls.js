@@ -2,7 +2,7 @@
 // for a command the ActRequest, which an Act call and a Play stream's request both send.
 import grpc from '@grpc/grpc-js';
 
-import { GAMES, gameInfo } from './games.js';
+import { DEFAULT_GAME, GAMES, gameInfo } from './games.js';
 
 /**
  * @typedef {import('./messages.js').Message} Message
@@ -38,7 +38,7 @@ export function actRequest(matchId, command, { seenVersion = 0, seat = null, gam
 
 /**
  * The member of ActRequest's `command` oneof and its message, for a command that names
- * its game (`{tribes: {...}}`) or a bare one of `game` (default Jungle Speed).
+ * its game (`{tribes: {...}}`) or a bare one of `game` (default: the default game).
  * @param {Command} command
  * @param {string | null} game
  * @returns {[string, Message]}
@@ -47,7 +47,7 @@ function commandOf(command, game) {
   const keys = Object.keys(command ?? {}).filter((key) => command[key] != null);
   const named = Object.values(GAMES).find((g) => keys.length === 1 && keys[0] === g.field);
   if (named !== undefined) return [named.field, command[named.field]];
-  const info = gameInfo(game ?? 'jungle_speed');
+  const info = gameInfo(game ?? DEFAULT_GAME);
   if (keys.length !== 1 || !info.commands.includes(keys[0])) {
     throw new TypeError(
       `${JSON.stringify(command)} is not a ${info.title} command (one of ` +

@@ -11,7 +11,7 @@ import grpc from '@grpc/grpc-js';
 
 import { actRequest, bearer } from './calls.js';
 import { TotemError } from './errors.js';
-import { GAMES, gameInfo } from './games.js';
+import { DEFAULT_GAME, GAMES, gameInfo } from './games.js';
 import { loadContract } from './proto.js';
 import { Receipts } from './receipts.js';
 import { channelOptions } from './reconnect.js';
@@ -34,28 +34,13 @@ export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
  * @property {string} referee_token bearer token of the referee
  * @property {Buffer} seed_commitment
  *
- * @typedef {object} CreateMatchOptions options left undefined take the server's defaults
- * @property {string} [game] 'jungle_speed' (the default), 'tribes' or 'village' (see GAMES)
+ * @typedef {object} MatchOptions what every match takes
+ * @property {string} [game] a name of the game table (GAMES); the default game if unset
  * @property {Buffer | string} [entropy] mixed into the match seed, at most 64 bytes
- * @property {'ES' | 'RU'} [variant] Jungle Speed: default 'ES' (JS-2.1)
- * @property {number} [maxPlayers] Jungle Speed: 2 to 10 (JS-1.5); Tribes: 2 to 4 (TR-1.1)
- * @property {number} [turnTimeoutMs] 0 turns the turn timer off (JS-3.4; Tribes: the
- *   server then moves for the player, see docs/rules/tribes.md)
- * @property {number} [minRevealIntervalMs] Jungle Speed (JS-3.4)
- * @property {{inward_arrows?: number, outward_arrows?: number, coloured_arrows?: number}}
- *   [specials] Jungle Speed (JS-1.3)
- * @property {number[]} [prearrangedDeal] Jungle Speed: card ids from the top of the deck
- *   (JS-2.4)
- * @property {number} [boardSize] Tribes: 3 to 5 (TR-1.2); default by the player count
- * @property {number} [roundMoveLimit] Tribes: moves before a round is drawn (TR-2.5)
- * @property {boolean} [extended] Tribes: the extended game (TR-5)
- * @property {string[]} [diceFaces] Tribes: the die's faces, 'blank', 'large', 'small'
- *   (TR-5.1)
- * @property {number[]} [salvationSpaces] Tribes: the Salvation Spaces (TR-5.6); needs
- *   boardSize
- * @property {number[][]} [prearrangedCards] Tribes: each round's Cards of Truth, by seat
- *   (TR-2.1)
- * @property {string[]} [prearrangedDice] Tribes: each turn's roll, face names (TR-5.1)
+ *
+ * @typedef {MatchOptions & import('./games.js').GameOptions} CreateMatchOptions the
+ *   match's and its game's options (each game's module documents its own); options left
+ *   undefined take the server's defaults
  */
 
 /**
@@ -159,13 +144,13 @@ export class Client {
   // ---- matches ----------------------------------------------------------------------
 
   /**
-   * Create a match of `game` ('jungle_speed' by default, 'tribes' or 'village') with that game's
-   * options (see CreateMatchOptions); an option of another game is a TypeError.
+   * Create a match of `game` (the default game if unset) with that game's options (see
+   * CreateMatchOptions); an option of another game is a TypeError.
    * @param {CreateMatchOptions} [options]
    * @returns {Promise<CreatedMatch>}
    */
   async createMatch(options = {}) {
-    const { game = 'jungle_speed', entropy, ...gameOptions } = options;
+    const { game = DEFAULT_GAME, entropy, ...gameOptions } = options;
     const info = gameInfo(game);
     const request = {
       game: info.enum,
@@ -309,7 +294,7 @@ export class Client {
    * `command` names its game, as ActRequest's `command` oneof does:
    * `{tribes: TribesCommand}` (as `tribesCommands` make them) or
    * `{jungle_speed: JungleSpeedCommand}`; a bare command (as `commands` make them) is
-   * one of `game` (default Jungle Speed).
+   * one of `game` (default: the default game).
    * `seenVersion` is the last event version the caller had seen when it decided (JS-5.1);
    * `seat`, if given, must be the token's own seat (leave it unset for the referee).
    * @param {string} matchId

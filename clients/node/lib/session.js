@@ -1,6 +1,6 @@
 // The Session: what a player, a spectator or the referee does in one match, through the
 // client that made it (`join`, `spectate`, `referee`, `session`, `takeSeat`).
-import { commands, gameInfo, gameOfSummary, tribesCommands, villageCommands } from './games.js';
+import { DEFAULT_GAME, gameInfo, gameOfSummary, withGameVerbs } from './games.js';
 
 /**
  * @typedef {import('./client.js').Client} Client
@@ -24,7 +24,7 @@ import { commands, gameInfo, gameOfSummary, tribesCommands, villageCommands } fr
  * received (from its watch stream or a command's answer), so that a client can play from
  * the stream alone.
  */
-export class Session {
+class SessionCore {
   /**
    * @param {Client} client
    * @param {string} matchId
@@ -43,7 +43,7 @@ export class Session {
     /** @type {MatchState | null} */
     this.state = null;
     /**
-     * The match's game ('jungle_speed', 'tribes'): given, or known to the client that
+     * The match's game (its name in the game table): given, or known to the client that
      * created the match, or learnt from the first state or view; null until then.
      * @type {string | null}
      */
@@ -139,77 +139,12 @@ export class Session {
 
   /**
    * Start the match with the seats taken so far (at least two). `game` is the match's
-   * game: by default the session's (`game`), else Jungle Speed.
+   * game: by default the session's (`game`), else the client's default game.
    * @param {{game?: string}} [options]
    */
   start({ game } = {}) {
-    const info = gameInfo(game ?? this.game ?? 'jungle_speed');
+    const info = gameInfo(game ?? this.game ?? DEFAULT_GAME);
     return this.act({ [info.field]: { start: {} } });
-  }
-
-  /** Reveal the top face-down card; only on one's turn (JS-3.1). */
-  reveal() {
-    return this.act(commands.reveal());
-  }
-
-  /**
-   * Grab the totem (JS-5). `target` chooses between an open duel and an inward-arrows
-   * race (ES only, JS-6.1); 'default' lets the server choose.
-   * @param {GrabTargetName} [target]
-   */
-  grab(target = 'default') {
-    return this.act(commands.grab(target));
-  }
-
-  // ---- Tribes -------------------------------------------------------------------------
-
-  /**
-   * Tribes: lift the top totem of `space`, the first half of a move from the board
-   * (TR-2.2a); then `place` it.
-   * @param {number} space
-   */
-  lift(space) {
-    return this.act(tribesCommands.lift(space));
-  }
-
-  /**
-   * Tribes: place the lifted totem (neither `size` nor `special`), the totem of `size`
-   * from one's mat, or a special totem ('doom', 'mini') from beside the board, on
-   * `destination`; `badge` names the badge the move takes if it wins (TR-3.4).
-   * @param {number} destination
-   * @param {{size?: number, special?: string, badge?: string | null}} [options]
-   */
-  place(destination, options = {}) {
-    return this.act(tribesCommands.place(destination, options));
-  }
-
-  /**
-   * Tribes: place the totem of one of the legal actions' place options.
-   * @param {Message} option a `TribesPlaceOption` from `state.tribes.legal.places`
-   * @param {number} destination one of its destinations
-   * @param {{badge?: string | null}} [options]
-   */
-  placeOption(option, destination, options = {}) {
-    return this.act(tribesCommands.placeOption(option, destination, options));
-  }
-
-  /**
-   * Tribes, the referee's session only: penalise `seat` for coaching (TR-4.1).
-   * @param {number} seat
-   */
-  penalise(seat) {
-    return this.act(tribesCommands.penalise(seat));
-  }
-
-  // ---- Village ------------------------------------------------------------------------
-
-  /**
-   * Village: send a Village command, a bare `VillageCommand` message (`{arrange: {...}}`,
-   * or an owed decision's `default`) or one of `villageCommands`.
-   * @param {Message} command
-   */
-  village(command) {
-    return this.act(command.village ? command : villageCommands.of(command));
   }
 
   /**
@@ -225,3 +160,9 @@ export class Session {
     });
   }
 }
+
+/**
+ * A session, with every game's verbs besides `act` (`reveal` and `grab`, `lift` and
+ * `place`, `village`...: each game's module in lib/games/ gives its own).
+ */
+export class Session extends withGameVerbs(SessionCore) {}

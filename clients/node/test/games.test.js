@@ -23,3 +23,21 @@ test('every game of the contract is in GAMES, with its enum and its field', () =
     assert.equal(game.field, game.name);
   }
 });
+
+// The modules every game goes through name none: a game lives in lib/games/<game>.js and
+// is registered once, in lib/games.js (comments may name one as an example).
+const GENERIC = ['calls.js', 'client.js', 'session.js', 'streams.js', 'messages.js', 'proto.js'];
+
+test('generic modules name no game outside their comments', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const { fileURLToPath } = await import('node:url');
+  const lib = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lib');
+  const names = Object.values(GAMES).flatMap((g) => [g.name, g.title]);
+  for (const file of GENERIC) {
+    const source = await readFile(path.join(lib, file), 'utf8');
+    const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    for (const name of names) {
+      assert.ok(!code.includes(name), `${file} names ${name}`);
+    }
+  }
+});

@@ -13,9 +13,11 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The package's modules (the test files aside), by their path from its root. */
 const MODULES = [
   ...readdirSync(ROOT).filter((name) => name.endsWith('.js')),
-  ...readdirSync(path.join(ROOT, 'lib'))
-    .filter((name) => name.endsWith('.js'))
-    .map((name) => `lib/${name}`),
+  ...['lib', 'lib/games'].flatMap((dir) =>
+    readdirSync(path.join(ROOT, dir))
+      .filter((name) => name.endsWith('.js'))
+      .map((name) => `${dir}/${name}`),
+  ),
 ].sort();
 
 /** `import ... from './x.js'` and `export ... from './x.js'`; `import './x.js'`. */
@@ -44,6 +46,7 @@ test('every relative import names a module of the package', () => {
   // The reading finds what is there.
   assert.ok(GRAPH.get('lib/client.js')?.includes('lib/session.js'));
   assert.ok(GRAPH.get('index.js')?.includes('lib/streams.js'));
+  assert.ok(GRAPH.get('lib/games.js')?.includes('lib/games/tribes.js'));
 });
 
 test('no module is part of an import cycle', () => {
