@@ -25,7 +25,7 @@ from bench.harness import (
     ORGANISER,
     REVEAL,
     Server,
-    add_server_options,
+    arguments,
     create_request,
     fresh_store,
     machine_line,
@@ -145,12 +145,11 @@ async def reads(address: str, calls: int) -> dict[str, list[float]]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__, root=False)
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 10_000, 100_000])
     parser.add_argument("--calls", type=int, default=50, help="calls per read")
     parser.add_argument("--per-transaction", type=int, default=500)
     parser.add_argument("--fill-processes", type=int, default=2)
-    add_server_options(parser, root=False)
     args = parser.parse_args(argv)
     print(machine_line())
     rows: list[list[Any]] = []

@@ -311,18 +311,27 @@ async def in_process(env: Mapping[str, str], limits: Any = None) -> AsyncIterato
             await running.stop(grace=None)
 
 
-def add_server_options(parser: argparse.ArgumentParser, root: bool = True) -> None:
-    """``--store``, ``--dsn`` and (``root``) ``--server-root``."""
-    parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
-    parser.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL (a schema per run)")
+def arguments(doc: str | None, store: bool = True, root: bool = True) -> argparse.ArgumentParser:
+    """A script's options, described by its docstring's first paragraph, and the shared
+    ones: ``--store`` and ``--dsn``; with ``root``, for ``totem serve`` in a process,
+    ``--root`` (another tree's server) and ``--extra`` (an option of it, repeated)."""
+    made = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    if store:
+        made.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
+        made.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL (a schema per run)")
     if root:
-        parser.add_argument(
-            "--server-root",
-            type=Path,
-            default=ROOT,
-            metavar="DIR",
-            help="run the server of another tree, e.g. 'git archive COMMIT | tar -x -C DIR'",
+        made.add_argument(
+            "--root", type=Path, default=ROOT, help="another tree (git archive C | tar -x -C DIR)"
         )
+        made.add_argument("--extra", action="append", default=[], help="--extra=--OPTION=VALUE")
+    return made
+
+
+def serve(
+    args: argparse.Namespace, env: Mapping[str, str] | None = None, unlimited: bool = True
+) -> contextlib.AbstractContextManager[Server]:
+    """:func:`serving` with the shared options."""
+    return serving(args.store, args.dsn, args.root.resolve(), env, args.extra, unlimited)
 
 
 # ---- the bare echo server -----------------------------------------------------------------
@@ -532,9 +541,29 @@ def next_move(state: js.JungleSpeedState, me: int) -> tuple[int, js.JungleSpeedC
     return None
 
 
+async def seated_match(stub: Any, options: js.JungleSpeedOptions) -> tuple[str, list[Any]]:
+    """A match created by the organiser, its seats taken in order (JS-1.5): its id and
+    each seat's call metadata."""
+    created = await stub.CreateMatch(
+        create_request(options), metadata=ORGANISER, timeout=STEP_TIMEOUT
+    )
+    seats = []
+    for seat in range(options.max_players):
+        request = ms.JoinMatchRequest(match_id=created.match_id, name=f"p{seat}", seat=seat)
+        seats.append(bearer((await stub.JoinMatch(request, timeout=STEP_TIMEOUT)).player_token))
+    return created.match_id, seats
+
+
 class Revealer:
     """A client on a channel of its own revealing in 2-seat matches of :data:`NO_DUEL_DEAL`,
     the seats in turn; :meth:`prepare` makes the matches (untimed) that ``ops`` reveals need."""
+
+    OPTIONS = js.JungleSpeedOptions(
+        max_players=2,
+        turn_timeout_ms=0,
+        specials=js.JungleSpeedSpecials(),
+        prearranged_deal=NO_DUEL_DEAL,
+    )
 
     def __init__(self, address: str) -> None:
         import grpc
@@ -547,24 +576,8 @@ class Revealer:
         self.done = 0
 
     async def prepare(self, ops: int) -> None:
-        options = js.JungleSpeedOptions(
-            max_players=2,
-            turn_timeout_ms=0,
-            specials=js.JungleSpeedSpecials(),
-            prearranged_deal=NO_DUEL_DEAL,
-        )
         while len(self.matches) * 72 - self.done % 72 < ops:
-            created = await self.stub.CreateMatch(
-                create_request(options), metadata=ORGANISER, timeout=STEP_TIMEOUT
-            )
-            seats = []
-            for seat in range(2):
-                joined = await self.stub.JoinMatch(
-                    ms.JoinMatchRequest(match_id=created.match_id, name=f"p{seat}", seat=seat),
-                    timeout=STEP_TIMEOUT,
-                )
-                seats.append(bearer(joined.player_token))
-            self.matches.append((created.match_id, seats))
+            self.matches.append(await seated_match(self.stub, self.OPTIONS))
 
     async def op(self) -> None:
         match_id, seats = self.matches[0]

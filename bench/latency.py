@@ -30,8 +30,8 @@ from bench.harness import (
     REVEAL,
     STEP_TIMEOUT,
     EchoServer,
-    add_server_options,
     applied,
+    arguments,
     arrows_options,
     bearer,
     close_play,
@@ -41,7 +41,7 @@ from bench.harness import (
     open_play,
     p99,
     round_trip,
-    serving,
+    serve,
 )
 from totem.v1 import match_service_pb2 as ms
 
@@ -190,16 +190,15 @@ async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__)
     parser.add_argument("--races", type=int, default=1000)
     parser.add_argument("--warmup", type=int, default=20, help="races run first, not counted")
     parser.add_argument("--via", choices=("act", "play"), default="act")
-    add_server_options(parser)
     args = parser.parse_args(argv)
     print(machine_line())
     echo = EchoServer()
     try:
-        with serving(args.store, args.dsn, args.server_root) as server:
+        with serve(args) as server:
             times = asyncio.run(run(args, server.address, echo.address))
     finally:
         echo.stop()

@@ -44,7 +44,7 @@ from bench.harness import (
     ORGANISER,
     REVEAL,
     STEP_TIMEOUT,
-    add_server_options,
+    arguments,
     arrows_options,
     bearer,
     chi_square_p,
@@ -55,7 +55,7 @@ from bench.harness import (
     open_play,
     p50_p99,
     round_trip,
-    serving,
+    serve,
 )
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
@@ -592,7 +592,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, list[Race]], bool, bool]:
         if BARE in kinds:
             addresses[BARE] = stack.enter_context(bare_server(env))
         if SERVER in kinds:
-            served = serving(args.store, args.dsn, args.server_root, env)
+            served = serve(args, env)
             addresses[SERVER] = stack.enter_context(served).address
         taps = {}
         with contextlib.suppress(OSError, AttributeError):  # not Linux, or not root
@@ -740,7 +740,7 @@ def report(kind: str, races: list[Race], n: int, wire: bool) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__)
     parser.add_argument("-n", "--clients", type=int, default=6, help="contenders, 2 to 8")
     parser.add_argument("--races", type=int, default=600, help="races at offset 0")
     parser.add_argument("--races-per-offset", type=int, default=100)
@@ -752,7 +752,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--bare", action="store_true", help="race the bare stamping server")
     parser.add_argument("--with-bare", type=int, default=0, metavar="B", help="both, B at a time")
     parser.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE")
-    add_server_options(parser)
     args = parser.parse_args(argv)
     if not 2 <= args.clients <= 8 or "0" not in args.offsets.split(","):
         parser.error("--clients must be 2 to 8 and --offsets must hold 0")

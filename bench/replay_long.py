@@ -14,7 +14,6 @@ baseline / replay tool.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import statistics
@@ -26,7 +25,7 @@ from pathlib import Path
 from unittest import mock
 from uuid import UUID
 
-from bench.harness import add_server_options, fresh_store, machine_line, markdown_table
+from bench.harness import arguments, fresh_store, machine_line, markdown_table
 from domain.jungle_speed import JungleSpeed, Options
 from domain.kernel import MatchStatus, ReceiveStamp
 from replay.store import last_event, open_arena, read_records, walk
@@ -277,12 +276,11 @@ def report(every: Tool, rows: list[AtVersion], events: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__, root=False)
     parser.add_argument("--events", type=int, default=100_000, help="events in the match")
     parser.add_argument("--versions", type=int, default=8, help="random versions for `at`")
     parser.add_argument("--repetitions", type=int, default=3, help="the median is kept")
     parser.add_argument("--seed", type=int, default=1, help="the match's moves and versions")
-    add_server_options(parser, root=False)
     args = parser.parse_args(argv)
     if not 2 <= args.versions <= args.events:
         parser.error("--versions must be between 2 and --events")

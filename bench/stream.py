@@ -22,7 +22,7 @@ from typing import Any
 
 from bench.harness import (
     ORGANISER,
-    add_server_options,
+    arguments,
     bearer,
     create_request,
     fresh_store,
@@ -213,13 +213,12 @@ async def run(args: argparse.Namespace, env: dict[str, str]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__, root=False)
     parser.add_argument("--watchers", type=int, nargs="+", default=[1, 10, 50])
     parser.add_argument("--history", type=int, default=2000, help="stored events to catch up on")
     parser.add_argument("--live-events", type=int, default=500)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
-    add_server_options(parser, root=False)
     args = parser.parse_args(argv)
     print(machine_line())
     with fresh_store(args.store, args.dsn) as (env, name):

@@ -27,7 +27,7 @@ from bench.harness import (
     LISTEN,
     ORGANISER,
     EchoServer,
-    add_server_options,
+    arguments,
     bearer,
     create_request,
     machine_line,
@@ -35,7 +35,7 @@ from bench.harness import (
     next_move,
     p50_p99,
     rss_mib,
-    serving,
+    serve,
 )
 from totem.v1 import common_pb2
 from totem.v1 import jungle_speed_pb2 as js
@@ -241,14 +241,13 @@ async def echo_run(echo: EchoServer, args: argparse.Namespace) -> dict[str, Any]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__)
     parser.add_argument("--streams", type=int, default=2000)
     parser.add_argument("--matches", type=int, default=100, help="matches the streams watch")
     parser.add_argument("--idle", type=int, default=1000, help="idle matches held")
     parser.add_argument("--rate", type=float, default=50.0, help="commands per second in all")
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--clients", type=int, default=4, help="watcher processes")
-    add_server_options(parser)
     args = parser.parse_args(argv)
     print(machine_line())
     echo = EchoServer()
@@ -256,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         bare = asyncio.run(echo_run(echo, args))
     finally:
         echo.stop()
-    with serving(args.store, args.dsn, args.server_root, ENV) as server:
+    with serve(args, ENV) as server:
         game = asyncio.run(game_run(server.address, server.pid, args))
     each = (game["rss streams"] - game["rss playing"]) * 1024 / max(1, game["opened"])
     bare_each = (bare["rss streams"] - bare["rss empty"]) * 1024 / max(1, bare["opened"])

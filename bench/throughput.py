@@ -35,8 +35,8 @@ from bench.harness import (
     REVEAL,
     STORED_ECHO,
     EchoServer,
-    add_server_options,
     applied,
+    arguments,
     bearer,
     close_play,
     create_request,
@@ -265,14 +265,13 @@ def row(name: str, result: Result, echo: Result | None = None) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__)
     parser.add_argument("--matches", type=int, nargs="+", default=[1, 10, 100, 1000])
     parser.add_argument("--seconds", type=float, default=20.0, help="the counted window")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--via", choices=("act", "play"), default="act")
     parser.add_argument("--against", type=Path, metavar="DIR", help="another tree's game too")
-    add_server_options(parser)
     args = parser.parse_args(argv)
     print(f"{machine_line()}\n{args.clients} client processes, store {args.store}, via {args.via}")
     header = ["matches, round, what", "commands/s", "of the echo", "latency p50 / p99 ms"]
@@ -296,8 +295,10 @@ def measure(
     """``--rounds`` rounds at one concurrency, on game servers fresh for it."""
     with contextlib.ExitStack() as stack:
         games = {
-            name: stack.enter_context(serving(args.store, args.dsn, root.resolve(), SERVER_ENV))
-            for name, root in (("game", args.server_root), ("--against", args.against))
+            name: stack.enter_context(
+                serving(args.store, args.dsn, root.resolve(), SERVER_ENV, args.extra)
+            )
+            for name, root in (("game", args.root), ("--against", args.against))
             if root is not None
         }
         rounds, rows = [], []
