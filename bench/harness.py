@@ -541,12 +541,16 @@ def next_move(state: js.JungleSpeedState, me: int) -> tuple[int, js.JungleSpeedC
     return None
 
 
-async def seated_match(stub: Any, options: js.JungleSpeedOptions) -> tuple[str, list[Any]]:
-    """A match created by the organiser, its seats taken in order (JS-1.5): its id and
-    each seat's call metadata."""
+async def seated_match(
+    stub: Any, options: js.JungleSpeedOptions, before_seats: Any = None
+) -> tuple[str, list[Any]]:
+    """A match created by the organiser, ``before_seats(match_id)`` awaited, then its seats
+    taken in order (JS-1.5): its id and each seat's call metadata."""
     created = await stub.CreateMatch(
         create_request(options), metadata=ORGANISER, timeout=STEP_TIMEOUT
     )
+    if before_seats is not None:
+        await before_seats(created.match_id)
     seats = []
     for seat in range(options.max_players):
         request = ms.JoinMatchRequest(match_id=created.match_id, name=f"p{seat}", seat=seat)
