@@ -482,6 +482,49 @@ async def close_play(stream: Any) -> None:
         raise RuntimeError(f"the Play stream ended badly: {code} {await stream.details()}")
 
 
+class Follower:
+    """A server stream read in a task: each message's key (``key(message)``, its version
+    by default) and arrival (``perf_counter_ns``), recorded as it arrives so that
+    :meth:`reach` may be awaited after the fact without moving the time."""
+
+    def __init__(self, call: Any, key: Any = lambda message: message.version) -> None:
+        self.call, self.key, self.error = call, key, ""
+        self.arrivals: list[tuple[int, int]] = []
+        self.changed = asyncio.Condition()
+        self.task = asyncio.ensure_future(self._follow())
+
+    @property
+    def seen(self) -> int:
+        return self.arrivals[-1][0] if self.arrivals else -1
+
+    async def _follow(self) -> None:
+        try:
+            async for message in self.call:
+                arrived = time.perf_counter_ns()
+                async with self.changed:
+                    self.arrivals.append((max(self.seen, self.key(message)), arrived))
+                    self.changed.notify_all()
+        except Exception as error:  # reported by reach
+            async with self.changed:
+                self.error = repr(error)
+                self.changed.notify_all()
+
+    async def reach(self, key: int) -> int:
+        """When a message of at least ``key`` arrived."""
+        async with self.changed:
+            done = lambda: self.seen >= key or bool(self.error)  # noqa: E731
+            await asyncio.wait_for(self.changed.wait_for(done), STEP_TIMEOUT)
+        if self.seen < key:
+            raise RuntimeError(f"stream ended at {self.seen}: {self.error}")
+        return next(at for k, at in self.arrivals if k >= key)
+
+    async def close(self) -> None:
+        self.call.cancel()
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+
+
 # ---- Jungle Speed ---------------------------------------------------------------------------
 
 #: The inward-arrows card of a deck of 72 symbol cards and that one special.
@@ -556,6 +599,41 @@ async def seated_match(
         request = ms.JoinMatchRequest(match_id=created.match_id, name=f"p{seat}", seat=seat)
         seats.append(bearer((await stub.JoinMatch(request, timeout=STEP_TIMEOUT)).player_token))
     return created.match_id, seats
+
+
+class Table:
+    """A seated match of untimed Jungle Speed played by :func:`next_move`, and its state
+    as the last answer gave it."""
+
+    def __init__(self, match_id: str, seats: list[Any], view: Any) -> None:
+        self.id, self.seats, self.me, self.busy, self.done = match_id, seats, 0, False, False
+        self.state, self.summary = view.jungle_speed, view.summary
+
+    @classmethod
+    async def seated(cls, stub: Any, players: int, before_seats: Any = None) -> Table:
+        options = js.JungleSpeedOptions(max_players=players, turn_timeout_ms=0)
+        match_id, seats = await seated_match(stub, options, before_seats)
+        view = await stub.GetMatch(ms.GetMatchRequest(match_id=match_id), metadata=seats[0])
+        return cls(match_id, seats, view)
+
+    async def act(self, stub: Any, plays: Sequence[Any] = ()) -> list[Any]:
+        """The next command, by Act or on the seat's Play stream: its events; none once
+        nobody can act."""
+        if self.done or (move := next_move(self.state, self.me)) is None:
+            self.done = True
+            return []
+        self.me, command = move
+        request = ms.ActRequest(
+            match_id=self.id, seen_version=self.summary.version, jungle_speed=command
+        )
+        if plays:
+            async with asyncio.timeout(STEP_TIMEOUT * 2):
+                acted = applied(await round_trip(plays[self.me], ms.PlayRequest(act=request)))
+        else:
+            acted = await stub.Act(request, metadata=self.seats[self.me], timeout=STEP_TIMEOUT * 2)
+        self.state, self.summary = acted.state.jungle_speed, acted.state.summary
+        self.done = self.summary.status == common_pb2.MATCH_STATUS_ENDED
+        return list(acted.events)
 
 
 class Revealer:

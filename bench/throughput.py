@@ -31,27 +31,21 @@ from bench.harness import (
     ECHO,
     ECHO_STREAM,
     LISTEN,
-    ORGANISER,
     REVEAL,
     STORED_ECHO,
     EchoServer,
-    applied,
+    Table,
     arguments,
-    bearer,
     close_play,
-    create_request,
     fresh_store,
     machine_line,
     markdown_table,
-    next_move,
     open_play,
     p50_p99,
     process_ticks,
     round_trip,
     serving,
 )
-from totem.v1 import common_pb2
-from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
 ECHOES = {"echo": ECHO, "stored echo": STORED_ECHO, "stream echo": ECHO_STREAM}
@@ -76,43 +70,21 @@ async def drain(call: Any) -> None:
 
 async def game_round(stub: Any, watch: Any, via: str, stop: float, answered: list[Any]) -> None:
     """One match, watched by 4, played until it ends or the window closes."""
-    created = await stub.CreateMatch(
-        create_request(js.JungleSpeedOptions(max_players=2, turn_timeout_ms=0)),
-        metadata=ORGANISER,
-        timeout=CALL_TIMEOUT,
-    )
-    match_id = created.match_id
-    watchers = [
-        asyncio.ensure_future(drain(watch(ms.WatchRequest(match_id=match_id)))) for _ in range(4)
-    ]
+    watchers: list[Any] = []
+
+    async def watched(match_id: str) -> None:
+        request = ms.WatchRequest(match_id=match_id)
+        watchers.extend(asyncio.ensure_future(drain(watch(request))) for _ in range(4))
+
     plays: list[Any] = []
     try:
-        tokens = []
-        for seat in range(2):
-            request = ms.JoinMatchRequest(match_id=match_id, name=f"p{seat}", seat=seat)
-            tokens.append(
-                bearer((await stub.JoinMatch(request, timeout=CALL_TIMEOUT)).player_token)
-            )
-        view = await stub.GetMatch(ms.GetMatchRequest(match_id=match_id), metadata=tokens[0])
+        table = await Table.seated(stub, 2, watched)
         if via == "play":
-            plays = [await open_play(stub.Play, token) for token in tokens]
-        me, state, summary = 0, view.jungle_speed, view.summary
-        while summary.status != common_pb2.MATCH_STATUS_ENDED and time.perf_counter() < stop:
-            move = next_move(state, me)
-            if move is None:
-                break
-            me, command = move
+            plays = [await open_play(stub.Play, seat) for seat in table.seats]
+        while not table.done and time.perf_counter() < stop:
             began = time.perf_counter()
-            request = ms.ActRequest(
-                match_id=match_id, seen_version=summary.version, jungle_speed=command
-            )
-            if plays:
-                async with asyncio.timeout(CALL_TIMEOUT):
-                    acted = applied(await round_trip(plays[me], ms.PlayRequest(act=request)))
-            else:
-                acted = await stub.Act(request, metadata=tokens[me], timeout=CALL_TIMEOUT)
-            answered.append((time.perf_counter(), time.perf_counter() - began))
-            state, summary = acted.state.jungle_speed, acted.state.summary
+            if await table.act(stub, plays):
+                answered.append((time.perf_counter(), time.perf_counter() - began))
         while plays:
             await close_play(plays.pop())
     finally:

@@ -35,25 +35,22 @@ from bench.harness import (
     LISTEN,
     ORGANISER,
     EchoServer,
+    Table,
     arguments,
     create_request,
     fresh_store,
     in_process,
     machine_line,
     markdown_table,
-    next_move,
     p50_p99,
     rss_mib,
-    seated_match,
     serve,
 )
-from totem.v1 import common_pb2
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
 PARTS = ("rate", "many")
 WATCH, RAW = "/totem.v1.MatchService/Watch", "/bench.Raw/Stream"
-ENDED = common_pb2.MATCH_STATUS_ENDED
 OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
 PLAYERS, WATCHER_PROCESSES = 4, 4
 NAMES = ("raw gRPC stream", "catch-up: Watch from 0", "live: Watch while played")
@@ -65,35 +62,6 @@ MANY_ENV = {
     "TOTEM_ORGANISER_CREATIONS_PER_MINUTE": "100000000",
     "TOTEM_IDLE_ACTOR_SECONDS": "1000000",
 }
-
-
-class Table:
-    """A seated match of untimed Jungle Speed, and its state as the last answer gave it."""
-
-    def __init__(self, match_id: str, seats: list[Any], view: Any) -> None:
-        self.id, self.seats, self.me, self.busy, self.done = match_id, seats, 0, False, False
-        self.state, self.summary = view.jungle_speed, view.summary
-
-    @classmethod
-    async def seated(cls, stub: Any, players: int, before_seats: Any = None) -> Table:
-        options = js.JungleSpeedOptions(max_players=players, turn_timeout_ms=0)
-        match_id, seats = await seated_match(stub, options, before_seats)
-        view = await stub.GetMatch(ms.GetMatchRequest(match_id=match_id), metadata=seats[0])
-        return cls(match_id, seats, view)
-
-    async def act(self, stub: Any) -> list[Any]:
-        """The next command (:func:`next_move`): its events; none once nobody can act."""
-        if self.done or (move := next_move(self.state, self.me)) is None:
-            self.done = True
-            return []
-        self.me, command = move
-        request = ms.ActRequest(
-            match_id=self.id, seen_version=self.summary.version, jungle_speed=command
-        )
-        acted = await stub.Act(request, metadata=self.seats[self.me], timeout=30)
-        self.state, self.summary = acted.state.jungle_speed, acted.state.summary
-        self.done = self.summary.status == ENDED
-        return list(acted.events)
 
 
 # ---- rate: events per second a stream delivers --------------------------------------------
@@ -214,7 +182,9 @@ async def rate(args: argparse.Namespace, env: dict[str, str]) -> None:
             RAW: f"127.0.0.1:{raw_server.add_insecure_port('127.0.0.1:0')}",
         }
         await raw_server.start()
-        size = {s: statistics.fmean(len(d) for r in requests[s] for d in stored[r]) for s in requests}
+        size = {
+            s: statistics.fmean(len(d) for r in requests[s] for d in stored[r]) for s in requests
+        }
         print(
             f"history: {len(history)} matches, {events} events; bytes an event with state "
             f"{size[True]:.0f}, without {size[False]:.0f}"
