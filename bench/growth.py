@@ -56,8 +56,8 @@ def fill(env: dict[str, str], matches: int, per_transaction: int, first: int, in
         for seat in range(2):
             match.join(f"p{seat}", b"", "1" * 64, stamper.stamp(), seat)
         for turn in range(72):
-            reveal.run(match, turn % 2, stamper.stamp(match.version))
-        grab.run(match, 0, stamper.stamp(match.version))
+            match.execute(reveal, turn % 2, stamper.stamp(match.version))
+        match.execute(grab, 0, stamper.stamp(match.version))
         batch += [
             match,
             app.match_log.trigger_event(position, match_id=match.id, game="jungle_speed"),
