@@ -18,7 +18,6 @@ Run: ``python bench/crash.py [--kills 24] [--postgres [DSN]]`` (never part of pa
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import io
@@ -34,7 +33,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from bench.harness import ORGANISER_TOKEN, Server, fresh_store
+from bench.harness import DEFAULT_DSN, ORGANISER_TOKEN, Server, arguments, fresh_store
 from domain.kernel.views import Viewer
 from entrypoints.totem_replay import main as replay_main
 from server import codec
@@ -113,18 +112,14 @@ class Recorder:
 async def tables(client: Client, game: str, rng: random.Random, report: Report) -> None:
     """Bot matches of ``game``, one after the other, for ever; a table that failed while
     the server was away (its creation or a join) is started again."""
+    play_table, timer = {
+        "jungle_speed": (jungle_speed.play_table, {"turn_timeout_ms": 1000}),
+        "tribes": (tribes.play_table, {"turn_timeout_ms": 1000}),
+        "village": (village.play_table, {}),
+    }[game]
     while True:
         try:
-            if game == "jungle_speed":
-                await jungle_speed.play_table(
-                    client, 2, turn_timeout_ms=1000, seed=rng.randrange(1 << 30)
-                )
-            elif game == "tribes":
-                await tribes.play_table(
-                    client, 2, turn_timeout_ms=1000, seed=rng.randrange(1 << 30)
-                )
-            else:
-                await village.play_table(client, 2, seed=rng.randrange(1 << 30))
+            await play_table(client, 2, seed=rng.randrange(1 << 30), **timer)
         except TotemError as error:
             if error.code not in RESUMABLE_CODES:  # a gap in a stream (DATA_LOSS), say
                 report.problems.append(f"a {game} table failed: {error}")
@@ -278,26 +273,23 @@ def check_answers(
 
 def print_report(report: Report, seconds: float) -> None:
     print(f"## {report.store}: {report.kills} SIGKILLs in {seconds:.0f} s")
-    print(f"- acknowledged events checked against the store: {report.acknowledged_events}")
-    print(f"- acknowledged joins checked: {report.acknowledged_joins}")
-    print(f"- bot tables played to the end: {report.tables_finished}")
-    print(f"- timer events after the last restart: {report.timer_events_after_last_restart}")
-    print(f"- matches verified: {report.matches_verified}")
-    print(f"- problems: {len(report.problems)}")
-    for problem in report.problems:
-        print(f"  - {problem}")
+    for name, value in (
+        ("acknowledged events checked against the store", report.acknowledged_events),
+        ("acknowledged joins checked", report.acknowledged_joins),
+        ("bot tables played to the end", report.tables_finished),
+        ("timer events after the last restart", report.timer_events_after_last_restart),
+        ("matches verified", report.matches_verified),
+        ("problems", len(report.problems)),
+    ):
+        print(f"- {name}: {value}")
+    print("".join(f"  - {problem}\n" for problem in report.problems), end="")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kills", type=int, default=24, help="SIGKILLs per store (24)")
-    parser.add_argument(
-        "--postgres",
-        nargs="?",
-        const="host=127.0.0.1 port=5432 user=postgres dbname=test",
-        help="also run on PostgreSQL (libpq DSN; default the local test database)",
-    )
-    parser.add_argument("--seed", type=int, default=1, help="random seed of the kills")
+    parser = arguments(__doc__, store=False, root=False)
+    parser.add_argument("--kills", type=int, default=24, help="SIGKILLs per store")
+    parser.add_argument("--postgres", nargs="?", const=DEFAULT_DSN, help="also PostgreSQL (DSN)")
+    parser.add_argument("--seed", type=int, default=1, help="of the kills")
     args = parser.parse_args()
     failed = False
     for postgres in [None] + ([args.postgres] if args.postgres else []):

@@ -25,7 +25,7 @@ from bench.harness import (
     ORGANISER,
     REVEAL,
     Server,
-    add_server_options,
+    arguments,
     create_request,
     fresh_store,
     machine_line,
@@ -56,8 +56,8 @@ def fill(env: dict[str, str], matches: int, per_transaction: int, first: int, in
         for seat in range(2):
             match.join(f"p{seat}", b"", "1" * 64, stamper.stamp(), seat)
         for turn in range(72):
-            reveal.run(match, turn % 2, stamper.stamp(match.version))
-        grab.run(match, 0, stamper.stamp(match.version))
+            match.execute(reveal, turn % 2, stamper.stamp(match.version))
+        match.execute(grab, 0, stamper.stamp(match.version))
         batch += [
             match,
             app.match_log.trigger_event(position, match_id=match.id, game="jungle_speed"),
@@ -145,12 +145,11 @@ async def reads(address: str, calls: int) -> dict[str, list[float]]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__, root=False)
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 10_000, 100_000])
     parser.add_argument("--calls", type=int, default=50, help="calls per read")
     parser.add_argument("--per-transaction", type=int, default=500)
     parser.add_argument("--fill-processes", type=int, default=2)
-    add_server_options(parser, root=False)
     args = parser.parse_args(argv)
     print(machine_line())
     rows: list[list[Any]] = []

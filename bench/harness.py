@@ -311,18 +311,27 @@ async def in_process(env: Mapping[str, str], limits: Any = None) -> AsyncIterato
             await running.stop(grace=None)
 
 
-def add_server_options(parser: argparse.ArgumentParser, root: bool = True) -> None:
-    """``--store``, ``--dsn`` and (``root``) ``--server-root``."""
-    parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
-    parser.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL (a schema per run)")
+def arguments(doc: str | None, store: bool = True, root: bool = True) -> argparse.ArgumentParser:
+    """A script's options, described by its docstring's first paragraph, and the shared
+    ones: ``--store`` and ``--dsn``; with ``root``, for ``totem serve`` in a process,
+    ``--root`` (another tree's server) and ``--extra`` (an option of it, repeated)."""
+    made = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    if store:
+        made.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
+        made.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL (a schema per run)")
     if root:
-        parser.add_argument(
-            "--server-root",
-            type=Path,
-            default=ROOT,
-            metavar="DIR",
-            help="run the server of another tree, e.g. 'git archive COMMIT | tar -x -C DIR'",
+        made.add_argument(
+            "--root", type=Path, default=ROOT, help="another tree (git archive C | tar -x -C DIR)"
         )
+        made.add_argument("--extra", action="append", default=[], help="--extra=--OPTION=VALUE")
+    return made
+
+
+def serve(
+    args: argparse.Namespace, env: Mapping[str, str] | None = None, unlimited: bool = True
+) -> contextlib.AbstractContextManager[Server]:
+    """:func:`serving` with the shared options."""
+    return serving(args.store, args.dsn, args.root.resolve(), env, args.extra, unlimited)
 
 
 # ---- the bare echo server -----------------------------------------------------------------
@@ -473,6 +482,49 @@ async def close_play(stream: Any) -> None:
         raise RuntimeError(f"the Play stream ended badly: {code} {await stream.details()}")
 
 
+class Follower:
+    """A server stream read in a task: each message's key (``key(message)``, its version
+    by default) and arrival (``perf_counter_ns``), recorded as it arrives so that
+    :meth:`reach` may be awaited after the fact without moving the time."""
+
+    def __init__(self, call: Any, key: Any = lambda message: message.version) -> None:
+        self.call, self.key, self.error = call, key, ""
+        self.arrivals: list[tuple[int, int]] = []
+        self.changed = asyncio.Condition()
+        self.task = asyncio.ensure_future(self._follow())
+
+    @property
+    def seen(self) -> int:
+        return self.arrivals[-1][0] if self.arrivals else -1
+
+    async def _follow(self) -> None:
+        try:
+            async for message in self.call:
+                arrived = time.perf_counter_ns()
+                async with self.changed:
+                    self.arrivals.append((max(self.seen, self.key(message)), arrived))
+                    self.changed.notify_all()
+        except Exception as error:  # reported by reach
+            async with self.changed:
+                self.error = repr(error)
+                self.changed.notify_all()
+
+    async def reach(self, key: int) -> int:
+        """When a message of at least ``key`` arrived."""
+        async with self.changed:
+            done = lambda: self.seen >= key or bool(self.error)  # noqa: E731
+            await asyncio.wait_for(self.changed.wait_for(done), STEP_TIMEOUT)
+        if self.seen < key:
+            raise RuntimeError(f"stream ended at {self.seen}: {self.error}")
+        return next(at for k, at in self.arrivals if k >= key)
+
+    async def close(self) -> None:
+        self.call.cancel()
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+
+
 # ---- Jungle Speed ---------------------------------------------------------------------------
 
 #: The inward-arrows card of a deck of 72 symbol cards and that one special.
@@ -532,9 +584,68 @@ def next_move(state: js.JungleSpeedState, me: int) -> tuple[int, js.JungleSpeedC
     return None
 
 
+async def seated_match(
+    stub: Any, options: js.JungleSpeedOptions, before_seats: Any = None
+) -> tuple[str, list[Any]]:
+    """A match created by the organiser, ``before_seats(match_id)`` awaited, then its seats
+    taken in order (JS-1.5): its id and each seat's call metadata."""
+    created = await stub.CreateMatch(
+        create_request(options), metadata=ORGANISER, timeout=STEP_TIMEOUT
+    )
+    if before_seats is not None:
+        await before_seats(created.match_id)
+    seats = []
+    for seat in range(options.max_players):
+        request = ms.JoinMatchRequest(match_id=created.match_id, name=f"p{seat}", seat=seat)
+        seats.append(bearer((await stub.JoinMatch(request, timeout=STEP_TIMEOUT)).player_token))
+    return created.match_id, seats
+
+
+class Table:
+    """A seated match of untimed Jungle Speed played by :func:`next_move`, and its state
+    as the last answer gave it."""
+
+    def __init__(self, match_id: str, seats: list[Any], view: Any) -> None:
+        self.id, self.seats, self.me, self.busy, self.done = match_id, seats, 0, False, False
+        self.state, self.summary = view.jungle_speed, view.summary
+
+    @classmethod
+    async def seated(cls, stub: Any, players: int, before_seats: Any = None) -> Table:
+        options = js.JungleSpeedOptions(max_players=players, turn_timeout_ms=0)
+        match_id, seats = await seated_match(stub, options, before_seats)
+        view = await stub.GetMatch(ms.GetMatchRequest(match_id=match_id), metadata=seats[0])
+        return cls(match_id, seats, view)
+
+    async def act(self, stub: Any, plays: Sequence[Any] = ()) -> list[Any]:
+        """The next command, by Act or on the seat's Play stream: its events; none once
+        nobody can act."""
+        if self.done or (move := next_move(self.state, self.me)) is None:
+            self.done = True
+            return []
+        self.me, command = move
+        request = ms.ActRequest(
+            match_id=self.id, seen_version=self.summary.version, jungle_speed=command
+        )
+        if plays:
+            async with asyncio.timeout(STEP_TIMEOUT * 2):
+                acted = applied(await round_trip(plays[self.me], ms.PlayRequest(act=request)))
+        else:
+            acted = await stub.Act(request, metadata=self.seats[self.me], timeout=STEP_TIMEOUT * 2)
+        self.state, self.summary = acted.state.jungle_speed, acted.state.summary
+        self.done = self.summary.status == common_pb2.MATCH_STATUS_ENDED
+        return list(acted.events)
+
+
 class Revealer:
     """A client on a channel of its own revealing in 2-seat matches of :data:`NO_DUEL_DEAL`,
     the seats in turn; :meth:`prepare` makes the matches (untimed) that ``ops`` reveals need."""
+
+    OPTIONS = js.JungleSpeedOptions(
+        max_players=2,
+        turn_timeout_ms=0,
+        specials=js.JungleSpeedSpecials(),
+        prearranged_deal=NO_DUEL_DEAL,
+    )
 
     def __init__(self, address: str) -> None:
         import grpc
@@ -547,24 +658,8 @@ class Revealer:
         self.done = 0
 
     async def prepare(self, ops: int) -> None:
-        options = js.JungleSpeedOptions(
-            max_players=2,
-            turn_timeout_ms=0,
-            specials=js.JungleSpeedSpecials(),
-            prearranged_deal=NO_DUEL_DEAL,
-        )
         while len(self.matches) * 72 - self.done % 72 < ops:
-            created = await self.stub.CreateMatch(
-                create_request(options), metadata=ORGANISER, timeout=STEP_TIMEOUT
-            )
-            seats = []
-            for seat in range(2):
-                joined = await self.stub.JoinMatch(
-                    ms.JoinMatchRequest(match_id=created.match_id, name=f"p{seat}", seat=seat),
-                    timeout=STEP_TIMEOUT,
-                )
-                seats.append(bearer(joined.player_token))
-            self.matches.append((created.match_id, seats))
+            self.matches.append(await seated_match(self.stub, self.OPTIONS))
 
     async def op(self) -> None:
         match_id, seats = self.matches[0]

@@ -15,75 +15,39 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import statistics
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from bench.harness import (
     ECHO,
     ECHO_STREAM,
     GRAB,
     LISTEN,
-    ORGANISER,
     REVEAL,
     STEP_TIMEOUT,
     EchoServer,
-    add_server_options,
+    Follower,
     applied,
+    arguments,
     arrows_options,
-    bearer,
     close_play,
-    create_request,
     machine_line,
     markdown_table,
     open_play,
     p99,
     round_trip,
-    serving,
+    seated_match,
+    serve,
 )
 from totem.v1 import match_service_pb2 as ms
 
 SEATS = 8
 
 
-class Reader:
-    """A server stream read in a task: :meth:`expect` gives a future of the
-    ``perf_counter_ns`` when a message of at least that key arrived."""
-
-    def __init__(self, call: Any, key: Any) -> None:
-        self.call, self.key, self.latest = call, key, -1
-        self.waiting: list[tuple[int, asyncio.Future[int]]] = []
-        self.task = asyncio.ensure_future(self._read())
-
-    def expect(self, key: int) -> asyncio.Future[int]:
-        future = asyncio.get_running_loop().create_future()
-        self.waiting.append((key, future))
-        return future
-
-    async def _read(self) -> None:
-        try:
-            async for message in self.call:
-                now, self.latest = time.perf_counter_ns(), max(self.latest, self.key(message))
-                for key, future in self.waiting:
-                    if key <= self.latest and not future.done():
-                        future.set_result(now)
-                self.waiting = [(k, f) for k, f in self.waiting if not f.done()]
-        except Exception as error:  # reported through the futures still waiting
-            for _, future in self.waiting:
-                if not future.done():
-                    future.set_exception(error)
-
-    async def close(self) -> None:
-        self.call.cancel()
-        self.task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.task
-
-
-async def last(futures: Sequence[asyncio.Future[int]]) -> int:
-    return max(await asyncio.wait_for(asyncio.gather(*futures), STEP_TIMEOUT))
+async def last(followers: Sequence[Follower], key: int) -> int:
+    """When the last of ``followers`` had a message of at least ``key``."""
+    return max(await asyncio.gather(*(f.reach(key) for f in followers)))
 
 
 async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict[str, list[int]]:
@@ -102,8 +66,8 @@ async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict
     def count(message: bytes) -> int:
         return int.from_bytes(message[16:20]) if message else 0
 
-    listeners = [Reader(c.unary_stream(LISTEN)(key), count) for c in echo_channels]
-    await last([r.expect(0) for r in listeners])  # every listener subscribed
+    listeners = [Follower(c.unary_stream(LISTEN)(key), count) for c in echo_channels]
+    await last(listeners, 0)  # every listener subscribed
     size = len(
         ms.ActRequest(match_id="0" * 36, seen_version=2, jungle_speed=GRAB).SerializeToString()
     )
@@ -119,26 +83,13 @@ async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict
                 began = time.perf_counter_ns()
                 await call()
                 times.setdefault(name, []).append(time.perf_counter_ns() - began)
-            arrivals = [r.expect(index + 1) for r in listeners]
             began = time.perf_counter_ns()
             await echo(key + payload[16:], timeout=STEP_TIMEOUT)
-            times.setdefault("fan-out to 8 listeners", []).append(await last(arrivals) - began)
-            created = await stubs[0].CreateMatch(
-                create_request(arrows_options(SEATS)), metadata=ORGANISER
-            )
-            match_id, tokens = created.match_id, []
-            for seat in range(SEATS):  # seats are taken in order (JS-1.5)
-                joined = await stubs[seat].JoinMatch(
-                    ms.JoinMatchRequest(match_id=match_id, name=f"seat {seat}", seat=seat)
-                )
-                tokens.append(bearer(joined.player_token))
-            watchers = [
-                Reader(
-                    stubs[s].Watch(ms.WatchRequest(match_id=match_id), metadata=tokens[s]),
-                    lambda e: e.version,
-                )
-                for s in range(SEATS)
-            ]
+            fanned = await last(listeners, index + 1)
+            times.setdefault("fan-out to 8 listeners", []).append(fanned - began)
+            match_id, tokens = await seated_match(stubs[0], arrows_options(SEATS))
+            watch = ms.WatchRequest(match_id=match_id)
+            watchers = [Follower(stubs[s].Watch(watch, metadata=tokens[s])) for s in range(SEATS)]
             grabber, play = index % SEATS, None
             if args.via == "play":  # untimed: the grab is a message on an open stream
                 play = await open_play(stubs[grabber].Play, tokens[grabber])
@@ -146,18 +97,17 @@ async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict
             revealed = await stubs[0].Act(
                 ms.ActRequest(match_id=match_id, jungle_speed=REVEAL), metadata=tokens[0]
             )
-            await last([w.expect(revealed.version) for w in watchers])
+            await last(watchers, revealed.version)
             request = ms.ActRequest(
                 match_id=match_id, seen_version=revealed.version, jungle_speed=GRAB
             )
-            outcome = [w.expect(revealed.version + 1) for w in watchers]
             sent_mono, began = time.monotonic_ns(), time.perf_counter_ns()
             if play is None:
                 answer = await stubs[grabber].Act(request, metadata=tokens[grabber])
             else:
                 answer = applied(await round_trip(play, ms.PlayRequest(act=request)))
             answered, answered_wall = time.perf_counter_ns(), time.time_ns()
-            watched = await last(outcome)
+            watched = await last(watchers, revealed.version + 1)
             for watcher in watchers:
                 await watcher.close()
             if play is not None:
@@ -190,16 +140,15 @@ async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__)
     parser.add_argument("--races", type=int, default=1000)
     parser.add_argument("--warmup", type=int, default=20, help="races run first, not counted")
     parser.add_argument("--via", choices=("act", "play"), default="act")
-    add_server_options(parser)
     args = parser.parse_args(argv)
     print(machine_line())
     echo = EchoServer()
     try:
-        with serving(args.store, args.dsn, args.server_root) as server:
+        with serve(args) as server:
             times = asyncio.run(run(args, server.address, echo.address))
     finally:
         echo.stop()

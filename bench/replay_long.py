@@ -14,7 +14,6 @@ baseline / replay tool.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import statistics
@@ -26,7 +25,7 @@ from pathlib import Path
 from unittest import mock
 from uuid import UUID
 
-from bench.harness import add_server_options, fresh_store, machine_line, markdown_table
+from bench.harness import arguments, fresh_store, machine_line, markdown_table
 from domain.jungle_speed import JungleSpeed, Options
 from domain.kernel import MatchStatus, ReceiveStamp
 from replay.store import last_event, open_arena, read_records, walk
@@ -188,23 +187,15 @@ def reload(arena: Arena, match_id: UUID, version: int) -> float:
 
 
 def median_tool(samples: list[Tool]) -> Tool:
-    return Tool(
-        statistics.median(s.read for s in samples), statistics.median(s.walk for s in samples)
-    )
-
-
-@dataclass(frozen=True)
-class AtVersion:
-    version: int
-    tool: Tool
-    baseline: float
+    return Tool(*(statistics.median(getattr(s, f) for s in samples) for f in ("read", "walk")))
 
 
 def measure(
     arena: Arena, match_id: UUID, versions: list[int], repetitions: int, rng: random.Random
-) -> tuple[Tool, list[AtVersion]]:
+) -> tuple[Tool, dict[int, tuple[Tool, float]]]:
     """Every step once per repetition, then each version in a fresh random order, the two
-    alternating which goes first. Medians over the repetitions."""
+    alternating which goes first. Medians over the repetitions: every step's, and each
+    version's (replay tool, baseline)."""
     every: list[Tool] = []
     tools: dict[int, list[Tool]] = {v: [] for v in versions}
     baselines: dict[int, list[float]] = {v: [] for v in versions}
@@ -216,8 +207,8 @@ def measure(
                     tools[version].append(replay_tool(arena, match_id, version))
                 else:
                     baselines[version].append(reload(arena, match_id, version))
-    rows = [AtVersion(v, median_tool(tools[v]), statistics.median(baselines[v])) for v in versions]
-    return median_tool(every), rows
+    at = {v: (median_tool(tools[v]), statistics.median(baselines[v])) for v in versions}
+    return median_tool(every), at
 
 
 def fit_line(points: list[tuple[int, float]]) -> tuple[float, float]:
@@ -231,58 +222,34 @@ def fit_line(points: list[tuple[int, float]]) -> tuple[float, float]:
     return 0.0, sum(x * y for x, y in zip(xs, ys, strict=True)) / sum(x * x for x in xs)
 
 
-def reload_every_version(a: float, b: float, events: int) -> float:
-    """Sum over N = 1..events of a + b*N: reloading the aggregate at each version."""
-    return events * a + b * events * (events + 1) / 2
-
-
-# ---- the report -------------------------------------------------------------------------
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1e3:,.0f}"
-
-
-def us(seconds: float) -> str:
-    return f"{seconds * 1e6:,.1f}"
-
-
-def ratio(baseline: float, tool: float) -> str:
-    return f"{baseline / tool:,.2f}"
-
-
-def report(every: Tool, rows: list[AtVersion], events: int) -> None:
-    a, b = fit_line([(r.version, r.baseline) for r in rows])
-    baseline = reload_every_version(a, b, events)
+def report(every: Tool, at: dict[int, tuple[Tool, float]], events: int) -> None:
+    a, b = fit_line([(v, base) for v, (_, base) in at.items()])
+    baseline = events * a + b * events * (events + 1) / 2  # a + b*N summed over 1..events
     print(
         f"\nEvery step: replay tool {every.total:,.2f} s (read {every.read:,.2f} + walk "
         f"{every.walk:,.2f}), reloading at each version {baseline:,.0f} s (extrapolated: "
-        f"{ms(a)} ms + {us(b)} µs * N, summed over N = 1..{events:,}): ratio "
-        f"{ratio(baseline, every.total)}\n"
+        f"{a * 1e3:,.0f} ms + {b * 1e6:,.1f} µs * N, summed over N = 1..{events:,}): ratio "
+        f"{baseline / every.total:,.2f}\n"
     )
-    table = [
-        [
-            f"{r.version:,}",
-            *map(ms, (r.tool.read, r.tool.walk, r.tool.total, r.baseline)),
-            ratio(r.baseline, r.tool.total),
-        ]
-        for r in sorted(rows, key=lambda r: r.version)
-    ]
+    rows = []
+    for v, (t, base) in sorted(at.items()):
+        millis = (f"{x * 1e3:,.0f}" for x in (t.read, t.walk, t.total, base))
+        rows.append([f"{v:,}", *millis, f"{base / t.total:,.2f}"])
     header = ["version N", "replay: read ms", "walk ms", "total ms", "repository.get ms", "ratio"]
-    print(markdown_table(header, table))
-    tool, base = sum(r.tool.total for r in rows), sum(r.baseline for r in rows)
+    print(markdown_table(header, rows))
+    tool, base = sum(t.total for t, _ in at.values()), sum(b for _, b in at.values())
+    ratio = f"{base / tool:,.2f}"
     print(
-        f"\nAll {len(rows)} versions: {ms(tool)} ms against {ms(base)}, ratio {ratio(base, tool)}"
+        f"\nAll {len(at)} versions: {tool * 1e3:,.0f} ms against {base * 1e3:,.0f}, ratio {ratio}"
     )
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__, root=False)
     parser.add_argument("--events", type=int, default=100_000, help="events in the match")
     parser.add_argument("--versions", type=int, default=8, help="random versions for `at`")
     parser.add_argument("--repetitions", type=int, default=3, help="the median is kept")
     parser.add_argument("--seed", type=int, default=1, help="the match's moves and versions")
-    add_server_options(parser, root=False)
     args = parser.parse_args(argv)
     if not 2 <= args.versions <= args.events:
         parser.error("--versions must be between 2 and --events")
@@ -301,8 +268,8 @@ def main(argv: list[str] | None = None) -> None:
         versions = rng.sample(range(1, built.events + 1), args.versions)
         # The replay tool takes PostgreSQL's settings from the process's environment.
         with mock.patch.dict(os.environ, env), open_arena(env.get("SQLITE_DBNAME", "")) as arena:
-            every, rows = measure(arena, built.match_id, versions, args.repetitions, rng)
-            report(every, rows, built.events)
+            every, at = measure(arena, built.match_id, versions, args.repetitions, rng)
+            report(every, at, built.events)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.harness import Revealer, add_server_options, machine_line, markdown_table, serving
+from bench.harness import Revealer, arguments, machine_line, markdown_table, serve
 
 PARTS = (
     ("gRPC (Python layer)", ("grpc/", "grpc_")),
@@ -54,7 +54,7 @@ async def busy(address: str, matches: int, stop: asyncio.Event) -> int:
 
 
 async def run(args: argparse.Namespace, spy: str, out: Path) -> int:
-    with serving(args.store, args.dsn, args.server_root) as server:
+    with serve(args) as server:
         stop = asyncio.Event()
         task = asyncio.ensure_future(busy(server.address, args.matches, stop))
         await asyncio.sleep(3.0)
@@ -69,10 +69,9 @@ async def run(args: argparse.Namespace, spy: str, out: Path) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__)
     parser.add_argument("--matches", type=int, default=50, help="busy matches at once")
     parser.add_argument("--seconds", type=int, default=20, help="how long to sample")
-    add_server_options(parser)
     args = parser.parse_args(argv)
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     if not Path(spy).exists():

@@ -31,27 +31,21 @@ from bench.harness import (
     ECHO,
     ECHO_STREAM,
     LISTEN,
-    ORGANISER,
     REVEAL,
     STORED_ECHO,
     EchoServer,
-    add_server_options,
-    applied,
-    bearer,
+    Table,
+    arguments,
     close_play,
-    create_request,
     fresh_store,
     machine_line,
     markdown_table,
-    next_move,
     open_play,
     p50_p99,
     process_ticks,
     round_trip,
     serving,
 )
-from totem.v1 import common_pb2
-from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
 ECHOES = {"echo": ECHO, "stored echo": STORED_ECHO, "stream echo": ECHO_STREAM}
@@ -76,43 +70,21 @@ async def drain(call: Any) -> None:
 
 async def game_round(stub: Any, watch: Any, via: str, stop: float, answered: list[Any]) -> None:
     """One match, watched by 4, played until it ends or the window closes."""
-    created = await stub.CreateMatch(
-        create_request(js.JungleSpeedOptions(max_players=2, turn_timeout_ms=0)),
-        metadata=ORGANISER,
-        timeout=CALL_TIMEOUT,
-    )
-    match_id = created.match_id
-    watchers = [
-        asyncio.ensure_future(drain(watch(ms.WatchRequest(match_id=match_id)))) for _ in range(4)
-    ]
+    watchers: list[Any] = []
+
+    async def watched(match_id: str) -> None:
+        request = ms.WatchRequest(match_id=match_id)
+        watchers.extend(asyncio.ensure_future(drain(watch(request))) for _ in range(4))
+
     plays: list[Any] = []
     try:
-        tokens = []
-        for seat in range(2):
-            request = ms.JoinMatchRequest(match_id=match_id, name=f"p{seat}", seat=seat)
-            tokens.append(
-                bearer((await stub.JoinMatch(request, timeout=CALL_TIMEOUT)).player_token)
-            )
-        view = await stub.GetMatch(ms.GetMatchRequest(match_id=match_id), metadata=tokens[0])
+        table = await Table.seated(stub, 2, watched)
         if via == "play":
-            plays = [await open_play(stub.Play, token) for token in tokens]
-        me, state, summary = 0, view.jungle_speed, view.summary
-        while summary.status != common_pb2.MATCH_STATUS_ENDED and time.perf_counter() < stop:
-            move = next_move(state, me)
-            if move is None:
-                break
-            me, command = move
+            plays = [await open_play(stub.Play, seat) for seat in table.seats]
+        while not table.done and time.perf_counter() < stop:
             began = time.perf_counter()
-            request = ms.ActRequest(
-                match_id=match_id, seen_version=summary.version, jungle_speed=command
-            )
-            if plays:
-                async with asyncio.timeout(CALL_TIMEOUT):
-                    acted = applied(await round_trip(plays[me], ms.PlayRequest(act=request)))
-            else:
-                acted = await stub.Act(request, metadata=tokens[me], timeout=CALL_TIMEOUT)
-            answered.append((time.perf_counter(), time.perf_counter() - began))
-            state, summary = acted.state.jungle_speed, acted.state.summary
+            if await table.act(stub, plays):
+                answered.append((time.perf_counter(), time.perf_counter() - began))
         while plays:
             await close_play(plays.pop())
     finally:
@@ -265,14 +237,13 @@ def row(name: str, result: Result, echo: Result | None = None) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__)
     parser.add_argument("--matches", type=int, nargs="+", default=[1, 10, 100, 1000])
     parser.add_argument("--seconds", type=float, default=20.0, help="the counted window")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--via", choices=("act", "play"), default="act")
     parser.add_argument("--against", type=Path, metavar="DIR", help="another tree's game too")
-    add_server_options(parser)
     args = parser.parse_args(argv)
     print(f"{machine_line()}\n{args.clients} client processes, store {args.store}, via {args.via}")
     header = ["matches, round, what", "commands/s", "of the echo", "latency p50 / p99 ms"]
@@ -296,8 +267,10 @@ def measure(
     """``--rounds`` rounds at one concurrency, on game servers fresh for it."""
     with contextlib.ExitStack() as stack:
         games = {
-            name: stack.enter_context(serving(args.store, args.dsn, root.resolve(), SERVER_ENV))
-            for name, root in (("game", args.server_root), ("--against", args.against))
+            name: stack.enter_context(
+                serving(args.store, args.dsn, root.resolve(), SERVER_ENV, args.extra)
+            )
+            for name, root in (("game", args.root), ("--against", args.against))
             if root is not None
         }
         rounds, rows = [], []
