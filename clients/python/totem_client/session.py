@@ -9,17 +9,25 @@ stream); this module names the client for typing only, so that the client can im
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING
 
+import grpc
+
 from totem.v1 import common_pb2
+from totem_client.errors import TotemError
 from totem_client.games import GAMES, GAMES_BY_ENUM, Command, GameCommands, StopMatch
 from totem_client.messages import ActResponse, MatchEvent, MatchState, MatchSummary, MatchView
+from totem_client.reconnect import pause
 from totem_client.streams import EventStream, PlayStream
 
 if TYPE_CHECKING:
     from totem_client.client import Client
+
+#: Times :meth:`Session.open_play` opens a Play stream refused as UNAVAILABLE.
+OPEN_ATTEMPTS = 3
 
 
 class Session(GameCommands):
@@ -126,11 +134,24 @@ class Session(GameCommands):
         now, ahead of any race (:meth:`PlayStream.open`: a refusal of the stream itself
         is raised here, and the session stays on Act calls). If the stream later ends
         with an error (the server restarts), the commands waiting on it raise that error
-        and the next command opens a new stream. Returns the stream."""
-        stream = self._stream()
-        await stream.open()
-        self._on_stream = True
-        return stream
+        and the next command opens a new stream. Returns the stream.
+
+        A stream refused as UNAVAILABLE (a connection that broke and is not yet known to
+        be broken, a server restarting) is opened again after :func:`pause`, up to
+        :data:`OPEN_ATTEMPTS` times: nothing has been sent on it, so nothing can be
+        applied twice."""
+        for failures in range(1, OPEN_ATTEMPTS + 1):
+            stream = self._stream()
+            try:
+                await stream.open()
+            except TotemError as error:
+                if error.code != grpc.StatusCode.UNAVAILABLE or failures == OPEN_ATTEMPTS:
+                    raise
+                await asyncio.sleep(pause(failures, error))
+                continue
+            self._on_stream = True
+            return stream
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def close_play(self) -> None:
         """Back to one Act call per command; the Play stream ends once the commands
