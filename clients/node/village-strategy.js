@@ -17,6 +17,7 @@
 //   another family one piece from a complete pole, its elders first, so that it loses a
 //   piece (VI-3.2);
 // - youth (VI-2.8): spares elders first, then the oldest others.
+import { GAMES } from './lib/games.js';
 
 /** @typedef {Record<string, any>} Message */
 
@@ -191,17 +192,8 @@ export function decide(state, seat, owed) {
   }
 }
 
-const COMMANDS = Object.freeze([
-  'start',
-  'arrange',
-  'choose_spells',
-  'place_spell',
-  'pass_spells',
-  'submit_placements',
-  'reveal_spells',
-  'choose_victims',
-  'spare_from_age',
-]);
+/** The members of `VillageCommand`'s oneof, as the game table lists them. */
+const COMMANDS = GAMES.village.commands;
 
 /**
  * A value with its defaults left out (zeros, empty lists, unset messages, the names of
