@@ -19,7 +19,6 @@
 // (`--game tribes` for a table of Tribes bots, tribes-bot.js; `--game village` for Village,
 // village-bot.js); `--join MATCH --token TOKEN ...` seats the bots in the seats those
 // tokens hold in an existing match (a fork's) instead.
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,10 +28,10 @@ import { gameInfo } from './lib/games.js';
 import {
   MAX_TRANSIENT_FAILURES,
   TableBot,
-  newestSummary,
+  playNewTable,
   playSeats,
   seeded,
-  standingsOf,
+  tableNames,
 } from './lib/table.js';
 import { TribesBot, playTribesTable } from './tribes-bot.js';
 import { VillageBot, playVillageTable } from './village-bot.js';
@@ -256,14 +255,7 @@ export class JungleSpeedBot extends TableBot {
 }
 
 /**
- * @typedef {object} TableResult
- * @property {string} matchId
- * @property {import('./lib/client.js').CreatedMatch} created
- * @property {JungleSpeedBot[]} bots
- * @property {MatchState[]} states each bot's final state, from its own stream
- * @property {Record<string, any>} summary the final summary (the bots' latest)
- * @property {Standing[]} standings
- *
+ * @typedef {import('./lib/table.js').TableResult<JungleSpeedBot>} TableResult
  * @typedef {import('./lib/table.js').Standing} Standing
  */
 
@@ -279,24 +271,19 @@ export class JungleSpeedBot extends TableBot {
  */
 export async function playTable(client, players, options = {}) {
   if (!(players >= 2 && players <= 10)) throw new RangeError('Jungle Speed is for 2 to 10 players');
-  const names = options.names ?? Array.from({ length: players }, (_, i) => `bot-${i + 1}`);
-  if (names.length !== players) throw new RangeError('give one name per player');
-  const created = await client.createMatch({
+  const names = tableNames(players, options.names);
+  const matchOptions = {
     variant: options.variant ?? 'ES',
     maxPlayers: players,
     turnTimeoutMs: options.turnTimeoutMs,
+  };
+  return playNewTable(client, matchOptions, names, {
+    bot: (session, i) => {
+      const random = options.seed === undefined ? options.random : seeded(options.seed + i);
+      return new JungleSpeedBot(session, { ...options, random });
+    },
+    onSeated: options.onSeated,
   });
-  const bots = [];
-  for (const [i, name] of names.entries()) {
-    const session = await client.join(created.match_id, { name, entropy: randomBytes(16) });
-    const random = options.seed === undefined ? options.random : seeded(options.seed + i);
-    bots.push(new JungleSpeedBot(session, { ...options, random }));
-  }
-  options.onSeated?.(created.match_id);
-  const states = await Promise.all(bots.map((bot) => bot.run()));
-  const summary = newestSummary(states);
-  const standings = standingsOf(summary);
-  return { matchId: created.match_id, created, bots, states, summary, standings };
 }
 
 /** @param {string | undefined} text */

@@ -15,9 +15,7 @@
 //
 // A command the rules refuse (FAILED_PRECONDITION: the turn timer moved first, say) is not
 // sent again until the match has changed.
-import { randomBytes } from 'node:crypto';
-
-import { TableBot, newestSummary, seeded, standingsOf } from './lib/table.js';
+import { TableBot, playNewTable, seeded, tableNames } from './lib/table.js';
 
 /** Default delay before each command, after seeing the move: [low, high] milliseconds. */
 export const DEFAULT_THINK_MS = Object.freeze([5, 20]);
@@ -257,15 +255,7 @@ export class TribesBot extends TableBot {
   }
 }
 
-/**
- * @typedef {object} TribesTableResult
- * @property {string} matchId
- * @property {import('./lib/client.js').CreatedMatch} created
- * @property {TribesBot[]} bots
- * @property {MatchState[]} states each bot's final state, from its own stream
- * @property {Record<string, any>} summary the final summary (the bots' latest)
- * @property {import('./lib/table.js').Standing[]} standings
- */
+/** @typedef {import('./lib/table.js').TableResult<TribesBot>} TribesTableResult */
 
 /**
  * Create a Tribes match for `players` seats, seat one bot in each (each adds fresh
@@ -281,31 +271,20 @@ export class TribesBot extends TableBot {
  */
 export async function playTribesTable(client, players, options = {}) {
   if (!(players >= 2 && players <= 4)) throw new RangeError('Tribes is for 2 to 4 players');
-  const names = options.names ?? Array.from({ length: players }, (_, i) => `bot-${i + 1}`);
-  if (names.length !== players) throw new RangeError('give one name per player');
-  const created = await client.createMatch({
+  const names = tableNames(players, options.names);
+  const matchOptions = {
     game: 'tribes',
     maxPlayers: players,
     extended: options.extended,
     boardSize: options.boardSize,
     turnTimeoutMs: options.turnTimeoutMs,
     roundMoveLimit: options.roundMoveLimit,
-  });
-  const bots = [];
-  for (const [i, name] of names.entries()) {
-    const session = await client.join(created.match_id, { name, entropy: randomBytes(16) });
-    const random = options.seed === undefined ? options.random : seeded(options.seed + i);
-    bots.push(new TribesBot(session, { thinkMs: options.thinkMs, random }));
-  }
-  options.onSeated?.(created.match_id);
-  const states = await Promise.all(bots.map((bot) => bot.run()));
-  const summary = newestSummary(states);
-  return {
-    matchId: created.match_id,
-    created,
-    bots,
-    states,
-    summary,
-    standings: standingsOf(summary),
   };
+  return playNewTable(client, matchOptions, names, {
+    bot: (session, i) => {
+      const random = options.seed === undefined ? options.random : seeded(options.seed + i);
+      return new TribesBot(session, { thinkMs: options.thinkMs, random });
+    },
+    onSeated: options.onSeated,
+  });
 }

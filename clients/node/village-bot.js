@@ -11,10 +11,8 @@
 // A command the server refuses (FAILED_PRECONDITION: the deadline fired first, say; or
 // INVALID_ARGUMENT: the decision changed under it) is not sent again for that decision:
 // the deadline's default then applies.
-import { randomBytes } from 'node:crypto';
-
 import { TotemError } from './lib/errors.js';
-import { TableBot, newestSummary, standingsOf } from './lib/table.js';
+import { TableBot, playNewTable, tableNames } from './lib/table.js';
 import { decide, sameCommand } from './village-strategy.js';
 
 /** Default delay before each command: [low, high] milliseconds. */
@@ -120,15 +118,7 @@ export class VillageBot extends TableBot {
   }
 }
 
-/**
- * @typedef {object} VillageTableResult
- * @property {string} matchId
- * @property {import('./lib/client.js').CreatedMatch} created
- * @property {VillageBot[]} bots
- * @property {MatchState[]} states each bot's final state, from its own stream
- * @property {Record<string, any>} summary the final summary (the bots' latest)
- * @property {import('./lib/table.js').Standing[]} standings
- */
+/** @typedef {import('./lib/table.js').TableResult<VillageBot>} VillageTableResult */
 
 /**
  * Create a Village match for `players` seats with `matchOptions` (createMatch's Village
@@ -142,27 +132,10 @@ export class VillageBot extends TableBot {
  */
 export async function playVillageTable(client, players, options = {}) {
   if (!(players >= 2 && players <= 4)) throw new RangeError('Village is for 2 to 4 players');
-  const names = options.names ?? Array.from({ length: players }, (_, i) => `bot-${i + 1}`);
-  if (names.length !== players) throw new RangeError('give one name per player');
-  const created = await client.createMatch({
-    ...options.matchOptions,
-    game: 'village',
-    maxPlayers: players,
+  const names = tableNames(players, options.names);
+  const matchOptions = { ...options.matchOptions, game: 'village', maxPlayers: players };
+  return playNewTable(client, matchOptions, names, {
+    bot: (session) => new VillageBot(session, { thinkMs: options.thinkMs, random: options.random }),
+    onSeated: options.onSeated,
   });
-  const bots = [];
-  for (const name of names) {
-    const session = await client.join(created.match_id, { name, entropy: randomBytes(16) });
-    bots.push(new VillageBot(session, { thinkMs: options.thinkMs, random: options.random }));
-  }
-  options.onSeated?.(created.match_id);
-  const states = await Promise.all(bots.map((bot) => bot.run()));
-  const summary = newestSummary(states);
-  return {
-    matchId: created.match_id,
-    created,
-    bots,
-    states,
-    summary,
-    standings: standingsOf(summary),
-  };
 }

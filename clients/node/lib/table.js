@@ -1,5 +1,8 @@
 // What the bots of every game share: a bot's life on its streams, reproducible
-// randomness and a table's result.
+// randomness, a table of bots in a new match or in an existing one's seats, and a
+// table's result.
+import { randomBytes } from 'node:crypto';
+
 import { TotemError } from './errors.js';
 import { gameInfo } from './games.js';
 import { PATIENCE, pause } from './reconnect.js';
@@ -231,6 +234,58 @@ export function standingsOf(summary) {
   }));
   standings.sort((a, b) => a.place - b.place || a.seat - b.seat);
   return standings;
+}
+
+/**
+ * The names of a table's `players` bots: `names` if given (one per player), else
+ * 'bot-1', 'bot-2'...
+ * @param {number} players
+ * @param {string[]} [names]
+ * @returns {string[]}
+ */
+export function tableNames(players, names) {
+  const chosen = names ?? Array.from({ length: players }, (_, i) => `bot-${i + 1}`);
+  if (chosen.length !== players) throw new RangeError('give one name per player');
+  return chosen;
+}
+
+/**
+ * @template {TableBot} B
+ * @typedef {object} TableResult what a table of bots played
+ * @property {string} matchId
+ * @property {import('./client.js').CreatedMatch} created
+ * @property {B[]} bots
+ * @property {MatchState[]} states each bot's final state, from its own stream
+ * @property {Record<string, any>} summary the final summary (the bots' latest)
+ * @property {Standing[]} standings
+ */
+
+/**
+ * Create a match with `matchOptions` (createMatch's), seat one bot per name in it, in
+ * order (each joins with fresh entropy for the seed; `bot` makes the bot of a session,
+ * its second argument the bot's index), and play it to the end: the match starts by
+ * itself when the last bot joins. A game's table of bots (`playTable`, ...) checks its
+ * player count and options, then calls this.
+ * @template {TableBot} B
+ * @param {import('./client.js').Client} client
+ * @param {import('./client.js').CreateMatchOptions} matchOptions
+ * @param {string[]} names
+ * @param {{bot: (session: Session, index: number) => B,
+ *   onSeated?: (matchId: string) => void}} options
+ * @returns {Promise<TableResult<B>>}
+ */
+export async function playNewTable(client, matchOptions, names, { bot, onSeated }) {
+  const created = await client.createMatch(matchOptions);
+  const bots = [];
+  for (const [i, name] of names.entries()) {
+    const session = await client.join(created.match_id, { name, entropy: randomBytes(16) });
+    bots.push(bot(session, i));
+  }
+  onSeated?.(created.match_id);
+  const states = await Promise.all(bots.map((b) => b.run()));
+  const summary = newestSummary(states);
+  const standings = standingsOf(summary);
+  return { matchId: created.match_id, created, bots, states, summary, standings };
 }
 
 /**
