@@ -23,6 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { joinValues } from './lib/args.js';
 import { connect } from './lib/client.js';
 import { gameInfo } from './lib/games.js';
 import {
@@ -290,22 +291,24 @@ export async function playTable(client, players, options = {}) {
 const optionalNumber = (text) => (text === undefined ? undefined : Number(text));
 
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      address: { type: 'string', default: process.env.TOTEM_ADDRESS ?? '127.0.0.1:50051' },
-      'organiser-token': { type: 'string', default: process.env.TOTEM_ORGANISER_TOKEN },
-      game: { type: 'string', default: 'jungle_speed' },
-      players: { type: 'string' },
-      variant: { type: 'string', default: 'ES' },
-      extended: { type: 'boolean', default: false },
-      'board-size': { type: 'string' },
-      'turn-timeout-ms': { type: 'string' },
-      seed: { type: 'string' },
-      join: { type: 'string' },
-      token: { type: 'string', multiple: true },
-      help: { type: 'boolean', default: false },
-    },
+  const options = /** @type {const} */ ({
+    address: { type: 'string', default: process.env.TOTEM_ADDRESS ?? '127.0.0.1:50051' },
+    'organiser-token': { type: 'string', default: process.env.TOTEM_ORGANISER_TOKEN },
+    game: { type: 'string', default: 'jungle_speed' },
+    players: { type: 'string' },
+    variant: { type: 'string', default: 'ES' },
+    extended: { type: 'boolean', default: false },
+    'board-size': { type: 'string' },
+    'turn-timeout-ms': { type: 'string' },
+    seed: { type: 'string' },
+    join: { type: 'string' },
+    token: { type: 'string', multiple: true },
+    help: { type: 'boolean', default: false },
   });
+  const strings = Object.keys(options).filter(
+    (name) => options[/** @type {keyof typeof options} */ (name)].type === 'string',
+  );
+  const { values } = parseArgs({ args: joinValues(process.argv.slice(2), strings), options });
   if (values.help) {
     console.log(
       'usage: node bot.js [--address HOST:PORT] [--organiser-token TOKEN]\n' +
