@@ -278,9 +278,9 @@ class JungleSpeed(MatchAggregate):
         self.last_reveal_ms: int | None = None
         #: How many times the piles were recycled (JS-3.4): each has its own random stream.
         self.recycled = 0
-        #: Wall time of the last stamped event: the turn timer runs from it (JS-3.4).
-        #: The last stamped event revealed outward arrows: the simultaneous reveal they
-        #: set off (JS-6.2) follows in the same command (see :meth:`pending_step`).
+        #: The last stamped event revealed outward arrows, or was the grab a chained
+        #: simultaneous reveal waited for: that reveal (JS-6.2) follows in the same
+        #: command (see :meth:`pending_step`).
         self.outward_due = False
 
     #: For a state saved (as a snapshot) before the attribute existed.
@@ -883,8 +883,8 @@ class JungleSpeed(MatchAggregate):
             self.turn = turn
         self.coloured_ru = False
         self._prune()
-        self._release_outward()
         self._tick(stamp)
+        self._release_outward()
 
     @event("LateGrab")
     def _late_grab(self, seat: int, stamp: dict[str, Any], decided_at_version: int) -> None:
@@ -924,8 +924,8 @@ class JungleSpeed(MatchAggregate):
         self.decided.append({"seats": seats, "version": self.version + 1})
         self.coloured_ru = False  # RU coloured arrows end when the totem is grabbed (JS-6.3).
         self._prune()
-        self._release_outward()
         self._tick(stamp)
+        self._release_outward()
 
     def _release_outward(self) -> None:
         """A grab settled the duels a chained simultaneous reveal waited for (JS-6.2): that
@@ -1129,6 +1129,11 @@ class JungleSpeed(MatchAggregate):
         ):
             self.must_win = None
 
+    def _tick(self, stamp: dict[str, Any]) -> None:
+        """The kernel's clock; and a stamped event ends what the last one set off: the
+        simultaneous reveal outward arrows owe is due only right after the event that
+        calls for it (a reveal of them, :meth:`_release_outward`)."""
+        super()._tick(stamp)
         self.outward_due = False
 
 
