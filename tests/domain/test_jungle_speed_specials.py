@@ -199,11 +199,11 @@ def test_js_6_2_es_chain_waits_for_the_grab_that_settles_the_open_duels() -> Non
     assert match.pending_outward is None
 
 
-def test_js_6_2_es_after_the_grab_the_chained_reveal_is_owed_though_a_duel_stays_open() -> None:
+def test_js_4_6_js_6_2_es_after_the_grab_that_annuls_the_other_duel_the_reveal_is_owed() -> None:
     # The simultaneous reveal opens two duels (0/1 on shape S, 3/4 on shape T) and shows
-    # another outward card (seat 2). The grab that wins 0/1 lets the chained reveal follow
-    # at once, with 3/4 still open: the state between the two events owes it, so that a
-    # fork there is refused like any state inside a command (domain.kernel.fork).
+    # another outward card (seat 2). The grab that wins 0/1 annuls 3/4 (JS-4.6) and lets
+    # the chained reveal follow at once: the state between the two events owes it, so
+    # that a fork there is refused like any state inside a command (domain.kernel.fork).
     T = 16
     tops = [
         [OUTWARD[0], sym(S, 0), A],
