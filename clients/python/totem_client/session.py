@@ -140,18 +140,19 @@ class Session(GameCommands):
         be broken, a server restarting) is opened again after :func:`pause`, up to
         :data:`OPEN_ATTEMPTS` times: nothing has been sent on it, so nothing can be
         applied twice."""
-        for failures in range(1, OPEN_ATTEMPTS + 1):
+        failures = 0
+        while True:
             stream = self._stream()
             try:
                 await stream.open()
+                break
             except TotemError as error:
+                failures += 1
                 if error.code != grpc.StatusCode.UNAVAILABLE or failures == OPEN_ATTEMPTS:
                     raise
                 await asyncio.sleep(pause(failures, error))
-                continue
-            self._on_stream = True
-            return stream
-        raise AssertionError("unreachable: the last attempt returns or raises")
+        self._on_stream = True
+        return stream
 
     async def close_play(self) -> None:
         """Back to one Act call per command; the Play stream ends once the commands
