@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain.jungle_speed import JungleSpeed, Options
-from domain.jungle_speed.match import recycle_orders, shuffled_deck
+from domain.jungle_speed.match import deal_piles, recycle_orders, shuffled_deck
 from domain.kernel.randomness import effective_seed
 from replay import format as fmt
 from replay import jungle_speed_explain
@@ -176,6 +176,8 @@ def check_draws(
         problems.append(
             (version, f"the deal is for {deal.get('seats')} seats but {len(joined)} joined")
         )
+    if own_deal and deal.get("down") is not None:
+        problems += _check_piles(created, version, deal)
     if ended is None:
         if own_deal:
             problems += _check_prearranged(created, version, deal)
@@ -236,6 +238,17 @@ def _check_ties(
     return check_ties(
         events, first, match_seed, game=JungleSpeed.GAME, rule=TIE_RULE, windows=windows
     )
+
+
+def _check_piles(
+    created: dict[str, Any], version: int, deal: dict[str, Any]
+) -> list[tuple[int, str]]:
+    """The piles a ``Dealt`` records are the deal of the deck it records (JS-2.1)."""
+    ru = Options.from_dict(dict(created["options"])).variant == "RU"
+    down, pot = deal_piles(list(deal["deck"]), int(deal["seats"]), ru)
+    if [list(p) for p in deal["down"]] != down or list(deal.get("pot") or []) != pot:
+        return [(version, "the recorded piles are not the deal of the recorded deck (JS-2.1)")]
+    return []
 
 
 def _check_prearranged(

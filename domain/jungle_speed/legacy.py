@@ -1,14 +1,17 @@
-"""How the release of 2026-12-05 worked out the consequences its events did not record.
+"""How earlier releases worked out the consequences their events did not record.
 
-Its ``Revealed``, ``OutwardReveal``, ``WrongGrab``, ``DuelWon``, ``ArrowsWon``,
-``PilesRecycled`` and ``PlayerFinished`` (version 1 of each) carry no next turn and no
-cards moved by a last-card exception (JS-7): their bodies worked them out from the
-state. Version 2 records them; a stored version-1 event is upcast with those fields
-None (:mod:`domain.kernel.versions`), and its body calls the functions here, frozen
-copies of that release's code, so that changing a rule's code today changes neither how
-a new event replays (its fields say what happened) nor how an old one does (this code
-does not change). Never edit them: a stored match of that release would replay
-differently, and ``tests/test_stored_releases.py`` would say so.
+The first release's ``Revealed``, ``OutwardReveal``, ``WrongGrab``, ``DuelWon``,
+``ArrowsWon``, ``PilesRecycled`` and ``PlayerFinished`` (version 1 of each) carry no
+next turn and no cards moved by a last-card exception (JS-7); the second's (version 2)
+record those, but not the deal of a duel won (JS-4.3, JS-4.4), the pairs a grab annuls
+(JS-4.6), the late-grab participants (JS-5.3), the pile an arrows race sends to the pot
+(JS-6.1), the RU colour mode (JS-6.3), nor a ``Dealt``'s piles (JS-2.1). Their bodies
+worked these out from the state. The current versions record them; a stored older event
+is upcast with those fields None (:mod:`domain.kernel.versions`), and its body calls the
+functions here, frozen copies of that release's code, so that changing a rule's code
+today changes neither how a new event replays (its fields say what happened) nor how an
+old one does (this code does not change). Never edit them: a stored match of those
+releases would replay differently, and ``tests/test_stored_releases.py`` would say so.
 
 ``match`` is a :class:`~domain.jungle_speed.match.JungleSpeed` (not imported: that
 module imports this one); only its cards and piles are read and moved here.
@@ -65,9 +68,19 @@ def last_card(match: Any, seat: int, card_id: int) -> None:
         match.must_win = [seat, card_id]
 
 
+def colour(match: Any, card_id: int) -> None:
+    """A reveal's RU colour mode (JS-6.3): coloured arrows turn it on, any other special
+    card off, until the next grab."""
+    kind = match.card(card_id).kind
+    if kind is not Kind.SYMBOL:
+        match.coloured_ru = kind is Kind.COLOURED_ARROWS
+
+
 def revealed(match: Any, seat: int, card_id: int) -> None:
     """A version-1 ``Revealed``: the card face up, JS-7, then the next turn."""
-    if match._turn_up(seat, card_id):
+    last = match._turn_up(seat, card_id)
+    colour(match, card_id)
+    if last:
         last_card(match, seat, card_id)
     match._prune()
     match.turn = turn_from(match, seat + 1)
@@ -76,7 +89,11 @@ def revealed(match: Any, seat: int, card_id: int) -> None:
 def outward_revealed(match: Any, triggered_by: int, reveals: list[list[int]]) -> None:
     """A version-1 ``OutwardReveal``: every card face up, JS-7, the chained reveal
     waiting, then the next turn."""
-    last = [[seat, card] for seat, card in reveals if match._turn_up(seat, card)]
+    last = []
+    for seat, card in reveals:
+        if match._turn_up(seat, card):
+            last.append([seat, card])
+        colour(match, card)
     for seat, card in last:
         last_card(match, seat, card)
     match._prune()
@@ -118,3 +135,96 @@ def finished_turn(match: Any, seat: int) -> None:
     """A version-1 ``PlayerFinished``'s next turn."""
     if match.turn == seat:
         match.turn = turn_from(match, seat + 1)
+
+
+def deal(match: Any, seats: int, deck: list[int]) -> None:
+    """A version-1 ``Dealt``'s piles (JS-2.1): RU deals floor(80/n) each and leaves the
+    rest in the pot; ES deals everything."""
+    dealt = (len(deck) // seats) * seats if match.is_ru else len(deck)
+    match.down = [deck[s:dealt:seats] for s in range(seats)]
+    match.up = [[] for _ in range(seats)]
+    match.pot = deck[dealt:]
+
+
+def open_duels(match: Any) -> list[list[int]]:
+    """Open duels, each the sorted seats in it (JS-4.1, JS-4.6)."""
+    tops = {s: pile[-1] for s, pile in enumerate(match.up) if pile}
+    if match.is_ru:
+        by_colour = match.coloured_ru
+    else:
+        by_colour = any(match.card(c).kind is Kind.COLOURED_ARROWS for c in tops.values())
+    groups: dict[str, list[int]] = {}
+    for seat, card_id in tops.items():
+        key = match.card(card_id).key(by_colour)
+        if key is not None:
+            groups.setdefault(key, []).append(seat)
+    duels = []
+    for seats in groups.values():
+        inside = [
+            s
+            for s in seats
+            if any(t != s and sorted((tops[s], tops[t])) not in match.annulled for t in seats)
+        ]
+        if len(inside) >= 2:
+            duels.append(sorted(inside))
+    return sorted(duels)
+
+
+def open_arrows(match: Any) -> list[int]:
+    """Visible inward-arrows cards whose race is still open (JS-6.1, JS-4.7)."""
+    return [
+        pile[-1]
+        for pile in match.up
+        if pile
+        and match.card(pile[-1]).kind is Kind.INWARD_ARROWS
+        and pile[-1] not in match.spent_arrows
+    ]
+
+
+def sharing_symbol(match: Any, seat: int) -> list[int]:
+    """A duel's participants, for late grabs (JS-5.3): every seat whose visible card
+    shares the symbol of ``seat``'s, before any card moves."""
+    tops = {s: pile[-1] for s, pile in enumerate(match.up) if pile}
+    if match.is_ru:
+        by_colour = match.coloured_ru
+    else:
+        by_colour = any(match.card(c).kind is Kind.COLOURED_ARROWS for c in tops.values())
+    symbol = match.card(tops[seat]).key(by_colour)
+    return [s for s, c in tops.items() if match.card(c).key(by_colour) == symbol]
+
+
+def annul_all_but(match: Any, winner: int | None) -> None:
+    """A grab resolves one race and annuls the others (JS-4.6, JS-6.1)."""
+    tops = {s: pile[-1] for s, pile in enumerate(match.up) if pile}
+    for duel in open_duels(match):
+        if winner in duel:
+            continue
+        for a in duel:
+            for b in duel:
+                pair = sorted((tops[a], tops[b]))
+                if a < b and pair not in match.annulled:
+                    match.annulled.append(pair)
+    match.spent_arrows += [c for c in open_arrows(match) if c not in match.spent_arrows]
+
+
+def deal_duel(match: Any, winner: int, losers: list[int]) -> None:
+    """The cards of a duel won go to its losers (JS-4.3, JS-4.4)."""
+    winner_pile, match.up[winner] = match.up[winner], []
+    pot, match.pot = match.pot, []
+    if len(losers) == 1:
+        (loser,) = losers
+        match.down[loser] += winner_pile + match.up[loser] + pot
+        match.up[loser] = []
+    else:
+        order = clockwise_after(match, winner, losers)
+        for loser in order:
+            match.down[loser] += match.up[loser]
+            match.up[loser] = []
+        for i, card_id in enumerate(winner_pile + pot):
+            match.down[order[i % len(order)]].append(card_id)
+
+
+def pot_pile(match: Any, winner: int) -> None:
+    """The winner of an inward-arrows race puts their face-up pile into the pot (JS-6.1)."""
+    match.pot += match.up[winner]
+    match.up[winner] = []

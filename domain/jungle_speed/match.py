@@ -10,15 +10,20 @@ Command methods check the rules and raise a ``DomainError`` naming the rule; onl
 do they trigger events. Each command also decides what its event leads to — who plays
 next (JS-3.1, JS-3.3, JS-4.5, JS-6.1, JS-6.2), the cards a last face-down card sends to
 the pot or makes its owner collect (JS-7), the order of the piles a player collects
-(JS-5.2), the outward arrows left waiting (JS-6.2) — working it out on a copy of the
-table (:meth:`JungleSpeed._scratch`), and records it in the event's fields, with every
-choice, random draw and receive stamp. Event bodies (the ``@event`` methods) apply
-those fields: they run again when the match is rebuilt, so changing a rule's code
-cannot change how a stored match replays.
+(JS-5.2), the outward arrows left waiting (JS-6.2), how the cards of a duel won are
+dealt (JS-4.3, JS-4.4), the pairs and races a grab annuls (JS-4.6, JS-6.1), who may grab
+late (JS-5.3), the RU colour mode (JS-6.3), the piles of the deal (JS-2.1) — working it
+out on a copy of the table (:meth:`JungleSpeed._scratch`), and records it in the event's
+fields, with every choice, random draw and receive stamp. Event bodies (the ``@event``
+methods) apply those fields: they run again when the match is rebuilt, so changing a rule's code
+cannot change how a stored match replays. What a body still does itself is bookkeeping
+the recorded moves imply, the same in every release: a reveal ends the late-grab
+window (JS-5.3) and a grab the RU colour mode (JS-6.3), and annulments and spent races
+are forgotten once their cards are covered (JS-4.6, :meth:`JungleSpeed._prune`).
 
-The events whose fields grew are version 2 of their class (``class_version``); a
-stored version-1 event is upcast with the new fields None, and its body works them
-out as the release that stored it did (:mod:`domain.jungle_speed.legacy`).
+The events whose fields grew carry a ``class_version``; a stored older event is upcast
+with the new fields None, and its body works them out as the release that stored it did
+(:mod:`domain.jungle_speed.legacy`).
 """
 
 from __future__ import annotations
@@ -77,6 +82,17 @@ def shuffled_deck(effective_seed: bytes, size: int) -> list[int]:
     return deck
 
 
+def deal_piles(deck: list[int], seats: int, ru: bool) -> tuple[list[list[int]], list[int]]:
+    """The piles a deal of ``deck`` makes (JS-2.1): each seat's face-down pile, top
+    first, dealt one card at a time from seat 0; and the pot. RU deals floor(80/n) each
+    and leaves the rest in the pot; ES deals everything.
+
+    Replay tools call this to check that the piles a ``Dealt`` records are the deal of
+    the deck it records."""
+    cut = (len(deck) // seats) * seats if ru else len(deck)
+    return [deck[s:cut:seats] for s in range(seats)], deck[cut:]
+
+
 def recycle_orders(effective_seed: bytes, index: int, sizes: list[int]) -> list[list[int]]:
     """The draw of the ``index``-th recycling of the piles (JS-3.4, decided here).
 
@@ -119,9 +135,10 @@ class JungleSpeed(MatchAggregate):
         was its owner's last face-down one (JS-7): ``to_pot``, the face-up cards that go
         to the pot (JS-7.2); ``collected``, the seats whose face-up piles the revealer
         takes, in that order, the pot after them (JS-7.3, JS-5.2); ``must_win``,
-        ``[seat, card]`` of a last inward-arrows card (JS-7.1)."""
+        ``[seat, card]`` of a last inward-arrows card (JS-7.1). ``coloured``: the RU
+        colour mode after it (JS-6.3; always off in ES, which reads the visible cards)."""
 
-        class_version = 2
+        class_version = 3
         seat: int
         card: int
         cause: str
@@ -130,19 +147,25 @@ class JungleSpeed(MatchAggregate):
         to_pot: list[int]
         collected: list[int]
         must_win: list[int] | None
+        coloured: bool
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             fill_in(state, "turn", "to_pot", "collected", "must_win")
+
+        @staticmethod
+        def upcast_v2_v3(state: dict[str, Any]) -> None:
+            fill_in(state, "coloured")
 
     class OutwardReveal(MatchAggregate.Event):
         """A simultaneous reveal (JS-6.2): ``reveals``, ``[seat, card]`` in seat order.
         ``turn``: who reveals next; ``waiting``: the seat whose outward arrows, revealed
         here, wait for the next grab (JS-6.2). The last face-down cards revealed (JS-7):
         ``to_pot`` and ``must_win`` as in ``Revealed``; ``collector`` takes the face-up
-        piles of the seats ``collected``, in that order, then the pot (JS-7.3)."""
+        piles of the seats ``collected``, in that order, then the pot (JS-7.3).
+        ``coloured``: the RU colour mode after it (JS-6.3)."""
 
-        class_version = 2
+        class_version = 3
         triggered_by: int
         reveals: list[list[int]]
         stamp: dict[str, Any]
@@ -152,10 +175,15 @@ class JungleSpeed(MatchAggregate):
         collector: int | None
         collected: list[int]
         must_win: list[int] | None
+        coloured: bool
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             fill_in(state, "turn", "waiting", "to_pot", "collector", "collected", "must_win")
+
+        @staticmethod
+        def upcast_v2_v3(state: dict[str, Any]) -> None:
+            fill_in(state, "coloured")
 
     class WrongGrab(MatchAggregate.Event):
         """A wrong grab (JS-5.2): ``seat`` takes the face-up piles of the seats
@@ -172,38 +200,59 @@ class JungleSpeed(MatchAggregate):
             fill_in(state, "collected", "turn")
 
     class DuelWon(MatchAggregate.Event):
-        """A duel won (JS-4.2 … JS-4.6). ``turn``: who reveals next (JS-4.5)."""
+        """A duel won (JS-4.2 … JS-4.6). ``turn``: who reveals next (JS-4.5).
+        ``dealt``: ``[seat, cards]`` for each loser, the cards put under its face-down
+        pile in that order (JS-4.3, JS-4.4); ``pairs``: the pairs of visible cards whose
+        duels the grab annuls, ``spent``: the arrows races it annuls (JS-4.6);
+        ``participants``: the seats that grab late from now on (JS-5.3)."""
 
-        class_version = 2
+        class_version = 3
         winner: int
         losers: list[int]
         stamp: dict[str, Any]
         annulled: list[int]
         arrows_annulled: bool
         turn: int | None
+        dealt: list[list[Any]]
+        pairs: list[list[int]]
+        spent: list[int]
+        participants: list[int]
         tie: dict[str, Any] | None = None
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             fill_in(state, "turn")
 
+        @staticmethod
+        def upcast_v2_v3(state: dict[str, Any]) -> None:
+            fill_in(state, "dealt", "pairs", "spent", "participants")
+
     class ArrowsWon(MatchAggregate.Event):
         """An inward-arrows race won (JS-6.1). ``collector``: the player whose last card
         the race was and who lost it (JS-7.1), taking the face-up piles of the seats
-        ``collected``, in that order, then the pot; ``turn``: who reveals next."""
+        ``collected``, in that order, then the pot; ``turn``: who reveals next.
+        ``to_pot``: the winner's face-up pile, put into the pot (JS-6.1); ``pairs`` and
+        ``spent``: the duels and races the grab annuls (JS-4.6)."""
 
-        class_version = 2
+        class_version = 3
         winner: int
         stamp: dict[str, Any]
         annulled: list[int]
         collector: int | None
         collected: list[int]
         turn: int | None
+        to_pot: list[int]
+        pairs: list[list[int]]
+        spent: list[int]
         tie: dict[str, Any] | None = None
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             fill_in(state, "collector", "collected", "turn")
+
+        @staticmethod
+        def upcast_v2_v3(state: dict[str, Any]) -> None:
+            fill_in(state, "to_pot", "pairs", "spent")
 
     class PilesRecycled(MatchAggregate.Event):
         """The face-up piles turned over, shuffled (JS-3.4). ``turn``: who reveals next."""
@@ -216,6 +265,21 @@ class JungleSpeed(MatchAggregate):
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             fill_in(state, "turn")
+
+    class Dealt(MatchAggregate.Event):
+        """The deal (JS-2.1): ``deck``, the order drawn or prearranged; ``down``, each
+        seat's face-down pile, top first, and ``pot``, the cards left over (RU)."""
+
+        class_version = 2
+        seats: int
+        deck: list[int]
+        stamp: dict[str, Any]
+        down: list[list[int]]
+        pot: list[int]
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "down", "pot")
 
     class PlayerFinished(MatchAggregate.Event):
         """A player finished (JS-8.1). ``turn``: who reveals next, the finisher's turn
@@ -372,16 +436,26 @@ class JungleSpeed(MatchAggregate):
             deck = list(self.options.prearranged_deal)
         else:
             deck = shuffled_deck(self.effective_seed(), len(self.deck))
-        self._dealt(seats=len(self.players), deck=deck, stamp=stamp.to_dict())
+        down, pot = deal_piles(deck, len(self.players), self.is_ru)
+        self._dealt(seats=len(self.players), deck=deck, stamp=stamp.to_dict(), down=down, pot=pot)
 
-    @event("Dealt")
-    def _dealt(self, seats: int, deck: list[int], stamp: dict[str, Any]) -> None:
-        n = seats
-        # RU deals floor(80/n) each and leaves the rest face up; ES deals everything.
-        dealt = (len(deck) // n) * n if self.is_ru else len(deck)
-        self.down = [deck[s:dealt:n] for s in range(n)]
-        self.up = [[] for _ in range(n)]
-        self.pot = deck[dealt:]
+    @event(Dealt)
+    def _dealt(
+        self,
+        seats: int,
+        deck: list[int],
+        stamp: dict[str, Any],
+        down: list[list[int]] | None,
+        pot: list[int] | None,
+        upcast: list[str] | None = None,
+    ) -> None:
+        if unrecorded(upcast, down=down, pot=pot):
+            legacy.deal(self, seats, deck)
+        else:
+            assert down is not None and pot is not None
+            self.down = [list(pile) for pile in down]
+            self.up = [[] for _ in down]
+            self.pot = list(pot)
         self.status = MatchStatus.PLAYING
         self.turn = 0  # JS-2.3: seat 0 reveals first (every seat is dealt 7 cards or more)
         self._tick(stamp)
@@ -437,6 +511,7 @@ class JungleSpeed(MatchAggregate):
         card_id = self.down[seat][0]
         board = self._scratch()
         board._turn_up(seat, card_id)
+        board._colour(card_id)
         last = board._last_cards([[seat, card_id]] if not board.down[seat] else [])
         board._prune()
         self._revealed(
@@ -448,6 +523,7 @@ class JungleSpeed(MatchAggregate):
             to_pot=last["to_pot"],
             collected=last["collected"],
             must_win=last["must_win"],
+            coloured=board.coloured_ru,
         )
         if self._settle(stamp) and self.card(card_id).kind is Kind.OUTWARD_ARROWS:
             self._outward_chain(seat, stamp)
@@ -463,6 +539,7 @@ class JungleSpeed(MatchAggregate):
         to_pot: list[int] | None,
         collected: list[int] | None,
         must_win: list[int] | None,
+        coloured: bool | None,
         upcast: list[str] | None = None,
     ) -> None:
         if unrecorded(upcast, to_pot=to_pot, collected=collected):
@@ -470,9 +547,13 @@ class JungleSpeed(MatchAggregate):
         else:
             assert to_pot is not None and collected is not None
             self._turn_up(seat, card)
+            if coloured is None:  # version 2
+                legacy.colour(self, card)
             self._apply_last(to_pot, seat if collected else None, collected, must_win)
             self._prune()
             self.turn = turn
+        if coloured is not None:
+            self.coloured_ru = coloured
         self.last_reveal_ms = ReceiveStamp.from_dict(stamp).wall_ms
         self._tick(stamp)
         # Whether or not the card stays visible (JS-7.2 sends a last one to the pot).
@@ -505,6 +586,7 @@ class JungleSpeed(MatchAggregate):
         board = self._scratch()
         for seat, card in reveals:
             board._turn_up(seat, card)
+            board._colour(card)
         # Everyone reveals at once: the last-card exceptions (JS-7) apply once every
         # card is face up, so a player collecting "all face-up piles" (JS-7.3) takes the
         # cards revealed with theirs whatever the seat order.
@@ -519,7 +601,7 @@ class JungleSpeed(MatchAggregate):
             turn: int | None = trigger
         else:
             turn = board._turn_from(self.turn if self.turn is not None else trigger + 1)
-        return dict(last, turn=turn, waiting=waiting)
+        return dict(last, turn=turn, waiting=waiting, coloured=board.coloured_ru)
 
     @event(OutwardReveal)
     def _outward_revealed(
@@ -533,6 +615,7 @@ class JungleSpeed(MatchAggregate):
         collector: int | None,
         collected: list[int] | None,
         must_win: list[int] | None,
+        coloured: bool | None,
         upcast: list[str] | None = None,
     ) -> None:
         self.pending_outward = None
@@ -542,10 +625,14 @@ class JungleSpeed(MatchAggregate):
             assert to_pot is not None and collected is not None
             for seat, card in reveals:
                 self._turn_up(seat, card)
+                if coloured is None:  # version 2
+                    legacy.colour(self, card)
             self._apply_last(to_pot, collector, collected, must_win)
             self._prune()
             self.pending_outward = waiting
             self.turn = turn
+        if coloured is not None:
+            self.coloured_ru = coloured
         self.last_reveal_ms = ReceiveStamp.from_dict(stamp).wall_ms
         self._tick(stamp)
 
@@ -556,12 +643,15 @@ class JungleSpeed(MatchAggregate):
         )
         self.down[seat].pop(0)
         self.up[seat].append(card_id)
-        self.decided = []
+        self.decided = []  # a reveal ends the late-grab window (JS-5.3)
+        return not self.down[seat]
+
+    def _colour(self, card_id: int) -> None:
+        """The RU colour mode after ``card_id`` is revealed (JS-6.3): coloured arrows
+        last until another special card (or the next grab)."""
         kind = self.card(card_id).kind
         if kind is not Kind.SYMBOL:
-            # RU coloured arrows last until another special card (JS-6.3).
             self.coloured_ru = kind is Kind.COLOURED_ARROWS
-        return not self.down[seat]
 
     def _last_cards(self, last: list[list[int]]) -> dict[str, Any]:
         """The exceptions for players' last face-down cards (JS-7), ``[seat, card]`` in
@@ -686,8 +776,9 @@ class JungleSpeed(MatchAggregate):
         if outcome == GRAB_DUEL:
             assert mine is not None
             losers = self._opponents(seat, mine)
+            dealt = self._duel_deal(seat, losers)
             board = self._scratch()
-            board._deal_duel(seat, losers)
+            board._put_under(dealt)
             self._duel_won(
                 winner=seat,
                 losers=losers,
@@ -696,6 +787,9 @@ class JungleSpeed(MatchAggregate):
                 arrows_annulled=bool(arrows),
                 # The loser starts (JS-4.5); of several, the first from the winner's left.
                 turn=board._turn_from(self._clockwise_after(seat, losers)[0]),
+                dealt=dealt,
+                participants=self._sharing_symbol(seat),
+                **self._annulments(duels, arrows, seat),
                 **extra,
             )
         elif outcome == GRAB_ARROWS:
@@ -704,16 +798,17 @@ class JungleSpeed(MatchAggregate):
             loser = self.must_win[0] if racing and self.must_win else None
             collector = loser if loser != seat else None
             collected = [] if collector is None else self._collect_order(collector)
+            to_pot = list(self.up[seat])  # the winner's face-up pile (JS-6.1)
             board = self._scratch()
-            board._pot_pile(seat)
-            if collector is not None:
-                board._take_piles(collector, collected)
+            board._apply_last(to_pot, collector, collected, None)
             self._arrows_won(
                 winner=seat,
                 stamp=stamp.to_dict(),
                 annulled=sorted({s for d in duels for s in d}),
                 collector=collector,
                 collected=collected,
+                to_pot=to_pot,
+                **self._annulments(duels, arrows, None),
                 # The winner plays next (JS-6.1), after a lost last-card race too (JS-7.1):
                 # taking the cards "as JS-5.2" does not make the collector start. Worked
                 # out after the collecting, which gives the collector face-down cards to
@@ -803,34 +898,48 @@ class JungleSpeed(MatchAggregate):
         annulled: list[int],
         arrows_annulled: bool,
         turn: int | None,
+        dealt: list[list[Any]] | None,
+        pairs: list[list[int]] | None,
+        spent: list[int] | None,
+        participants: list[int] | None,
         tie: dict[str, Any] | None = None,
         upcast: list[str] | None = None,
     ) -> None:
         """``tie``: the simultaneous grabs the winner was drawn from (JS-4.2a), if any."""
-        participants = self._sharing_symbol(winner)  # before any card moves (JS-5.3)
-        self._annul_all_but(winner)
-        self._deal_duel(winner, losers)
+        if unrecorded(upcast, dealt=dealt, pairs=pairs, spent=spent):
+            participants = legacy.sharing_symbol(self, winner)  # before any card moves
+            legacy.annul_all_but(self, winner)
+            legacy.deal_duel(self, winner, losers)
+        else:
+            assert dealt is not None and pairs is not None and spent is not None
+            self._annul(pairs, spent)
+            self._put_under(dealt)
         if unrecorded(upcast, turn=turn):
             legacy.duel_turn(self, winner, losers)
         else:
             self.turn = turn
         self._grabbed(participants, stamp)
 
-    def _deal_duel(self, winner: int, losers: list[int]) -> None:
-        """The cards of a duel won go to its losers (JS-4.3, JS-4.4)."""
-        winner_pile, self.up[winner] = self.up[winner], []
-        pot, self.pot = self.pot, []
-        if len(losers) == 1:  # JS-4.3
+    def _duel_deal(self, winner: int, losers: list[int]) -> list[list[Any]]:
+        """Where the cards of a duel won go (JS-4.3, JS-4.4): ``[seat, cards]`` for each
+        loser, the cards to put under its face-down pile in that order."""
+        pile = self.up[winner] + self.pot
+        if len(losers) == 1:  # JS-4.3: the winner's pile, the loser's own, the pot.
             (loser,) = losers
-            self.down[loser] += winner_pile + self.up[loser] + pot
-            self.up[loser] = []
-        else:  # JS-4.4: deal the winner's pile, then the pot, clockwise from the left.
-            order = self._clockwise_after(winner, losers)
-            for loser in order:
-                self.down[loser] += self.up[loser]
-                self.up[loser] = []
-            for i, card_id in enumerate(winner_pile + pot):
-                self.down[order[i % len(order)]].append(card_id)
+            return [[loser, self.up[winner] + self.up[loser] + self.pot]]
+        # JS-4.4: each loser takes back its own pile; the winner's pile, then the pot, are
+        # dealt one by one, clockwise from the winner's left.
+        order = self._clockwise_after(winner, losers)
+        return [[loser, self.up[loser] + pile[i :: len(order)]] for i, loser in enumerate(order)]
+
+    def _put_under(self, dealt: list[list[Any]]) -> None:
+        """Apply a recorded deal: each ``[seat, cards]`` puts those cards, taken from the
+        face-up piles and the pot, under the seat's face-down pile in that order."""
+        moved = {card_id for _, cards in dealt for card_id in cards}
+        self.up = [[c for c in pile if c not in moved] for pile in self.up]
+        self.pot = [c for c in self.pot if c not in moved]
+        for seat, cards in dealt:
+            self.down[seat] += cards
 
     @event(ArrowsWon)
     def _arrows_won(
@@ -841,30 +950,34 @@ class JungleSpeed(MatchAggregate):
         collector: int | None,
         collected: list[int] | None,
         turn: int | None,
+        to_pot: list[int] | None,
+        pairs: list[list[int]] | None,
+        spent: list[int] | None,
         tie: dict[str, Any] | None = None,
         upcast: list[str] | None = None,
     ) -> None:
         """``tie``: the simultaneous grabs the winner was drawn from (JS-4.2a), if any."""
-        if unrecorded(upcast, collected=collected):
-            racing = self.must_win is not None and self.must_win[1] in self.open_arrows()
-            must_win = self.must_win if racing else None
-            self._annul_all_but(None)
-            self._pot_pile(winner)
-            legacy.arrows_collected(self, must_win, winner)
+        before_v2 = unrecorded(upcast, collected=collected)
+        if before_v2 and self.must_win and self.must_win[1] in legacy.open_arrows(self):
+            racing = self.must_win  # the last-card race lost (JS-7.1), as version 1 read it
+        else:
+            racing = None
+        if unrecorded(upcast, to_pot=to_pot, pairs=pairs, spent=spent):
+            legacy.annul_all_but(self, None)
+            legacy.pot_pile(self, winner)
+        else:
+            assert to_pot is not None and pairs is not None and spent is not None
+            self._annul(pairs, spent)
+            self._apply_last(to_pot, None, [], None)
+        if before_v2:
+            legacy.arrows_collected(self, racing, winner)
         else:
             assert collected is not None
-            self._annul_all_but(None)
-            self._pot_pile(winner)
             if collector is not None:
                 self._take_piles(collector, collected)
             self.turn = turn
         self.must_win = None
         self._grabbed(None, stamp)
-
-    def _pot_pile(self, winner: int) -> None:
-        """The winner of an inward-arrows race puts their face-up pile into the pot (JS-6.1)."""
-        self.pot += self.up[winner]
-        self.up[winner] = []
 
     @event(WrongGrab)
     def _wrong_grab(
@@ -905,18 +1018,29 @@ class JungleSpeed(MatchAggregate):
         tops = self.visible()
         return [s for s in duel if s != seat and sorted((tops[s], tops[seat])) not in self.annulled]
 
-    def _annul_all_but(self, winner: int | None) -> None:
-        """A grab resolves one race and annuls the others (JS-4.6, JS-6.1)."""
+    def _annulments(
+        self, duels: list[list[int]], arrows: list[int], winner: int | None
+    ) -> dict[str, Any]:
+        """What a grab annuls (JS-4.6, JS-6.1): it resolves one race, the duel of
+        ``winner`` (None: an arrows race), and annuls the others' ``duels``, each pair of
+        visible cards in them (``pairs``), and the open arrows races (``spent``)."""
         tops = self.visible()
-        for duel in self.open_duels():
+        pairs: list[list[int]] = []
+        for duel in duels:
             if winner in duel:
                 continue
             for a in duel:
                 for b in duel:
                     pair = sorted((tops[a], tops[b]))
-                    if a < b and pair not in self.annulled:
-                        self.annulled.append(pair)
-        self.spent_arrows += [c for c in self.open_arrows() if c not in self.spent_arrows]
+                    if a < b and pair not in self.annulled and pair not in pairs:
+                        pairs.append(pair)
+        spent = [c for c in arrows if c not in self.spent_arrows]
+        return {"pairs": pairs, "spent": spent}
+
+    def _annul(self, pairs: list[list[int]], spent: list[int]) -> None:
+        """Apply what a grab annuls: pairs of cards that duel no more and races over."""
+        self.annulled += [list(pair) for pair in pairs]
+        self.spent_arrows += spent
 
     def _grabbed(self, seats: list[int] | None, stamp: dict[str, Any]) -> None:
         """A race was decided: its participants (``None``: everyone, an arrows race) grab

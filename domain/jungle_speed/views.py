@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.jungle_speed.match import JungleSpeed
+from domain.jungle_speed.match import JungleSpeed, deal_piles
 from domain.kernel.views import (
     Viewer,
     ViewerRole,
@@ -36,16 +36,21 @@ def event_view(match: JungleSpeed, evt: object, viewer: Viewer) -> tuple[str, di
         return name, created_view(match, data, PREARRANGED, viewer)
     if name == "Dealt":
         deck: list[int] = data["deck"]
-        n = data["seats"]
-        dealt = (len(deck) // n) * n if match.is_ru else len(deck)
+        down, pot = data.get("down"), data.get("pot")
+        if down is None or pot is None:  # recorded before the deal's piles were
+            down, pot = deal_piles(deck, data["seats"], match.is_ru)
         view = {
-            "face_down_counts": [len(deck[s:dealt:n]) for s in range(n)],
-            "pot": _cards(match, deck[dealt:]),
+            "face_down_counts": [len(pile) for pile in down],
+            "pot": _cards(match, pot),
             "first_turn": 0,
         }
         if viewer.sees_everything:
             view["deck"] = _cards(match, deck)
         return name, view
+    if name == "DuelWon" and data.get("dealt") is not None and not viewer.sees_everything:
+        # The cards go under face-down piles: how many each loser takes is public.
+        counts = [[seat, len(cards)] for seat, cards in data["dealt"]]
+        return name, dict(data, dealt=counts)
     if name == "PilesRecycled":
         # The face-up piles were public: the draw would tell the new face-down orders.
         orders: list[list[int]] = data["orders"]

@@ -233,10 +233,14 @@ def check_pending_steps(match: Any, ended: set[int], first: int = 1) -> None:
             assert (owed is None) == (rebuilt.version in ended), (rebuilt.version, owed)
 
 
-def stored_without(match: Any, added: Mapping[str, Sequence[str]]) -> list[StoredEvent]:
+def stored_without(
+    match: Any, added: Mapping[str, Sequence[str]], versions: Mapping[str, int] | None = None
+) -> list[StoredEvent]:
     """``match``'s events as a release before ``added`` stored them: each event's fields
-    named there left out, no ``class_version``, and every digest chained again over what
-    is left (how that release hashed them)."""
+    named there left out, and every digest chained again over what is left (how that
+    release hashed them). Without ``versions``, the first release: no event has a
+    ``class_version``; with it, the release whose events named there had that version
+    (the others as stored today)."""
     mapper = Application().mapper
     stored: list[StoredEvent] = []
     previous = None
@@ -248,7 +252,10 @@ def stored_without(match: Any, added: Mapping[str, Sequence[str]]) -> list[Store
         fields["digest"] = previous = event_digest(name, fields)
         item = mapper.to_stored_event(evt)
         state = mapper.transcoder.decode(item.state)
-        state.pop("class_version", None)
+        if versions is None or versions.get(name) == 1:
+            state.pop("class_version", None)
+        elif name in versions:
+            state["class_version"] = versions[name]
         kept = {k: v for k, v in state.items() if k not in added.get(name, ())}
         kept.update(prev_digest=fields["prev_digest"], digest=fields["digest"])
         stored.append(

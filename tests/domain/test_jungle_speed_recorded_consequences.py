@@ -4,8 +4,11 @@ rule's code cannot change how a stored match replays, and events stored before t
 
 Each command works out what its event leads to; replaying the event only applies its
 fields. The tests replace the code that decides (the next turn, the JS-7 last-card
-exceptions, the order of the piles collected, the simultaneous reveal) by code that
-fails if called, rebuild the match from its events and compare the states.
+exceptions, the order of the piles collected, the simultaneous reveal, the deal of a duel
+won, what a grab annuls, who grabs late, the RU colour mode, the deal) by code that
+fails if called, rebuild the match from its events and compare the states. Events stored
+by the first release (version 1) and by the second (version 2 of the events that grew
+then) upcast, verify and replay to the same state.
 """
 
 from __future__ import annotations
@@ -39,7 +42,18 @@ from domain.kernel.match import payload
 from domain.kernel.views import Viewer
 
 #: The rule code a replay must never run for an event that records its consequences.
-DECIDERS = ("_turn_from", "_collect_order", "_last_cards", "_outward", "_scratch")
+DECIDERS = (
+    "_turn_from",
+    "_collect_order",
+    "_last_cards",
+    "_outward",
+    "_scratch",
+    "_duel_deal",
+    "_annulments",
+    "_sharing_symbol",
+    "_colour",
+    "_opponents",
+)
 LEGACY = (
     "revealed",
     "outward_revealed",
@@ -48,18 +62,45 @@ LEGACY = (
     "arrows_collected",
     "recycled_turn",
     "finished_turn",
+    "colour",
+    "deal",
+    "open_duels",
+    "open_arrows",
+    "sharing_symbol",
+    "annul_all_but",
+    "deal_duel",
+    "pot_pile",
 )
 
-#: Every event of version 2 and the fields version 2 added.
+#: The fields each event's version 3 added (the second release stored version 2).
+ADDED_V3 = {
+    "Revealed": ("coloured",),
+    "OutwardReveal": ("coloured",),
+    "DuelWon": ("dealt", "pairs", "spent", "participants"),
+    "ArrowsWon": ("to_pot", "pairs", "spent"),
+}
+#: The fields each event gained since the first release (which stored version 1).
 ADDED = {
-    "Revealed": ("turn", "to_pot", "collected", "must_win"),
-    "OutwardReveal": ("turn", "waiting", "to_pot", "collector", "collected", "must_win"),
+    "Revealed": ("turn", "to_pot", "collected", "must_win", *ADDED_V3["Revealed"]),
+    "OutwardReveal": (
+        "turn",
+        "waiting",
+        "to_pot",
+        "collector",
+        "collected",
+        "must_win",
+        *ADDED_V3["OutwardReveal"],
+    ),
     "WrongGrab": ("collected", "turn"),
-    "DuelWon": ("turn",),
-    "ArrowsWon": ("collector", "collected", "turn"),
+    "DuelWon": ("turn", *ADDED_V3["DuelWon"]),
+    "ArrowsWon": ("collector", "collected", "turn", *ADDED_V3["ArrowsWon"]),
     "PilesRecycled": ("turn",),
     "PlayerFinished": ("turn",),
+    "Dealt": ("down", "pot"),
 }
+#: The second release: what it stored of the events that grew since.
+RELEASE_2 = {**ADDED_V3, "Dealt": ADDED["Dealt"]}
+RELEASE_2_VERSIONS = {"Revealed": 2, "OutwardReveal": 2, "DuelWon": 2, "ArrowsWon": 2, "Dealt": 1}
 
 
 def rebuild(events: list[Any]) -> JungleSpeed:
@@ -126,16 +167,18 @@ def names(match: JungleSpeed) -> set[str]:
         ("ArrowsWon", "JS-6.1"),
         ("PilesRecycled", "JS-3.4"),
         ("PlayerFinished", "JS-8.1"),
+        ("Dealt", "JS-2.1"),
     ],
 )
-def test_js_3_to_8_each_event_replays_without_the_code_of_its_rule(
+def test_js_2_to_8_each_event_replays_without_the_code_of_its_rule(
     name: str, rule: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``rule`` decides what ``name`` leads to; a rebuild never asks it again."""
     seed = next(s for s in range(200) if name in names(played(s)))
     match = played(seed)
     recorded = [e for e in match.pending_events if type(e).__name__ == name]
-    assert recorded and all(type(e).class_version == 2 for e in recorded)
+    version = 3 if name in ADDED_V3 else 2
+    assert recorded and all(type(e).class_version == version for e in recorded)
     replays_without_rule_code(match, monkeypatch)
 
 
@@ -224,7 +267,61 @@ def test_js_5_2_wrong_grab_records_the_piles_in_the_order_taken(
     replays_without_rule_code(match, monkeypatch)
 
 
-# ---- events stored by the previous release (version 1) -------------------------------------
+def first(seeds: range, found: Any) -> tuple[JungleSpeed, Any]:
+    """The first played match with an event ``found`` accepts, and that event."""
+    for seed in seeds:
+        match = played(seed)
+        hit = next((e for e in match.pending_events if found(e)), None)
+        if hit is not None:
+            return match, hit
+    raise AssertionError("no played match has such an event")
+
+
+def test_js_4_4_a_duel_against_several_records_the_deal_and_replay_keeps_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    match, won = first(range(300), lambda e: type(e).__name__ == "DuelWon" and len(e.losers) > 1)
+    # Each loser takes back its own pile; the rest is dealt one by one from the left.
+    assert [seat for seat, _ in won.dealt] == sorted(
+        won.losers, key=lambda s: (s - won.winner - 1) % len(match.players)
+    )
+    sizes = [len(cards) for _, cards in won.dealt]
+    assert sum(sizes) >= len(won.losers) and all(sizes)
+    # Dealt the other way round by today's code, the stored match replays as played.
+    monkeypatch.setattr(
+        JungleSpeed, "_duel_deal", lambda self, w, losers: [[s, []] for s in losers]
+    )
+    assert state_of(rebuild(list(match.pending_events))) == state_of(match)
+    monkeypatch.undo()
+    replays_without_rule_code(match, monkeypatch)
+
+
+def test_js_4_6_a_grab_records_the_pairs_it_annuls(monkeypatch: pytest.MonkeyPatch) -> None:
+    match, won = first(range(300), lambda e: type(e).__name__ == "DuelWon" and e.pairs)
+    rebuilt = rebuild(list(match.pending_events)[: won.originator_version])
+    assert all(
+        pair in rebuilt.annulled or pair[0] not in rebuilt.visible().values() for pair in won.pairs
+    )
+    replays_without_rule_code(match, monkeypatch)
+
+
+def test_js_5_3_a_duel_won_records_who_grabs_late(monkeypatch: pytest.MonkeyPatch) -> None:
+    match, won = first(range(300), lambda e: type(e).__name__ == "DuelWon")
+    assert {won.winner, *won.losers} <= set(won.participants)
+    version = won.originator_version
+    rebuilt = rebuild(list(match.pending_events)[:version])
+    assert rebuilt.decided[-1] == {"seats": won.participants, "version": version}
+    replays_without_rule_code(match, monkeypatch)
+
+
+def test_js_6_3_an_ru_reveal_records_the_colour_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    match, revealed = first(range(300), lambda e: type(e).__name__ == "Revealed" and e.coloured)
+    assert match.is_ru and match.card(revealed.card).kind.name == "COLOURED_ARROWS"
+    assert rebuild(list(match.pending_events)[: revealed.originator_version]).coloured_ru
+    replays_without_rule_code(match, monkeypatch)
+
+
+# ---- events stored by earlier releases (versions 1 and 2) ----------------------------------
 
 
 def as_release_1(match: JungleSpeed) -> list[StoredEvent]:
@@ -248,6 +345,29 @@ def test_js_10_3_events_of_version_1_upcast_replay_and_verify_as_before(seed: in
         assert stored_event_digest(evt) == evt.digest
     # Worked out by the code of that release, the state is the one played (but for the
     # digest of the last event, chained again here).
+    replayed, played_state = state_of(rebuild(loaded)), state_of(match)
+    assert replayed.pop("digest") != played_state.pop("digest")
+    assert replayed == played_state
+
+
+def as_release_2(match: JungleSpeed) -> list[StoredEvent]:
+    """The match's events as the second release stored them."""
+    return stored_without(match, RELEASE_2, RELEASE_2_VERSIONS)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 3, 5])  # each has every event that grew
+def test_js_10_3_events_of_version_2_upcast_replay_and_verify_as_before(seed: int) -> None:
+    match = played(seed)
+    mapper = Application().mapper
+    loaded = [mapper.to_domain_event(item) for item in as_release_2(match)]
+    upcast = [e for e in loaded if type(e).__name__ in RELEASE_2]
+    assert {type(e).__name__ for e in upcast} == set(RELEASE_2)
+    for evt in upcast:
+        added = RELEASE_2[type(evt).__name__]
+        assert getattr(evt, UPCAST) == sorted(added)
+        assert all(getattr(evt, field) is None for field in added)
+    for evt in loaded:
+        assert stored_event_digest(evt) == evt.digest
     replayed, played_state = state_of(rebuild(loaded)), state_of(match)
     assert replayed.pop("digest") != played_state.pop("digest")
     assert replayed == played_state
@@ -293,8 +413,9 @@ def _with(evt: Any, **fields: Any) -> Any:
 
 
 def test_new_fields_show_no_face_down_card() -> None:
-    """JS-9.2: what the new fields name is public: seats, and face-up cards going to the
-    pot (JS-7.2)."""
+    """JS-9.2: what the new fields name is public: seats, face-up cards going to the pot
+    (JS-7.2), visible cards a grab annuls; the cards a duel's losers put under their
+    face-down piles are counted for a spectator."""
     from domain.jungle_speed.views import event_view
     from domain.kernel.views import Viewer
 
@@ -311,6 +432,12 @@ def test_new_fields_show_no_face_down_card() -> None:
                 r["card"]["id"] for r in view.get("reveals", [])
             }
             assert set(view["to_pot"]) <= face_up_before | revealed
+        if name == "DuelWon":
+            # The cards go under face-down piles: a spectator learns how many, the
+            # referee which.
+            assert view["dealt"] == [[seat, len(cards)] for seat, cards in evt.dealt]
+            _, whole = event_view(rebuilt, evt, Viewer.referee())
+            assert whole["dealt"] == evt.dealt
         assert json.dumps(payload(evt), default=str)
 
 
@@ -321,12 +448,15 @@ def test_js_9_2_an_event_of_version_1_is_shown_as_it_was_recorded() -> None:
     loaded = [Application().mapper.to_domain_event(item) for item in as_release_1(match)]
     rebuilt = rebuild(loaded)
     shown = 0
-    for evt in loaded:
+    for evt, played_evt in zip(loaded, match.pending_events, strict=True):
         added = ADDED.get(type(evt).__name__)
         if not added:
             continue
         _, view = event_view(rebuilt, evt, Viewer.player(0))
         assert UPCAST not in view
-        assert not set(added) & set(view), (type(evt).__name__, view)
+        if type(evt).__name__ == "Dealt":  # a view of its own: the same deal, told the same
+            assert view == event_view(rebuilt, played_evt, Viewer.player(0))[1]
+        else:
+            assert not set(added) & set(view), (type(evt).__name__, view)
         shown += 1
     assert shown

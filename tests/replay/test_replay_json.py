@@ -9,7 +9,6 @@ from replay_support import (
     Run,
     Store,
     change_byte,
-    digit_offset,
     json_lines,
     open_store,
     stored_state,
@@ -67,8 +66,9 @@ def test_list_json_has_one_object_per_match(run: Run, store: Store) -> None:
 
 def test_list_json_reports_an_unreadable_match_and_goes_on(run: Run, store: Store) -> None:
     state = stored_state(store.db, store.playing.id, 4)
-    at = digit_offset(state, "seats")  # Dealt deals to 9 seats: a later event cannot apply
-    change_byte(store.db, store.playing.id, 4, at, ord("9"))
+    # Seat 0's first face-down card becomes another: its reveal cannot apply.
+    at = state.index(b'"down":[[') + len(b'"down":[[')
+    change_byte(store.db, store.playing.id, 4, at, ord("9") if state[at] != ord("9") else ord("8"))
     result = run("list", "--json")
     assert result.exit_code == 0, result.output
     records = json_lines(result.stdout)

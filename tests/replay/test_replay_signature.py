@@ -241,6 +241,18 @@ def _forge_the_deal(db: Path, match_id: UUID) -> None:
     forge(db, match_id, dealt, deck=deck)
 
 
+def _forge_the_piles(db: Path, match_id: UUID) -> None:
+    """The deck kept, the piles dealt from it changed (JS-2.1)."""
+    (dealt,) = _versions(db, match_id, "Dealt")
+    arena = open_store(db)
+    try:
+        down = [list(pile) for pile in arena.events_after(match_id, dealt - 1)[0].down]
+    finally:
+        arena.close()
+    down[0][-1], down[1][-1] = down[1][-1], down[0][-1]
+    forge(db, match_id, dealt, down=down)
+
+
 DAMAGES = {
     "changed byte": (_change_a_digit, "chain", "does not match its digest"),
     "deleted event": (
@@ -259,6 +271,7 @@ DAMAGES = {
         "the revealed seed hashes to",
     ),
     "bad draw": (_forge_the_deal, "random draws", ""),
+    "bad piles": (_forge_the_piles, "random draws", "the recorded piles are not the deal"),
 }
 
 
