@@ -30,7 +30,7 @@ from uuid import UUID
 
 from eventsourcing.utils import get_topic
 
-from domain.kernel.chain import NOT_HASHED
+from domain.kernel.chain import NOT_HASHED, UPCAST
 from domain.kernel.match import MatchAggregate
 from domain.kernel.refusals import RefusalLog
 from domain.kernel.topics import check_fields, event_class
@@ -269,6 +269,11 @@ def rebuild(data: dict[str, Any]) -> Any:
     if not isinstance(unhashed, dict) or not set(unhashed) <= UNHASHED:
         raise ValueError("unhashed holds fields other than the signature and its key")
     fields = dict(hashed) | unhashed
+    filled = data.get("upcast") or []
+    if not isinstance(filled, list) or not all(isinstance(f, str) for f in filled):
+        raise ValueError("upcast is not a list of field names")
+    if filled:  # recorded before these fields existed: as the store's upcaster gives them
+        fields = {name: None for name in filled} | fields | {UPCAST: filled}
     fields.update(
         originator_id=UUID(str(data.get("match_id"))),
         originator_version=data["version"],

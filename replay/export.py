@@ -5,14 +5,16 @@ Each object holds the event's place in the chain (``match_id``, ``version``, ``n
 as objects), and ``hashed``: the event's own fields exactly as they were hashed. With
 ``hashed`` and the metadata anyone can recompute the digest: ``event_digest(name,
 hashed | {"originator_id": match_id, "originator_version": version, "timestamp":
-timestamp, "prev_digest": prev_digest})`` (see :mod:`domain.kernel.chain`).
+timestamp, "prev_digest": prev_digest})`` (see :mod:`domain.kernel.chain`). An event
+stored before its class's fields changed also has ``upcast``: the fields it was recorded
+without, which a rebuild gives as None (:mod:`domain.kernel.versions`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from domain.kernel.chain import NOT_HASHED
+from domain.kernel.chain import UPCAST, hashed_fields
 from domain.kernel.match import MatchAggregate, event_name
 from domain.kernel.views import Viewer
 from replay import games
@@ -25,7 +27,7 @@ def event_record(match: MatchAggregate, event: Any) -> dict[str, Any]:
     """The export of one event; ``match`` is the state the event has been applied to."""
     name, view = games.event_view(match, event, Viewer.referee())
     data = vars(event)
-    return {
+    record = {
         "match_id": str(event.originator_id),
         "version": event.originator_version,
         "name": name or event_name(event),
@@ -33,5 +35,8 @@ def event_record(match: MatchAggregate, event: Any) -> dict[str, Any]:
         "digest": event.digest,
         "prev_digest": event.prev_digest,
         "view": view,
-        "hashed": {k: v for k, v in data.items() if k not in METADATA and k not in NOT_HASHED},
+        "hashed": {k: v for k, v in hashed_fields(data).items() if k not in METADATA},
     }
+    if data.get(UPCAST):
+        record["upcast"] = list(data[UPCAST])
+    return record

@@ -53,16 +53,22 @@ def canonical_bytes(value: object) -> bytes:
     ).encode()
 
 
-def canonical_event(name: str, fields: Mapping[str, Any]) -> bytes:
-    """The canonical encoding of an event called ``name`` with these fields (metadata
-    included): the exact bytes its digest is the SHA-256 of."""
+def hashed_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of an event its digest covers: all but :data:`NOT_HASHED`, the
+    :data:`UPCAST` mark and the fields the mark names that are still None."""
     marked = fields.get(UPCAST)
     filled = marked if isinstance(marked, list) else []
-    body = {
+    return {
         k: v
         for k, v in fields.items()
         if k not in NOT_HASHED and k != UPCAST and not (k in filled and v is None)
     }
+
+
+def canonical_event(name: str, fields: Mapping[str, Any]) -> bytes:
+    """The canonical encoding of an event called ``name`` with these fields (metadata
+    included): the exact bytes its digest is the SHA-256 of."""
+    body = hashed_fields(fields)
     body["event"] = name
     return canonical_bytes(body)
 
