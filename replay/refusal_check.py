@@ -20,6 +20,9 @@ An event that decided a tie between simultaneous commands (JS-4.2a,
 (:func:`domain.kernel.ties.stamps_of`). The decision was held open while the window
 ran, so a command refused meanwhile was refused at the version before that event, with
 a number that may fall after the first contender's: such a refusal sits in its place.
+So does one refused while a race was held open that nobody else joined: its winner's
+event records no tie, but the refusal's stamp falls within the window the match's
+options give after that event's stamp (:meth:`domain.kernel.ties.Held.admits`).
 
 A failure is a problem of its own check, :data:`REFUSALS`, at the version after which
 the first bad receive number came. The check is reported for a match whose commands are
@@ -34,7 +37,7 @@ from typing import Any
 
 from domain.kernel.refusals import Refusal
 from domain.kernel.stamps import ReceiveStamp
-from domain.kernel.ties import stamps_of
+from domain.kernel.ties import Held, stamps_of, window_us
 from replay.audit import Problem, Report
 from replay.refusals import Refusals
 from replay.store import Record
@@ -75,6 +78,27 @@ def tied_numbers(records: Sequence[Record]) -> dict[int, set[int]]:
     return tied
 
 
+def held_when_refused(records: Sequence[Record], version: int, refusal: Refusal) -> bool:
+    """Whether the event at ``version`` decided a race held open (JS-4.2a) when
+    ``refusal`` came: it is the event right after the refusal's version, and the refusal
+    was received within the tie window that opened at the event's own stamp."""
+    if version != refusal.version + 1:
+        return False
+    created = next((_fields(r) for r in records if r.version == 1), {})
+    event = next((_fields(r) for r in records if r.version == version), {})
+    options = created.get("options")
+    if not isinstance(options, dict) or not isinstance(event.get("stamp"), dict):
+        return False
+    try:
+        first = ReceiveStamp.from_dict(event["stamp"])
+        came = ReceiveStamp.from_dict(refusal.stamp)
+        windows = int(options.get("tie_window_us", 0)), int(options.get("call_tie_window_us", 0))
+    except (KeyError, TypeError, ValueError):
+        return False
+    window = window_us(*windows, first)
+    return window > 0 and Held(first, window * 1000).admits(came)
+
+
 def _fields(record: Record) -> dict[str, Any]:
     return vars(record.event) if record.event is not None else {}
 
@@ -109,9 +133,11 @@ def check_refusals(
 
     def held_open(number: int, version: int, refusal: Refusal) -> bool:
         """Whether ``number``, held by the event at ``version``, was a contender of a
-        tie still held open when ``refusal`` was refused (JS-4.2a): that event is the
+        race still held open when ``refusal`` was refused (JS-4.2a): that event is the
         one right after the version the refusal was refused at."""
-        return version == refusal.version + 1 and number in tied.get(version, ())
+        if version != refusal.version + 1:
+            return False
+        return number in tied.get(version, ()) or held_when_refused(records, version, refusal)
 
     if refusals.problems:
         # The first number after the last good refusal that no event holds.

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import gzip
 import json
+from datetime import datetime
 from pathlib import Path
+from uuid import UUID
 
 import pytest
 from click.testing import CliRunner
 
+from domain.kernel.chain import event_digest
 from entrypoints.totem_replay import main as replay
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -27,6 +30,15 @@ RELEASES = {
             "86a377ac-a694-4a8b-b53f-11dfb686e5b9": ("tribes", 147),
             "4b79e72b-b2aa-43fb-8d4f-843feb68dfce": ("village", 399),
             "65116fcc-e3e1-4692-97e1-108c73e20634": ("tribes", 151),
+        },
+    },
+    "release-2.db.gz": {
+        "key": "3cc5cad41a5ebc022337277573c6b77759312ae22296659439025673cebe1f1e",
+        "matches": {
+            "0719acf9-f93a-419e-a524-d48e0f4b2496": ("jungle_speed", 236),
+            "c8e7de6e-407d-48dc-a1e5-f3de5baabe2b": ("jungle_speed", 228),
+            "b28421cf-fad1-4fcf-936b-73f712b97611": ("tribes", 110),
+            "bb5296e4-7f1e-484c-a5a4-2076a7ee6fa5": ("village", 273),
         },
     },
 }
@@ -67,3 +79,28 @@ def test_every_stored_match_replays_to_its_recorded_end(
         code, output = _run("--db", str(store), "show", match_id)
         assert code == 0, output
         assert game in output and "ended" in output
+
+
+def test_the_export_of_an_upcast_event_holds_its_fields_as_hashed(
+    release: tuple[Path, dict],  # type: ignore[type-arg]
+) -> None:
+    """``events --json``: ``hashed`` is what the digest covers, so the digest recomputes
+    from it and the metadata; what an upcaster filled in is named apart (``upcast``)."""
+    store, expected = release
+    upcast = 0
+    for match_id in expected["matches"]:
+        code, output = _run("--db", str(store), "events", match_id, "--json")
+        assert code == 0, output
+        for line in map(json.loads, output.splitlines()):
+            fields = dict(line["hashed"])
+            assert "upcast" not in fields
+            assert not set(line.get("upcast", ())) & set(fields)
+            upcast += bool(line.get("upcast"))
+            fields.update(
+                originator_id=UUID(line["match_id"]),
+                originator_version=line["version"],
+                timestamp=datetime.fromisoformat(line["timestamp"]),
+                prev_digest=line["prev_digest"],
+            )
+            assert event_digest(line["name"], fields) == line["digest"], line["name"]
+    assert upcast
