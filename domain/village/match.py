@@ -112,6 +112,41 @@ class Village(MatchAggregate):
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             fill_in(state, "cottages", "newcomers")
 
+    class SpellPlaced(MatchAggregate.Event):
+        """A spell placed face down (VI-2.2) at board ``position``; ``place_next``: where
+        the placing rotation goes on after it, counted in turn order from the start
+        player."""
+
+        class_version = 2
+        family: int
+        position: int
+        target_family: int
+        cottage: int
+        chit: str
+        spell: str
+        salt: str
+        by_default: bool
+        stamp: dict[str, Any]
+        place_next: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "place_next")
+
+    class SpellsPassed(MatchAggregate.Event):
+        """``spells_a``: a family passes and loses the ``lost`` spells it has left
+        (VI-2.2); ``place_next`` as in ``SpellPlaced``."""
+
+        class_version = 2
+        family: int
+        lost: int
+        stamp: dict[str, Any]
+        place_next: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "place_next")
+
     # ---- creation ----------------------------------------------------------------
 
     @classmethod
@@ -595,9 +630,10 @@ class Village(MatchAggregate):
             salt=salt,
             by_default=by_default,
             stamp=stamp.to_dict(),
+            place_next=magic.rotation_after(self, cmd.family),
         )
 
-    @event("SpellPlaced")
+    @event(SpellPlaced)
     def _spell_placed(
         self,
         family: int,
@@ -609,19 +645,37 @@ class Village(MatchAggregate):
         salt: str,
         by_default: bool,
         stamp: dict[str, Any],
+        place_next: int | None,
+        upcast: list[str] | None = None,
     ) -> None:
-        self._put(family, target_family, cottage, chit, spell, salt)
-        self.place_next = (family - self.start_family + 1) % self.family_count
+        self._put(family, position, target_family, cottage, chit, spell, salt)
+        self._placing_moved(family, place_next, upcast)
         self._answered(family)
         self._tick(stamp)
 
+    def _placing_moved(self, family: int, place_next: int | None, upcast: list[str] | None) -> None:
+        """Event-body helper: the placing rotation goes on where the event says, or, for an
+        event recorded without it, where that release's code put it."""
+        if unrecorded(upcast, place_next=place_next):
+            legacy.placed(self, family)
+        else:
+            assert place_next is not None
+            self.place_next = place_next
+
     def _put(
-        self, family: int, target_family: int, cottage: int, chit: str, spell: str, salt: str
+        self,
+        family: int,
+        position: int,
+        target_family: int,
+        cottage: int,
+        chit: str,
+        spell: str,
+        salt: str,
     ) -> None:
         self.hands[family].remove(spell)
         self.board.append(
             {
-                "position": len(self.board),
+                "position": position,
                 "owner": family,
                 "family": target_family,
                 "cottage": cottage,
@@ -636,13 +690,23 @@ class Village(MatchAggregate):
         self._require_decision(seat, cmd.family, "place")
         magic.check_pass(self.options.spells_a)
         self._spells_passed(
-            family=cmd.family, lost=len(self.hands[cmd.family]), stamp=stamp.to_dict()
+            family=cmd.family,
+            lost=len(self.hands[cmd.family]),
+            stamp=stamp.to_dict(),
+            place_next=magic.rotation_after(self, cmd.family),
         )
 
-    @event("SpellsPassed")
-    def _spells_passed(self, family: int, lost: int, stamp: dict[str, Any]) -> None:
+    @event(SpellsPassed)
+    def _spells_passed(
+        self,
+        family: int,
+        lost: int,
+        stamp: dict[str, Any],
+        place_next: int | None,
+        upcast: list[str] | None = None,
+    ) -> None:
         self.passed[family] = True
-        self.place_next = (family - self.start_family + 1) % self.family_count
+        self._placing_moved(family, place_next, upcast)
         self._answered(family)
         self._tick(stamp)
 
@@ -679,7 +743,13 @@ class Village(MatchAggregate):
     def _placements_revealed(self, placements: list[dict[str, Any]]) -> None:
         for p in placements:
             self._put(
-                p["family"], p["target_family"], p["cottage"], p["chit"], p["spell"], p["salt"]
+                p["family"],
+                p["position"],
+                p["target_family"],
+                p["cottage"],
+                p["chit"],
+                p["spell"],
+                p["salt"],
             )
         self.submissions = [None] * self.family_count
 
