@@ -6,7 +6,9 @@ bodies worked the rest out with the rule code of the day:
 
 - ``Aged`` carried only who was spared; its body aged every cottage (VI-2.8);
 - ``SpellPlaced`` and ``SpellsPassed`` carried no ``place_next``; their bodies moved the
-  placing rotation on (VI-2.2).
+  placing rotation on (VI-2.2);
+- ``VictimsChosen`` carried neither the deaths still owed nor the victims chosen so far;
+  its body counted them (VI-2.6, ``feast_a``).
 
 Version 2 of each records those consequences; a stored version-1 event is upcast with
 the new fields None (:mod:`domain.kernel.versions`), and its body calls the function
@@ -75,3 +77,15 @@ def placed(match: Any, family: int) -> None:
     the placing rotation goes on with the family after it in turn order. Reads the
     match's start family and family count, sets its ``place_next``."""
     match.place_next = (family - match.start_family + 1) % match.family_count
+
+
+def victims_done(match: Any, count: int) -> None:
+    """VI-2.6 as that release applied it once ``count`` victims of the first starving
+    family were chosen: they count against its deaths and, under ``feast_a``, the next
+    family chooses; with none owed any more, the next starving family is first. Reads
+    and sets the match's ``feast_queue`` and ``feast_turn``."""
+    match.feast_queue[0][1] -= count
+    match.feast_turn += 1
+    if match.feast_queue[0][1] <= 0:
+        match.feast_queue.pop(0)
+        match.feast_turn = 0

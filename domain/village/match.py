@@ -147,6 +147,25 @@ class Village(MatchAggregate):
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             fill_in(state, "place_next")
 
+    class VictimsChosen(MatchAggregate.Event):
+        """``family`` chose ``victims`` of the ``starving`` family (VI-2.6, ``feast_a``).
+        ``owed``: the starving families still owed deaths after it, ``[family, deaths]``
+        each, in turn order; ``turn``: how many victims the others have chosen so far
+        for the first of them (``feast_a``: who chooses next follows from it)."""
+
+        class_version = 2
+        starving: int
+        family: int
+        victims: list[dict[str, Any]]
+        by_default: bool
+        stamp: dict[str, Any]
+        owed: list[list[int]] | None
+        turn: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "owed", "turn")
+
     # ---- creation ----------------------------------------------------------------
 
     @classmethod
@@ -875,19 +894,22 @@ class Village(MatchAggregate):
                 stamp=stamp.to_dict(),
             )
         else:
+            owed, turn = feast.after_victims(self, len(victims))
             self._victims_chosen(
                 starving=starving,
                 family=cmd.family,
                 victims=victims,
                 by_default=by_default,
                 stamp=stamp.to_dict(),
+                owed=owed,
+                turn=turn,
             )
 
     def _remove(self, family: int, victims: Sequence[Mapping[str, Any]]) -> None:
         for v in victims:
             self.cottages[family][v["cottage"]][v["kind"]] -= 1
 
-    @event("VictimsChosen")
+    @event(VictimsChosen)
     def _victims_chosen(
         self,
         starving: int,
@@ -895,18 +917,19 @@ class Village(MatchAggregate):
         victims: list[dict[str, Any]],
         by_default: bool,
         stamp: dict[str, Any],
+        owed: list[list[int]] | None,
+        turn: int | None,
+        upcast: list[str] | None = None,
     ) -> None:
         self._remove(starving, victims)
-        self._victims_done(len(victims))
+        if unrecorded(upcast, owed=owed, turn=turn):
+            legacy.victims_done(self, len(victims))
+        else:
+            assert owed is not None and turn is not None
+            self.feast_queue = [list(q) for q in owed]
+            self.feast_turn = turn
         self._answered(family)
         self._tick(stamp)
-
-    def _victims_done(self, count: int) -> None:
-        self.feast_queue[0][1] -= count
-        self.feast_turn += 1
-        if self.feast_queue[0][1] <= 0:
-            self.feast_queue.pop(0)
-            self.feast_turn = 0
 
     @event("VictimsNamed")
     def _victims_named(

@@ -52,7 +52,7 @@ EVENTS = {
     "Born": ["children", "draws", "prearranged"],
     "CatchShared": ["catch", "claims"],
     "Feasted": ["meals"],
-    "VictimsChosen": ["by_default", "family", "stamp", "starving", "victims"],
+    "VictimsChosen": ["by_default", "family", "owed", "stamp", "starving", "turn", "victims"],
     "VictimsNamed": ["by_default", "count", "family", "stamp", "starving", "victims"],
     "VictimsRevealed": ["deaths", "names", "starving"],
     "IllnessStruck": ["deaths"],

@@ -24,20 +24,21 @@ from village_support import act, fire, new_village, to_decision
 
 from domain.kernel import MatchStatus, Viewer
 from domain.kernel.chain import UPCAST, stored_event_digest
-from domain.village import ChooseSpells, PassSpells, PlaceSpell, Village, legacy, magic
+from domain.village import ChooseSpells, PassSpells, PlaceSpell, Village, feast, legacy, magic
 from domain.village.views import event_view
 
 #: Every event of version 2 (but ``Aged``) and the fields version 2 added.
 ADDED = {
     "SpellPlaced": ("place_next",),
     "SpellsPassed": ("place_next",),
+    "VictimsChosen": ("owed", "turn"),
 }
 
 #: The rule code that decides what those events record: a replay never runs it.
-DECIDERS = ((magic, "rotation_after"),)
+DECIDERS = ((magic, "rotation_after"), (feast, "after_victims"))
 
 #: The frozen code that works out a version-1 event: a version-2 one never runs it.
-LEGACY = ("placed",)
+LEGACY = ("placed", "victims_done")
 
 
 def played(seed: int, players: int, steps: int = 2_000, **options: Any) -> Village:
@@ -165,6 +166,39 @@ def test_vi_2_2_a_spell_goes_where_its_event_puts_it_on_the_board() -> None:
         spots = rebuilt.board[-len(moved) :]
         assert [s["position"] for s in spots] == [p["position"] for p in moved]
         assert [s["chit"] for s in spots] == [p["chit"] for p in moved]
+
+
+def test_vi_2_6_feast_a_victims_record_the_deaths_still_owed_and_the_next_chooser(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under ``feast_a`` the other families choose one victim each in turn: each
+    ``VictimsChosen`` records the deaths still owed and how many have chosen, and the
+    replay takes them as recorded, whatever the code counts."""
+    match = played(2, 3, feast_a=True)
+    chosen = named(match.pending_events, "VictimsChosen")
+    going_on = [e for e in chosen if e.owed and e.owed[0][0] == e.starving]
+    assert going_on and all(e.turn > 0 and len(e.victims) == 1 for e in going_on)
+    assert any(e.turn == 0 and not (e.owed and e.owed[0][0] == e.starving) for e in chosen)
+    monkeypatch.setattr(feast, "after_victims", lambda m, count: ([], 0))
+    events = list(match.pending_events)
+    for evt in going_on[:5]:
+        rebuilt = rebuild(events[: events.index(evt) + 1])
+        assert (rebuilt.feast_queue, rebuilt.feast_turn) == (evt.owed, evt.turn)
+    replays_without_rule_code(match, monkeypatch)
+
+
+def test_vi_2_6_the_deaths_a_replay_owes_are_the_ones_recorded() -> None:
+    """The event's ``owed`` and ``turn`` are what its body applies: a store that
+    recorded others replays to them, and the next decision follows."""
+    match = played(2, 3, feast_a=True)
+    evt = next(e for e in named(match.pending_events, "VictimsChosen") if e.turn > 0)
+    events = list(match.pending_events)[: list(match.pending_events).index(evt) + 1]
+    starving, deaths = evt.owed[0]
+    changed = with_fields(evt, owed=[[starving, deaths + 1], *evt.owed[1:]], turn=evt.turn + 1)
+    rebuilt = rebuild([*events[:-1], changed])
+    assert rebuilt.feast_queue[0] == [starving, deaths + 1]
+    assert rebuilt.feast_turn == evt.turn + 1
+    assert feast.victims_awaited(rebuilt)[2]["remaining"] == deaths + 1
 
 
 # ---- events stored by the previous release (version 1) -------------------------------------
