@@ -4,6 +4,8 @@ record.
 Some of its events (version 1 of each) carried less than what they led to, and their
 bodies worked the rest out with the rule code of the day:
 
+- ``Founded`` and ``RoundBegan`` carried no ``pole``; their bodies gave a new family,
+  and a restarted one, a pole of one piece (VI-1.3, VI-2.1);
 - ``Aged`` carried only who was spared; its body aged every cottage (VI-2.8);
 - ``SpellPlaced`` and ``SpellsPassed`` carried no ``place_next``; their bodies moved the
   placing rotation on (VI-2.2);
@@ -89,3 +91,15 @@ def victims_done(match: Any, count: int) -> None:
     if match.feast_queue[0][1] <= 0:
         match.feast_queue.pop(0)
         match.feast_turn = 0
+
+
+def founded(match: Any) -> None:
+    """VI-1.3 as that release applied it: every family's totem pole starts with one
+    piece. Reads the match's family count, sets its ``poles``."""
+    match.poles = [1] * match.family_count
+
+
+def restarted(match: Any, family: int) -> None:
+    """VI-2.1 as that release applied it: a restarted family's pole is reset to one
+    piece. Sets the family's pole."""
+    match.poles[family] = 1

@@ -73,7 +73,14 @@ from domain.village.commands import (
     SubmitPlacements,
 )
 from domain.village.commitments import SECRET_BYTES
-from domain.village.founding import START_BIRDS, START_KIT, families_for, restart_kit
+from domain.village.founding import (
+    RESTART_POLE,
+    START_BIRDS,
+    START_KIT,
+    START_POLE,
+    families_for,
+    restart_kit,
+)
 from domain.village.model import COTTAGES, ELDER, SPELL_PHASE, Counts, Person
 from domain.village.options import Options
 from domain.village.phases import (
@@ -111,6 +118,41 @@ class Village(MatchAggregate):
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             fill_in(state, "cottages", "newcomers")
+
+    class Founded(MatchAggregate.Event):
+        """The match starts (VI-1.3): ``families`` families, played by the seats
+        ``owners``, each with ``members``, ``birds`` birds and a totem pole of ``pole``
+        pieces."""
+
+        class_version = 2
+        families: int
+        owners: list[int]
+        members: dict[str, int]
+        birds: int
+        stamp: dict[str, Any]
+        pole: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "pole")
+
+    class RoundBegan(MatchAggregate.Event):
+        """Round ``round`` begins with ``start_family`` (VI-2); the wiped-out families
+        ``restarts`` restart with ``members``, ``birds`` birds and a pole of ``pole``
+        pieces (VI-2.1, VI-7.2)."""
+
+        class_version = 2
+        round: int
+        start_family: int
+        restarts: list[int]
+        members: dict[str, int]
+        birds: int
+        stamp: dict[str, Any]
+        pole: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "pole")
 
     class SpellPlaced(MatchAggregate.Event):
         """A spell placed face down (VI-2.2) at board ``position``; ``place_next``: where
@@ -354,10 +396,11 @@ class Village(MatchAggregate):
             members=model.counts(START_KIT),
             birds=START_BIRDS,
             stamp=stamp.to_dict(),
+            pole=START_POLE,
         )
         self._advance(stamp)
 
-    @event("Founded")
+    @event(Founded)
     def _founded(
         self,
         families: int,
@@ -365,6 +408,8 @@ class Village(MatchAggregate):
         members: dict[str, int],
         birds: int,
         stamp: dict[str, Any],
+        pole: int | None,
+        upcast: list[str] | None = None,
     ) -> None:
         n = families
         self.family_count = n
@@ -372,7 +417,11 @@ class Village(MatchAggregate):
         self.pool = [dict(members) for _ in range(n)]
         self.newcomers = [[model.empty() for _ in range(COTTAGES)] for _ in range(n)]
         self.birds = [birds] * n
-        self.poles = [1] * n
+        if unrecorded(upcast, pole=pole):
+            legacy.founded(self)
+        else:
+            assert pole is not None
+            self.poles = [pole] * n
         self.wiped = [False] * n
         self.status = MatchStatus.PLAYING
         self.stage = "round"
@@ -479,9 +528,10 @@ class Village(MatchAggregate):
             members=model.counts(kit),
             birds=birds,
             stamp=stamp.to_dict(),
+            pole=RESTART_POLE,
         )
 
-    @event("RoundBegan")
+    @event(RoundBegan)
     def _round_began(
         self,
         round: int,
@@ -490,6 +540,8 @@ class Village(MatchAggregate):
         members: dict[str, int],
         birds: int,
         stamp: dict[str, Any],
+        pole: int | None,
+        upcast: list[str] | None = None,
     ) -> None:
         self.round = round
         self.start_family = start_family
@@ -502,7 +554,11 @@ class Village(MatchAggregate):
             self.newcomers[f] = [model.empty() for _ in range(COTTAGES)]
             self.pool[f] = dict(members)
             self.birds[f] = birds
-            self.poles[f] = 1
+            if unrecorded(upcast, pole=pole):
+                legacy.restarted(self, f)
+            else:
+                assert pole is not None
+                self.poles[f] = pole
             self.wiped[f] = False
         self._tick(stamp)
 

@@ -15,9 +15,9 @@ from domain.village import Village
 #: Each event the Village aggregate declares, and the fields it records.
 EVENTS = {
     "Created": ["entropy", "options", "referee_token_hash", "secret", "seed"],
-    "Founded": ["birds", "families", "members", "owners", "stamp"],
+    "Founded": ["birds", "families", "members", "owners", "pole", "stamp"],
     "DecisionAwaited": ["decision"],
-    "RoundBegan": ["birds", "members", "restarts", "round", "stamp", "start_family"],
+    "RoundBegan": ["birds", "members", "pole", "restarts", "round", "stamp", "start_family"],
     "PhaseBegan": ["phase", "round"],
     "WipedOut": ["family", "lost", "phase"],
     "Dismantled": ["family", "phase", "pole"],

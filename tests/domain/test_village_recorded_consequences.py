@@ -24,21 +24,34 @@ from village_support import act, fire, new_village, to_decision
 
 from domain.kernel import MatchStatus, Viewer
 from domain.kernel.chain import UPCAST, stored_event_digest
-from domain.village import ChooseSpells, PassSpells, PlaceSpell, Village, feast, legacy, magic
+from domain.village import (
+    ChooseSpells,
+    PassSpells,
+    PlaceSpell,
+    Village,
+    feast,
+    legacy,
+    magic,
+)
+from domain.village import match as village_match
 from domain.village.views import event_view
 
 #: Every event of version 2 (but ``Aged``) and the fields version 2 added.
 ADDED = {
+    "Founded": ("pole",),
+    "RoundBegan": ("pole",),
     "SpellPlaced": ("place_next",),
     "SpellsPassed": ("place_next",),
     "VictimsChosen": ("owed", "turn"),
 }
 
+PLACING = ("SpellPlaced", "SpellsPassed")
+
 #: The rule code that decides what those events record: a replay never runs it.
 DECIDERS = ((magic, "rotation_after"), (feast, "after_victims"))
 
 #: The frozen code that works out a version-1 event: a version-2 one never runs it.
-LEGACY = ("placed", "victims_done")
+LEGACY = ("founded", "restarted", "placed", "victims_done")
 
 
 def played(seed: int, players: int, steps: int = 2_000, **options: Any) -> Village:
@@ -112,6 +125,32 @@ def test_every_version_2_event_replays_without_the_code_of_its_rule(
     replays_without_rule_code(match, monkeypatch)
 
 
+@pytest.mark.parametrize("pole", [2, 0])
+def test_vi_1_3_vi_2_1_a_new_and_a_restarted_pole_replay_as_recorded(
+    pole: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Founded`` and ``RoundBegan`` record the pole a family starts and restarts with:
+    another kit in the code changes no replay, and the body takes the recorded one."""
+    match = played(1, 2, spells_a=True)
+    founded = named(match.pending_events, "Founded")[0]
+    restart = next(e for e in named(match.pending_events, "RoundBegan") if e.restarts)
+    assert (founded.pole, restart.pole) == (1, 1)
+    monkeypatch.setattr(village_match, "START_POLE", pole)
+    monkeypatch.setattr(village_match, "RESTART_POLE", pole)
+    events = list(match.pending_events)
+    at_start = rebuild(events[: events.index(founded) + 1])
+    assert at_start.poles == [1] * at_start.family_count
+    upto = events.index(restart) + 1
+    assert [rebuild(events[:upto]).poles[f] for f in restart.restarts] == [1] * len(
+        restart.restarts
+    )
+    replays_without_rule_code(match, monkeypatch)
+    # A store that recorded other poles replays to them.
+    changed = [with_fields(e, pole=pole) if e in (founded, restart) else e for e in events[:upto]]
+    assert rebuild(changed[: events.index(founded) + 1]).poles == [pole] * at_start.family_count
+    assert [rebuild(changed).poles[f] for f in restart.restarts] == [pole] * len(restart.restarts)
+
+
 def test_vi_2_2_placing_and_passing_record_where_the_rotation_goes_on(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -120,7 +159,7 @@ def test_vi_2_2_placing_and_passing_record_where_the_rotation_goes_on(
     act(match, stamps, PassSpells(0))  # start family 0 passes, losing both
     place_default(match, stamps)  # family 1 places
     place_default(match, stamps)  # family 2 places; nobody has a spell left
-    events = [e for e in match.pending_events if type(e).__name__ in ADDED]
+    events = [e for e in match.pending_events if type(e).__name__ in PLACING]
     assert [(type(e).__name__, e.family, e.place_next) for e in events] == [
         ("SpellsPassed", 0, 1),
         ("SpellPlaced", 1, 2),
@@ -130,7 +169,7 @@ def test_vi_2_2_placing_and_passing_record_where_the_rotation_goes_on(
     # puts the rotation where it says.
     monkeypatch.setattr(magic, "rotation_after", lambda m, f: (f - m.start_family - 1) % 3)
     for upto, evt in enumerate(match.pending_events, start=1):
-        if type(evt).__name__ in ADDED:
+        if type(evt).__name__ in PLACING:
             assert rebuild(list(match.pending_events)[:upto]).place_next == evt.place_next
 
 
