@@ -10,7 +10,9 @@ bodies worked the rest out with the rule code of the day:
 - ``SpellPlaced`` and ``SpellsPassed`` carried no ``place_next``; their bodies moved the
   placing rotation on (VI-2.2);
 - ``VictimsChosen`` carried neither the deaths still owed nor the victims chosen so far;
-  its body counted them (VI-2.6, ``feast_a``).
+  its body counted them (VI-2.6, ``feast_a``);
+- ``TotemCompleted`` carried no ``outcome``; its body made it, emptying the tie field
+  of matches recorded before VI-7.11, which held a lone winner in ``tied``.
 
 Version 2 of each records those consequences; a stored version-1 event is upcast with
 the new fields None (:mod:`domain.kernel.versions`), and its body calls the function
@@ -103,3 +105,11 @@ def restarted(match: Any, family: int) -> None:
     """VI-2.1 as that release applied it: a restarted family's pole is reset to one
     piece. Sets the family's pole."""
     match.poles[family] = 1
+
+
+def completed(match: Any, winner: int | None, tied: list[int], winning_seats: list[int]) -> None:
+    """VI-4 and VI-7.11 as that release kept a match's outcome: a tie field holds the
+    families tied, empty unless two or more are (a lone winner is not a tie). Sets the
+    match's ``outcome``."""
+    shown = list(tied) if len(tied) >= 2 else []
+    match.outcome = {"winner": winner, "tied": shown, "seats": list(winning_seats)}

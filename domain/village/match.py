@@ -208,6 +208,25 @@ class Village(MatchAggregate):
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             fill_in(state, "owed", "turn")
 
+    class TotemCompleted(MatchAggregate.Event):
+        """The match is won or drawn (VI-4): among the ``contenders`` with 6 pieces, by
+        ``sizes`` then ``birds``, the ``winner`` (None when ``tied``, VI-7.11) and the
+        ``winning_seats`` (VI-4.2, VI-7.1). ``outcome``: the match's outcome as it keeps
+        it, ``{"winner", "tied", "seats"}``."""
+
+        class_version = 2
+        contenders: list[int]
+        sizes: list[int]
+        birds: list[int]
+        tied: list[int]
+        winner: int | None
+        winning_seats: list[int]
+        outcome: dict[str, Any] | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "outcome")
+
     # ---- creation ----------------------------------------------------------------
 
     @classmethod
@@ -1143,10 +1162,11 @@ class Village(MatchAggregate):
             tied=end.tied,
             winner=end.winner,
             winning_seats=end.winning_seats,
+            outcome=end.kept(),
         )
         self._end(EndReason.COMPLETED, ending.placings(end.winning_seats, len(self.players)))
 
-    @event("TotemCompleted")
+    @event(TotemCompleted)
     def _totem_completed(
         self,
         contenders: list[int],
@@ -1155,9 +1175,14 @@ class Village(MatchAggregate):
         tied: list[int],
         winner: int | None,
         winning_seats: list[int],
+        outcome: dict[str, Any] | None,
+        upcast: list[str] | None = None,
     ) -> None:
-        # Matches recorded before VI-7.11 hold a lone winner in ``tied``: not a tie.
-        self.outcome = {"winner": winner, "tied": model.tie(tied), "seats": list(winning_seats)}
+        if unrecorded(upcast, outcome=outcome):
+            legacy.completed(self, winner, tied, winning_seats)
+        else:
+            assert outcome is not None
+            self.outcome = dict(outcome, tied=list(outcome["tied"]), seats=list(outcome["seats"]))
 
     # ---- commands ---------------------------------------------------------------------
 

@@ -60,7 +60,15 @@ EVENTS = {
     "Aged": ["cottages", "newcomers", "spared"],
     "CensusTaken": ["birds", "blocked", "pieces", "sizes"],
     "RoundEnded": ["chits", "round", "unplaced", "unrevealed"],
-    "TotemCompleted": ["birds", "contenders", "sizes", "tied", "winner", "winning_seats"],
+    "TotemCompleted": [
+        "birds",
+        "contenders",
+        "outcome",
+        "sizes",
+        "tied",
+        "winner",
+        "winning_seats",
+    ],
 }
 
 

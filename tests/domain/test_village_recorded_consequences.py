@@ -29,9 +29,11 @@ from domain.village import (
     PassSpells,
     PlaceSpell,
     Village,
+    ending,
     feast,
     legacy,
     magic,
+    model,
 )
 from domain.village import match as village_match
 from domain.village.views import event_view
@@ -43,15 +45,21 @@ ADDED = {
     "SpellPlaced": ("place_next",),
     "SpellsPassed": ("place_next",),
     "VictimsChosen": ("owed", "turn"),
+    "TotemCompleted": ("outcome",),
 }
 
 PLACING = ("SpellPlaced", "SpellsPassed")
 
 #: The rule code that decides what those events record: a replay never runs it.
-DECIDERS = ((magic, "rotation_after"), (feast, "after_victims"))
+DECIDERS = (
+    (magic, "rotation_after"),
+    (feast, "after_victims"),
+    (ending, "outcome"),
+    (model, "tie"),
+)
 
 #: The frozen code that works out a version-1 event: a version-2 one never runs it.
-LEGACY = ("founded", "restarted", "placed", "victims_done")
+LEGACY = ("founded", "restarted", "placed", "victims_done", "completed")
 
 
 def played(seed: int, players: int, steps: int = 2_000, **options: Any) -> Village:
@@ -238,6 +246,33 @@ def test_vi_2_6_the_deaths_a_replay_owes_are_the_ones_recorded() -> None:
     assert rebuilt.feast_queue[0] == [starving, deaths + 1]
     assert rebuilt.feast_turn == evt.turn + 1
     assert feast.victims_awaited(rebuilt)[2]["remaining"] == deaths + 1
+
+
+def test_vi_4_1_vi_7_11_the_outcome_replays_as_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``TotemCompleted`` records the match's outcome as it keeps it (VI-7.11: no lone
+    winner in its tie field): another tie rule in the code changes no replay, and the
+    body takes the recorded outcome."""
+    match = played(1, 2, spells_a=True)
+    (done,) = named(match.pending_events, "TotemCompleted")
+    assert done.outcome == match.outcome
+    assert done.outcome == {"winner": done.winner, "tied": done.tied, "seats": done.winning_seats}
+    monkeypatch.setattr(model, "tie", lambda families: list(families))
+    assert rebuild(list(match.pending_events)).outcome == done.outcome
+    other = {"winner": None, "tied": [0, 1], "seats": [0, 1]}
+    events = [e if e is not done else with_fields(e, outcome=other) for e in match.pending_events]
+    assert rebuild(events).outcome == other
+
+
+def test_vi_7_11_a_version_1_lone_winner_in_tied_is_no_tie() -> None:
+    """A ``TotemCompleted`` recorded before VI-7.11 holds a lone winner in ``tied``; upcast,
+    it is worked out by that release's code: no tie."""
+    match = played(1, 2, spells_a=True)
+    loaded = as_release_1(match)
+    (done,) = named(loaded, "TotemCompleted")
+    assert done.outcome is None and done.winner is not None
+    older = with_fields(done, tied=[done.winner])
+    rebuilt = rebuild([e if e is not done else older for e in loaded])
+    assert rebuilt.outcome == {"winner": done.winner, "tied": [], "seats": done.winning_seats}
 
 
 # ---- events stored by the previous release (version 1) -------------------------------------
