@@ -8,11 +8,14 @@ deadline), and stops while a decision is owed. A command or a timer firing answe
 decision, then advances again.
 
 Command methods check the rules and raise a ``DomainError`` naming the rule; only then
-do they trigger events. Every outcome (each child's sex, each claim, each victim, every
-default applied at a deadline) is computed in the command layer and recorded in an
-event; event bodies only apply what the event says, deriving from the state nothing but
-what follows from it alone (who acts next, what ageing makes of each member), so a replay
-can never come out differently.
+do they trigger events. Every consequence (each child's sex, each claim, each victim,
+every default applied at a deadline, who places or chooses next, what ageing makes of
+each member, the poles a family starts with, the outcome) is decided in the command
+layer and recorded in an event; event bodies only apply what the event says, so that
+changing a rule's code cannot change how a stored match replays. An event class whose
+fields grew is version 2 (``class_version``): an event stored before it is upcast with
+the new fields None, and its body works them out with the frozen code of the release
+that stored it (:mod:`~domain.village.legacy`).
 
 The checks and outcomes of each phase are functions of their own, which read the match
 and never change it: :mod:`~domain.village.arrangement` (phase 1),
