@@ -58,6 +58,9 @@ DECIDERS = (
     (model, "tie"),
 )
 
+#: The kit's constants the commands record (VI-1.3, VI-2.1): a replay never reads them.
+KIT = ("START_POLE", "RESTART_POLE")
+
 #: The frozen code that works out a version-1 event: a version-2 one never runs it.
 LEGACY = ("founded", "restarted", "placed", "victims_done", "completed")
 
@@ -85,10 +88,13 @@ def named(events: list[Any], name: str) -> list[Any]:
 
 def replays_without_rule_code(match: Village, monkeypatch: pytest.MonkeyPatch) -> None:
     """Rebuild ``match`` from its events with every decider and every version-1
-    derivation replaced by code that fails: the same state, to the last field."""
+    derivation replaced by code that fails, and another kit: the same state, to the
+    last field."""
     with monkeypatch.context() as patched:
         for module, name in DECIDERS:
             patched.setattr(module, name, failing)
+        for name in KIT:
+            patched.setattr(village_match, name, 99)
         for name in LEGACY:
             patched.setattr(legacy, name, failing)
         rebuilt = rebuild(list(match.pending_events))
@@ -162,6 +168,8 @@ def test_vi_1_3_vi_2_1_a_new_and_a_restarted_pole_replay_as_recorded(
 def test_vi_2_2_placing_and_passing_record_where_the_rotation_goes_on(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """``spells_a``: a pass moves the rotation on like a placement; each event records
+    where it goes on, and another rotation in the code changes no replay."""
     match, stamps = new_village(3, spells_a=True)
     drive_to_placing(match, stamps, {0: ["girls", "boys"], 1: ["lack"], 2: ["twins"]})
     act(match, stamps, PassSpells(0))  # start family 0 passes, losing both
@@ -173,8 +181,7 @@ def test_vi_2_2_placing_and_passing_record_where_the_rotation_goes_on(
         ("SpellPlaced", 1, 2),
         ("SpellPlaced", 2, 0),
     ]
-    # Another rotation in the code (say, counter-clockwise) changes no replay: each event
-    # puts the rotation where it says.
+    # Counter-clockwise in the code: each event still puts the rotation where it says.
     monkeypatch.setattr(magic, "rotation_after", lambda m, f: (f - m.start_family - 1) % 3)
     for upto, evt in enumerate(match.pending_events, start=1):
         if type(evt).__name__ in PLACING:
@@ -297,8 +304,10 @@ def test_events_of_version_1_upcast_replay_and_verify_as_before(match: Village) 
 
 
 def test_vi_5_1_the_new_fields_show_no_hidden_spell(match: Village) -> None:
-    """What the new fields say is public (whose turn it is to place); an event of
-    version 1 is shown as it was recorded, without them or the upcaster's mark."""
+    """What the new fields say is public (where the placing rotation stands, a pole,
+    the deaths still owed, the outcome) and a player sees them as recorded, while
+    another family's placed spell stays hidden; an event of version 1 is shown as it
+    was recorded, without them or the upcaster's mark."""
     for events in (list(match.pending_events), as_release_1(match)):
         rebuilt = rebuild(events)
         for evt in events:
