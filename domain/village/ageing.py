@@ -1,9 +1,9 @@
 """Phase 7, generation change (VI-2.8): everyone ages one step, but each revealed
 ``youth`` spell spares one person of its cottage, whom the family chooses.
 
-The ageing itself is the ``Aged`` event's to apply (with :func:`domain.village.model.aged`);
-here are the decisions before it: which families owe one, how many each cottage must and
-may spare, and the check of a family's choice.
+Here are the decisions before it (which families owe one, how many each cottage must
+and may spare, the check of a family's choice) and the generation change itself, worked
+out whole for the ``Aged`` event to record (:func:`generation`).
 """
 
 from __future__ import annotations

@@ -76,6 +76,11 @@ class Outcome(NamedTuple):
     winner: int | None
     winning_seats: list[int]
 
+    def kept(self) -> dict[str, Any]:
+        """The match's outcome as it keeps it and its views show it (VI-7.11: the tie
+        field empty unless two or more families are tied), recorded by the event."""
+        return {"winner": self.winner, "tied": list(self.tied), "seats": list(self.winning_seats)}
+
 
 def outcome(match: Village, among: list[int]) -> Outcome:
     """VI-4.1: a family with 6 pieces wins; several: the largest family, then the most

@@ -95,6 +95,19 @@ def victims_awaited(match: Village) -> tuple[str, list[int], dict[str, Any]]:
     return "victims", [starving], {"starving": starving, "deaths": deaths, "elders": False}
 
 
+def after_victims(match: Village, count: int) -> tuple[list[list[int]], int]:
+    """What ``count`` victims chosen for the first starving family leave, as the
+    ``VictimsChosen`` event records it: the starving families still owed deaths
+    (``[family, deaths]``, in turn order), and how many victims the others have chosen
+    for the first of them (``feast_a``, one each in turn: 0 once its deaths are all
+    taken, the next starving family's choosers starting again from the first)."""
+    (starving, deaths), *rest = match.feast_queue
+    owed = [list(q) for q in rest]
+    if deaths > count:
+        return [[starving, deaths - count], *owed], match.feast_turn + 1
+    return owed, 0
+
+
 def victims_kind(options: Options) -> str:
     """The kind of decision a family answers with victims: named in secret under
     ``feast_b``, chosen openly otherwise."""

@@ -18,6 +18,9 @@ START_KIT: dict[str, int] = {
     "elder": 1,
 }
 START_BIRDS = 6
+#: The pieces of a starting family's totem pole (VI-1.3) and of a restarted one's (VI-2.1).
+START_POLE = 1
+RESTART_POLE = 1
 RESTART_KIT: dict[str, int] = {
     "young_woman": 1,
     "young_man": 1,

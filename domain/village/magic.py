@@ -79,6 +79,13 @@ def next_placer(match: Village) -> int | None:
     return None
 
 
+def rotation_after(match: Village, family: int) -> int:
+    """Where the placing rotation goes on once ``family`` has placed or passed (VI-2.2):
+    with the family after it in turn order, counted from the start player. The
+    ``SpellPlaced`` and ``SpellsPassed`` events record it."""
+    return (family - match.start_family + 1) % match.family_count
+
+
 def check_target(family_count: int, target_family: int, cottage: int) -> None:
     """A spell goes on a cottage that exists, of any family."""
     if not 0 <= target_family < family_count or not 0 <= cottage < COTTAGES:

@@ -8,11 +8,14 @@ deadline), and stops while a decision is owed. A command or a timer firing answe
 decision, then advances again.
 
 Command methods check the rules and raise a ``DomainError`` naming the rule; only then
-do they trigger events. Every outcome (each child's sex, each claim, each victim, every
-default applied at a deadline) is computed in the command layer and recorded in an
-event; event bodies only apply what the event says, deriving from the state nothing but
-what follows from it alone (who acts next, what ageing makes of each member), so a replay
-can never come out differently.
+do they trigger events. Every consequence (each child's sex, each claim, each victim,
+every default applied at a deadline, who places or chooses next, what ageing makes of
+each member, the poles a family starts with, the outcome) is decided in the command
+layer and recorded in an event; event bodies only apply what the event says, so that
+changing a rule's code cannot change how a stored match replays. An event class whose
+fields grew is version 2 (``class_version``): an event stored before it is upcast with
+the new fields None, and its body works them out with the frozen code of the release
+that stored it (:mod:`~domain.village.legacy`).
 
 The checks and outcomes of each phase are functions of their own, which read the match
 and never change it: :mod:`~domain.village.arrangement` (phase 1),
@@ -73,7 +76,14 @@ from domain.village.commands import (
     SubmitPlacements,
 )
 from domain.village.commitments import SECRET_BYTES
-from domain.village.founding import START_BIRDS, START_KIT, families_for, restart_kit
+from domain.village.founding import (
+    RESTART_POLE,
+    START_BIRDS,
+    START_KIT,
+    START_POLE,
+    families_for,
+    restart_kit,
+)
 from domain.village.model import COTTAGES, ELDER, SPELL_PHASE, Counts, Person
 from domain.village.options import Options
 from domain.village.phases import (
@@ -111,6 +121,114 @@ class Village(MatchAggregate):
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             fill_in(state, "cottages", "newcomers")
+
+    class Founded(MatchAggregate.Event):
+        """The match starts (VI-1.3): ``families`` families, played by the seats
+        ``owners``, each with ``members``, ``birds`` birds and a totem pole of ``pole``
+        pieces."""
+
+        class_version = 2
+        families: int
+        owners: list[int]
+        members: dict[str, int]
+        birds: int
+        stamp: dict[str, Any]
+        pole: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "pole")
+
+    class RoundBegan(MatchAggregate.Event):
+        """Round ``round`` begins with ``start_family`` (VI-2); the wiped-out families
+        ``restarts`` restart with ``members``, ``birds`` birds and a pole of ``pole``
+        pieces (VI-2.1, VI-7.2)."""
+
+        class_version = 2
+        round: int
+        start_family: int
+        restarts: list[int]
+        members: dict[str, int]
+        birds: int
+        stamp: dict[str, Any]
+        pole: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "pole")
+
+    class SpellPlaced(MatchAggregate.Event):
+        """A spell placed face down (VI-2.2) at board ``position``; ``place_next``: where
+        the placing rotation goes on after it, counted in turn order from the start
+        player."""
+
+        class_version = 2
+        family: int
+        position: int
+        target_family: int
+        cottage: int
+        chit: str
+        spell: str
+        salt: str
+        by_default: bool
+        stamp: dict[str, Any]
+        place_next: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "place_next")
+
+    class SpellsPassed(MatchAggregate.Event):
+        """``spells_a``: a family passes and loses the ``lost`` spells it has left
+        (VI-2.2); ``place_next`` as in ``SpellPlaced``."""
+
+        class_version = 2
+        family: int
+        lost: int
+        stamp: dict[str, Any]
+        place_next: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "place_next")
+
+    class VictimsChosen(MatchAggregate.Event):
+        """``family`` chose ``victims`` of the ``starving`` family (VI-2.6, ``feast_a``).
+        ``owed``: the starving families still owed deaths after it, ``[family, deaths]``
+        each, in turn order; ``turn``: how many victims the others have chosen so far
+        for the first of them (``feast_a``: who chooses next follows from it)."""
+
+        class_version = 2
+        starving: int
+        family: int
+        victims: list[dict[str, Any]]
+        by_default: bool
+        stamp: dict[str, Any]
+        owed: list[list[int]] | None
+        turn: int | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "owed", "turn")
+
+    class TotemCompleted(MatchAggregate.Event):
+        """The match is won or drawn (VI-4): among the ``contenders`` with 6 pieces, by
+        ``sizes`` then ``birds``, the ``winner`` (None when ``tied``, VI-7.11) and the
+        ``winning_seats`` (VI-4.2, VI-7.1). ``outcome``: the match's outcome as it keeps
+        it, ``{"winner", "tied", "seats"}``."""
+
+        class_version = 2
+        contenders: list[int]
+        sizes: list[int]
+        birds: list[int]
+        tied: list[int]
+        winner: int | None
+        winning_seats: list[int]
+        outcome: dict[str, Any] | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            fill_in(state, "outcome")
 
     # ---- creation ----------------------------------------------------------------
 
@@ -300,10 +418,11 @@ class Village(MatchAggregate):
             members=model.counts(START_KIT),
             birds=START_BIRDS,
             stamp=stamp.to_dict(),
+            pole=START_POLE,
         )
         self._advance(stamp)
 
-    @event("Founded")
+    @event(Founded)
     def _founded(
         self,
         families: int,
@@ -311,6 +430,8 @@ class Village(MatchAggregate):
         members: dict[str, int],
         birds: int,
         stamp: dict[str, Any],
+        pole: int | None,
+        upcast: list[str] | None = None,
     ) -> None:
         n = families
         self.family_count = n
@@ -318,7 +439,11 @@ class Village(MatchAggregate):
         self.pool = [dict(members) for _ in range(n)]
         self.newcomers = [[model.empty() for _ in range(COTTAGES)] for _ in range(n)]
         self.birds = [birds] * n
-        self.poles = [1] * n
+        if unrecorded(upcast, pole=pole):
+            legacy.founded(self)
+        else:
+            assert pole is not None
+            self.poles = [pole] * n
         self.wiped = [False] * n
         self.status = MatchStatus.PLAYING
         self.stage = "round"
@@ -425,9 +550,10 @@ class Village(MatchAggregate):
             members=model.counts(kit),
             birds=birds,
             stamp=stamp.to_dict(),
+            pole=RESTART_POLE,
         )
 
-    @event("RoundBegan")
+    @event(RoundBegan)
     def _round_began(
         self,
         round: int,
@@ -436,6 +562,8 @@ class Village(MatchAggregate):
         members: dict[str, int],
         birds: int,
         stamp: dict[str, Any],
+        pole: int | None,
+        upcast: list[str] | None = None,
     ) -> None:
         self.round = round
         self.start_family = start_family
@@ -448,7 +576,11 @@ class Village(MatchAggregate):
             self.newcomers[f] = [model.empty() for _ in range(COTTAGES)]
             self.pool[f] = dict(members)
             self.birds[f] = birds
-            self.poles[f] = 1
+            if unrecorded(upcast, pole=pole):
+                legacy.restarted(self, f)
+            else:
+                assert pole is not None
+                self.poles[f] = pole
             self.wiped[f] = False
         self._tick(stamp)
 
@@ -595,9 +727,10 @@ class Village(MatchAggregate):
             salt=salt,
             by_default=by_default,
             stamp=stamp.to_dict(),
+            place_next=magic.rotation_after(self, cmd.family),
         )
 
-    @event("SpellPlaced")
+    @event(SpellPlaced)
     def _spell_placed(
         self,
         family: int,
@@ -609,19 +742,37 @@ class Village(MatchAggregate):
         salt: str,
         by_default: bool,
         stamp: dict[str, Any],
+        place_next: int | None,
+        upcast: list[str] | None = None,
     ) -> None:
-        self._put(family, target_family, cottage, chit, spell, salt)
-        self.place_next = (family - self.start_family + 1) % self.family_count
+        self._put(family, position, target_family, cottage, chit, spell, salt)
+        self._placing_moved(family, place_next, upcast)
         self._answered(family)
         self._tick(stamp)
 
+    def _placing_moved(self, family: int, place_next: int | None, upcast: list[str] | None) -> None:
+        """Event-body helper: the placing rotation goes on where the event says, or, for an
+        event recorded without it, where that release's code put it."""
+        if unrecorded(upcast, place_next=place_next):
+            legacy.placed(self, family)
+        else:
+            assert place_next is not None
+            self.place_next = place_next
+
     def _put(
-        self, family: int, target_family: int, cottage: int, chit: str, spell: str, salt: str
+        self,
+        family: int,
+        position: int,
+        target_family: int,
+        cottage: int,
+        chit: str,
+        spell: str,
+        salt: str,
     ) -> None:
         self.hands[family].remove(spell)
         self.board.append(
             {
-                "position": len(self.board),
+                "position": position,
                 "owner": family,
                 "family": target_family,
                 "cottage": cottage,
@@ -636,13 +787,23 @@ class Village(MatchAggregate):
         self._require_decision(seat, cmd.family, "place")
         magic.check_pass(self.options.spells_a)
         self._spells_passed(
-            family=cmd.family, lost=len(self.hands[cmd.family]), stamp=stamp.to_dict()
+            family=cmd.family,
+            lost=len(self.hands[cmd.family]),
+            stamp=stamp.to_dict(),
+            place_next=magic.rotation_after(self, cmd.family),
         )
 
-    @event("SpellsPassed")
-    def _spells_passed(self, family: int, lost: int, stamp: dict[str, Any]) -> None:
+    @event(SpellsPassed)
+    def _spells_passed(
+        self,
+        family: int,
+        lost: int,
+        stamp: dict[str, Any],
+        place_next: int | None,
+        upcast: list[str] | None = None,
+    ) -> None:
         self.passed[family] = True
-        self.place_next = (family - self.start_family + 1) % self.family_count
+        self._placing_moved(family, place_next, upcast)
         self._answered(family)
         self._tick(stamp)
 
@@ -679,7 +840,13 @@ class Village(MatchAggregate):
     def _placements_revealed(self, placements: list[dict[str, Any]]) -> None:
         for p in placements:
             self._put(
-                p["family"], p["target_family"], p["cottage"], p["chit"], p["spell"], p["salt"]
+                p["family"],
+                p["position"],
+                p["target_family"],
+                p["cottage"],
+                p["chit"],
+                p["spell"],
+                p["salt"],
             )
         self.submissions = [None] * self.family_count
 
@@ -805,19 +972,22 @@ class Village(MatchAggregate):
                 stamp=stamp.to_dict(),
             )
         else:
+            owed, turn = feast.after_victims(self, len(victims))
             self._victims_chosen(
                 starving=starving,
                 family=cmd.family,
                 victims=victims,
                 by_default=by_default,
                 stamp=stamp.to_dict(),
+                owed=owed,
+                turn=turn,
             )
 
     def _remove(self, family: int, victims: Sequence[Mapping[str, Any]]) -> None:
         for v in victims:
             self.cottages[family][v["cottage"]][v["kind"]] -= 1
 
-    @event("VictimsChosen")
+    @event(VictimsChosen)
     def _victims_chosen(
         self,
         starving: int,
@@ -825,18 +995,19 @@ class Village(MatchAggregate):
         victims: list[dict[str, Any]],
         by_default: bool,
         stamp: dict[str, Any],
+        owed: list[list[int]] | None,
+        turn: int | None,
+        upcast: list[str] | None = None,
     ) -> None:
         self._remove(starving, victims)
-        self._victims_done(len(victims))
+        if unrecorded(upcast, owed=owed, turn=turn):
+            legacy.victims_done(self, len(victims))
+        else:
+            assert owed is not None and turn is not None
+            self.feast_queue = [list(q) for q in owed]
+            self.feast_turn = turn
         self._answered(family)
         self._tick(stamp)
-
-    def _victims_done(self, count: int) -> None:
-        self.feast_queue[0][1] -= count
-        self.feast_turn += 1
-        if self.feast_queue[0][1] <= 0:
-            self.feast_queue.pop(0)
-            self.feast_turn = 0
 
     @event("VictimsNamed")
     def _victims_named(
@@ -994,10 +1165,11 @@ class Village(MatchAggregate):
             tied=end.tied,
             winner=end.winner,
             winning_seats=end.winning_seats,
+            outcome=end.kept(),
         )
         self._end(EndReason.COMPLETED, ending.placings(end.winning_seats, len(self.players)))
 
-    @event("TotemCompleted")
+    @event(TotemCompleted)
     def _totem_completed(
         self,
         contenders: list[int],
@@ -1006,9 +1178,14 @@ class Village(MatchAggregate):
         tied: list[int],
         winner: int | None,
         winning_seats: list[int],
+        outcome: dict[str, Any] | None,
+        upcast: list[str] | None = None,
     ) -> None:
-        # Matches recorded before VI-7.11 hold a lone winner in ``tied``: not a tie.
-        self.outcome = {"winner": winner, "tied": model.tie(tied), "seats": list(winning_seats)}
+        if unrecorded(upcast, outcome=outcome):
+            legacy.completed(self, winner, tied, winning_seats)
+        else:
+            assert outcome is not None
+            self.outcome = dict(outcome, tied=list(outcome["tied"]), seats=list(outcome["seats"]))
 
     # ---- commands ---------------------------------------------------------------------
 
