@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -99,3 +99,30 @@ def stored_event_digest(event: object) -> str:
     """Recompute the digest of an event object as loaded from the store."""
     fields = dict(vars(event))
     return event_digest(type(event).__name__, fields)
+
+
+def first_broken_link(events: Sequence[object]) -> int | None:
+    """The position (1, 2, 3 …) of the first of ``events`` (all of one aggregate's, from
+    its first, as loaded) where the chain breaks, or None when it holds: an event whose
+    version is not its position, whose digest is not the SHA-256 of its content
+    (:func:`stored_event_digest`), or whose ``prev_digest`` is not the digest of the
+    event before it (:data:`GENESIS_DIGEST` for the first). A changed, removed or
+    reordered event breaks it there; a match, a tournament and a refusal log are checked
+    alike. (``totem-replay verify`` reports more: every problem, each in words.)"""
+    previous = GENESIS_DIGEST
+    for position, evt in enumerate(events, start=1):
+        data = vars(evt)
+        digest = data.get("digest")
+        try:
+            recomputed = stored_event_digest(evt)
+        except (TypeError, ValueError):  # a field no canonical encoding holds
+            return position
+        if (
+            data.get("originator_version") != position
+            or data.get("prev_digest") != previous
+            or not isinstance(digest, str)
+            or recomputed != digest
+        ):
+            return position
+        previous = digest
+    return None

@@ -5,8 +5,9 @@ the rules and raise a :class:`~domain.kernel.errors.DomainError` without trigger
 anything, then call private ``@event`` methods whose bodies only mutate state. Those
 bodies run again, unchanged, whenever the match is rebuilt from its stored events.
 
-Every event carries the audit chain (:mod:`domain.kernel.chain`): the kernel adds
-``prev_digest`` and ``digest`` as each event is triggered, so no game has to think of it.
+Every event carries the audit chain (:mod:`domain.kernel.chain`): the kernel's chained
+base (:mod:`domain.kernel.chained`) adds ``prev_digest`` and ``digest`` as each event is
+triggered, so no game has to think of it, and signs ``MatchEnded``.
 """
 
 from __future__ import annotations
@@ -14,24 +15,18 @@ from __future__ import annotations
 import enum
 import unicodedata
 from collections.abc import Mapping
-from typing import Any, ClassVar, TypeVar
-from uuid import UUID
+from typing import Any, ClassVar
 
 from eventsourcing.domain import Aggregate, event
-from eventsourcing.domain import Snapshot as LibrarySnapshot
-from eventsourcing.utils import get_topic
 
-from domain.kernel.chain import GENESIS_DIGEST, event_digest, next_link
+from domain.kernel.chained import ChainedAggregate
 from domain.kernel.commands import Command, Start, Stop
 from domain.kernel.errors import InvalidArgument, RuleViolation
 from domain.kernel.options import DEFAULT_ABANDON_AFTER_MS
 from domain.kernel.randomness import commitment, effective_seed
-from domain.kernel.signing import Signer
-from domain.kernel.snapshots import domain_class, freeze, thaw
+from domain.kernel.snapshots import FrozenSnapshot
 from domain.kernel.stamps import ReceiveStamp
 from domain.kernel.ties import Held, stamps_of
-
-M = TypeVar("M", bound="MatchAggregate")
 
 MAX_NAME_LENGTH = 40
 MAX_ENTROPY_BYTES = 64
@@ -57,7 +52,7 @@ class EndReason(enum.Enum):
     STOPPED = "stopped"
 
 
-class MatchAggregate(Aggregate):
+class MatchAggregate(ChainedAggregate):
     """What every match has: options, a committed seed, seats, a status and a result.
 
     Subclasses set ``GAME``, ``MIN_PLAYERS``, ``PLAYERS_RULE``, ``START_RULE`` and
@@ -78,14 +73,9 @@ class MatchAggregate(Aggregate):
     #: ended: the game's rules that say so.
     END_RULES: ClassVar[Mapping[EndReason, str]] = {}
 
-    class Event(Aggregate.Event):
-        prev_digest: str
-        digest: str
-
+    class Event(ChainedAggregate.Event):
         def mutate(self, aggregate: Any) -> Any:
             agg = super().mutate(aggregate)
-            assert agg is not None
-            agg.digest = self.digest
             stamp = getattr(self, "stamp", None)
             receive = ReceiveStamp.from_dict(stamp).receive if isinstance(stamp, dict) else 0
             if receive:
@@ -100,7 +90,7 @@ class MatchAggregate(Aggregate):
 
     class MatchEnded(Event):
         """Every match's last event, however it ended (:func:`is_final`): the one event
-        the kernel signs as it is triggered (:meth:`trigger_event`), each game's own
+        the kernel signs as it is triggered (:meth:`signs`), each game's own
         ``MatchEnded`` deriving from this one. ``signature`` and ``public_key`` (hex;
         empty: not signed) are outside the digest; ``statement``: why a match that did not
         complete ended (a referee's words, or the server's observation of an
@@ -117,71 +107,23 @@ class MatchAggregate(Aggregate):
     #: private key, and is given again to every match an actor takes.
     TRANSIENT: ClassVar[frozenset[str]] = frozenset({"signer", "held"})
 
-    class Snapshot(LibrarySnapshot):
+    class Snapshot(FrozenSnapshot):
         """The match's whole state at one version, as its events built it, each value
         kept with its type (:mod:`domain.kernel.snapshots`)."""
 
-        @classmethod
-        def take(cls, aggregate: Any) -> Any:
-            taken = super().take(aggregate)
-            state = {k: v for k, v in taken.state.items() if k not in aggregate.TRANSIENT}
-            object.__setattr__(taken, "state", freeze(state))
-            return taken
-
-        def mutate(self, _: None) -> Any:
-            domain_class(self.topic)  # a stored row names no class outside the domain
-            thawed = LibrarySnapshot(
-                originator_id=self.originator_id,
-                originator_version=self.originator_version,
-                timestamp=self.timestamp,
-                topic=self.topic,
-                state=thaw(self.state),
-            )
-            return thawed.mutate(None)
-
-    digest: str
     #: The receive number in the stamp of the latest event that has one
     #: (:attr:`~domain.kernel.stamps.ReceiveStamp.receive`): the last applied command's.
     last_receive: int = 0
-    #: Signs the match when it ends; given by the server (never stored, shared by copies).
-    #: None (tests, tools): the match ends unsigned.
-    signer: Signer | None = None
     #: A decision held open for simultaneous commands (:mod:`domain.kernel.ties`):
     #: only ever set between the commands of one batch of the server's actor.
     held: Held | None = None
 
-    # ---- the audit chain -------------------------------------------------------
+    # ---- the audit chain (domain.kernel.chained) ------------------------------------
 
     @classmethod
-    def _create(cls: type[M], event_class: Any, *, id: UUID | None = None, **kwargs: Any) -> M:
-        originator_id = id if id is not None else cls.create_id()
-        timestamp = event_class.create_timestamp()
-        fields = dict(
-            kwargs,
-            originator_topic=get_topic(cls),
-            originator_id=originator_id,
-            originator_version=cls.INITIAL_VERSION,
-            timestamp=timestamp,
-            prev_digest=GENESIS_DIGEST,
-        )
-        digest = event_digest(event_class.__name__, fields)
-        return super()._create(
-            event_class,
-            id=originator_id,
-            timestamp=timestamp,
-            prev_digest=GENESIS_DIGEST,
-            digest=digest,
-            **kwargs,
-        )
-
-    def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
-        timestamp, digest = next_link(event_class, self.id, self.digest, self.version + 1, kwargs)
-        if issubclass(event_class, MatchAggregate.MatchEnded) and self.signer is not None:
-            # The one place a match ends: signed in the same event, so in the same save.
-            kwargs.update(self.signer.signature_fields(self.id, self.version + 1, digest))
-        super().trigger_event(
-            event_class, timestamp=timestamp, prev_digest=self.digest, digest=digest, **kwargs
-        )
+    def signs(cls, event_class: type) -> bool:
+        """``MatchEnded`` is the event the kernel signs: every game's ends a match."""
+        return issubclass(event_class, MatchAggregate.MatchEnded)
 
     # ---- creation ----------------------------------------------------------------
 
@@ -493,8 +435,8 @@ class MatchAggregate(Aggregate):
         public_key: str = "",
         statement: str = "",
     ) -> None:
-        """``signature`` and ``public_key`` are filled in by :meth:`trigger_event` from
-        :attr:`signer`."""
+        """``signature`` and ``public_key`` are filled in as the event is triggered
+        (:meth:`ChainedAggregate.trigger_event`) from :attr:`signer`."""
         self.status = MatchStatus.ENDED
         self.end_reason = EndReason(reason)
         self.result = result

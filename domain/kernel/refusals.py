@@ -30,9 +30,8 @@ from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
-from eventsourcing.utils import get_topic
 
-from domain.kernel.chain import GENESIS_DIGEST, event_digest, next_link
+from domain.kernel.chained import ChainedAggregate
 from domain.kernel.views import Viewer
 
 #: Records kept per seat of a match (and for the referee) unless the server says
@@ -79,51 +78,25 @@ class Refusal:
         return cls(**data)
 
 
-class RefusalLog(Aggregate):
+class RefusalLog(ChainedAggregate):
     """The refused commands of one match, in receive order, each an event of a hash
-    chain; and how many more each seat had refused beyond the quota."""
+    chain (:mod:`domain.kernel.chained`, as a match's); and how many more each seat had
+    refused beyond the quota. Nothing in it is signed."""
 
-    class Event(Aggregate.Event):
-        prev_digest: str
-        digest: str
-
-        def mutate(self, aggregate: Any) -> Any:
-            log = super().mutate(aggregate)
-            assert log is not None
-            log.digest = self.digest
-            return log
+    class Event(ChainedAggregate.Event):
+        pass
 
     class Opened(Event, Aggregate.Created):
         match_id: str
         quota: int
-
-    digest: str
 
     @classmethod
     def open(cls, match_id: UUID, quota: int = DEFAULT_QUOTA) -> RefusalLog:
         """A new, empty log for ``match_id`` (saved with its first record)."""
         if quota < 0:
             raise ValueError("a quota of refusals cannot be negative")
-        log_id = refusal_log_id(match_id)
-        timestamp = cls.Opened.create_timestamp()
-        fields = dict(
-            match_id=str(match_id),
-            quota=quota,
-            originator_topic=get_topic(cls),
-            originator_id=log_id,
-            originator_version=cls.INITIAL_VERSION,
-            timestamp=timestamp,
-            prev_digest=GENESIS_DIGEST,
-        )
-        digest = event_digest(cls.Opened.__name__, fields)
         return cls._create(
-            cls.Opened,
-            id=log_id,
-            timestamp=timestamp,
-            prev_digest=GENESIS_DIGEST,
-            digest=digest,
-            match_id=str(match_id),
-            quota=quota,
+            cls.Opened, id=refusal_log_id(match_id), match_id=str(match_id), quota=quota
         )
 
     def __init__(self, match_id: str, quota: int) -> None:
@@ -135,13 +108,6 @@ class RefusalLog(Aggregate):
         self.not_kept: dict[int | None, int] = {}
         #: The highest receive number a record here holds.
         self.last_receive = 0
-
-    def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
-        """Chain each event to the one before, as a match's are."""
-        timestamp, digest = next_link(event_class, self.id, self.digest, self.version + 1, kwargs)
-        super().trigger_event(
-            event_class, timestamp=timestamp, prev_digest=self.digest, digest=digest, **kwargs
-        )
 
     def keeps(self, seat: int | None) -> bool:
         """Whether a refusal of ``seat``'s is kept (its quota is not spent)."""

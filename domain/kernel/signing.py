@@ -31,6 +31,9 @@ SIGNATURE_FIELDS = frozenset({"signature", "public_key"})
 
 #: Signatures of another purpose can never be mistaken for a match's.
 PREFIX = b"totem-arena match signature v1\n"
+#: A tournament's result sheet (its final event) is signed under its own prefix: a
+#: match's signature is never a tournament's, nor the reverse.
+TOURNAMENT_PREFIX = b"totem-arena tournament signature v1\n"
 #: The receipt's prefix: a receipt is never a match signature, nor the reverse.
 RECEIPT_PREFIX = b"totem-arena receipt v1\n"
 #: The prefix of the commitment's HMAC message: the seed's other uses (the draws, its
@@ -38,10 +41,14 @@ RECEIPT_PREFIX = b"totem-arena receipt v1\n"
 HEAD_PREFIX = b"totem-arena receipt head v1\n"
 
 
-def signed_message(match_id: UUID | str, version: int, digest: str) -> bytes:
+def signed_message(
+    match_id: UUID | str, version: int, digest: str, prefix: bytes = PREFIX
+) -> bytes:
     """The exact bytes the server signs: a fixed prefix, then the match id (canonical
-    text), the version of ``MatchEnded`` and its digest (hex), one per line."""
-    return PREFIX + f"{UUID(str(match_id))}\n{version}\n{digest.lower()}".encode()
+    text), the version of ``MatchEnded`` and its digest (hex), one per line. A tournament
+    is signed the same way under :data:`TOURNAMENT_PREFIX`, its id in place of the
+    match's and its final event's version and digest."""
+    return prefix + f"{UUID(str(match_id))}\n{version}\n{digest.lower()}".encode()
 
 
 def head_commitment(seed: bytes, match_id: UUID | str, version: int, digest: str) -> bytes:
@@ -86,9 +93,12 @@ class Signer:
     def __copy__(self) -> Signer:
         return self
 
-    def signature_fields(self, match_id: UUID, version: int, digest: str) -> dict[str, str]:
-        """The fields ``MatchEnded`` records: signature and public key, in hex."""
+    def signature_fields(
+        self, match_id: UUID, version: int, digest: str, prefix: bytes = PREFIX
+    ) -> dict[str, str]:
+        """The fields ``MatchEnded`` records (or another aggregate's final event, under
+        its own ``prefix``): signature and public key, in hex."""
         return {
-            "signature": self.sign(signed_message(match_id, version, digest)).hex(),
+            "signature": self.sign(signed_message(match_id, version, digest, prefix)).hex(),
             "public_key": self.public_key.hex(),
         }

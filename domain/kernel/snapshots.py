@@ -16,6 +16,9 @@ store can name no other class to be instantiated.
 A snapshot holds nothing the events do not: every attribute of a match is set by its
 events' bodies, and the attributes that are not (:attr:`MatchAggregate.TRANSIENT`, the
 server's signer, which holds its private key) are left out.
+
+:class:`FrozenSnapshot` is that snapshot; each kind of aggregate names its own subclass
+(``MatchAggregate.Snapshot``, ``Tournament.Snapshot``), whose topic the store records.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import dataclasses
 import enum
 from typing import Any
 
+from eventsourcing.domain import Snapshot as LibrarySnapshot
 from eventsourcing.utils import get_topic, resolve_topic
 
 #: The key that marks a JSON object as an encoded value rather than a plain dictionary.
@@ -108,3 +112,28 @@ def domain_class(topic: str) -> type:
     if not isinstance(cls, type):
         raise SnapshotError(f"a snapshot names {topic!r}, which is not a class")
     return cls
+
+
+class FrozenSnapshot(LibrarySnapshot):
+    """An aggregate's whole state at one version, as its events built it, each value
+    kept with its type (:func:`freeze`), without the attributes its class calls
+    ``TRANSIENT``."""
+
+    @classmethod
+    def take(cls, aggregate: Any) -> Any:
+        taken = super().take(aggregate)
+        transient: frozenset[str] = getattr(aggregate, "TRANSIENT", frozenset())
+        state = {k: v for k, v in taken.state.items() if k not in transient}
+        object.__setattr__(taken, "state", freeze(state))
+        return taken
+
+    def mutate(self, _: None) -> Any:
+        domain_class(self.topic)  # a stored row names no class outside the domain
+        thawed = LibrarySnapshot(
+            originator_id=self.originator_id,
+            originator_version=self.originator_version,
+            timestamp=self.timestamp,
+            topic=self.topic,
+            state=thaw(self.state),
+        )
+        return thawed.mutate(None)

@@ -1,10 +1,14 @@
-"""Tournament pairing and standings: pure rules, no I/O (docs/tournaments.md, TO-x.y).
+"""Tournaments: pure rules, no I/O (docs/tournaments.md, TO-x.y).
 
-Given the entrants in seed order, the results and rulings so far, and who withdrew, these
-functions say who sits where in a round and why, and how the entrants stand. The
-tournament aggregate records their answers in its events; anyone can recompute them.
+Given the entrants in seed order, the results and rulings so far, and who withdrew, the
+pairing and standings functions say who sits where in a round and why, and how the
+entrants stand. The tournament aggregate (:class:`Tournament`) records their answers in
+its events, chained and signed like a match's; anyone can recompute them
+(:mod:`domain.tournament.sheet`).
 """
 
+from domain.tournament.aggregate import Tournament
+from domain.tournament.duplicate import duplicate_seed
 from domain.tournament.elimination import (
     bracket_order,
     bracket_size,
@@ -39,6 +43,7 @@ from domain.tournament.standings import (
     standings,
 )
 from domain.tournament.swiss import pair_swiss, swiss_ranking
+from domain.tournament.verdicts import Penalise, ReplaceWith, ReplayFrom, RulingKind, Stands
 
 __all__ = [
     "BYE_POINTS",
@@ -47,16 +52,23 @@ __all__ = [
     "Bye",
     "Format",
     "MatchResult",
+    "Penalise",
     "Penalty",
     "ReplaceResult",
+    "ReplaceWith",
+    "ReplayFrom",
     "Round",
     "Ruling",
+    "RulingKind",
     "Standing",
+    "Stands",
     "Table",
     "TieBreak",
+    "Tournament",
     "bracket_order",
     "bracket_size",
     "default_rounds",
+    "duplicate_seed",
     "effective_results",
     "elimination_rounds",
     "pair_round",
