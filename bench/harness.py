@@ -286,31 +286,6 @@ def serving(
             running.stop()
 
 
-@contextlib.asynccontextmanager
-async def in_process(env: Mapping[str, str], limits: Any = None) -> AsyncIterator[Any]:
-    """``server.serve.start`` in this process on a loopback port, with a signing key of
-    its own and this run's organiser; ``limits`` default to no bound on any client."""
-    from server.limits import Limits
-    from server.serve import start
-
-    if limits is None:
-        limits = Limits(
-            commands_per_second=1e9,
-            command_burst=10**9,
-            streams_per_connection=10**6,
-            streams_per_address=10**6,
-        )
-    with tempfile.TemporaryDirectory() as keys:
-        env = {**env, "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN}
-        running = await start(
-            "127.0.0.1:0", env, limits=limits, key_file=str(Path(keys) / "server.key")
-        )
-        try:
-            yield running
-        finally:
-            await running.stop(grace=None)
-
-
 def arguments(doc: str | None, store: bool = True, root: bool = True) -> argparse.ArgumentParser:
     """A script's options, described by its docstring's first paragraph, and the shared
     ones: ``--store`` and ``--dsn``; with ``root``, for ``totem serve`` in a process,
