@@ -4,16 +4,15 @@ connection favoured, and how are simultaneous grabs drawn (JS-4.2a)?
 ``--clients`` contender processes, a connection each, grab in an inward-arrows race
 (JS-6.1) at a shared start plus an offset: all at once (0), or in a drawn order ``d`` ms
 apart (``--offsets``); every seat and ``--watchers`` spectators watch the match, and the
-seats rotate between the contenders so that a seat's bias is told from a connection's.
-A contender waits for its send time asleep under SCHED_FIFO where it may (the contenders
+seats rotate between the contenders so that a seat's bias is told from a connection's. A
+contender waits for its send time asleep under SCHED_FIFO where it may (the contenders
 wake in the random order the start signal reached them), else spinning. ``--via act``
 sends each grab as an Act call; ``--via play`` as a message on a Play stream opened before
-the race. Send times and the server's stamps share CLOCK_MONOTONIC. ``--bare`` races
-against a grpc.aio server that only stamps as totem serve does (the floor);
-``--server-env`` sets the server's environment (``GRPC_EXPERIMENTS`` to compare gRPC's
-listeners). Targets: stamp order = send order in 95% of the races at offsets of 1 ms or
-more; no seat or connection bias over 600 races at offset 0 (chi-square p > 0.01);
-median stamp spread at most twice the median send spread at offset 0.
+the race. Send times and the server's stamps share CLOCK_MONOTONIC. ``--server-env`` sets
+the server's environment (``GRPC_EXPERIMENTS`` to compare gRPC's listeners). Targets:
+stamp order = send order in 95% of the races at offsets of 1 ms or more; no seat or
+connection bias over 600 races at offset 0 (chi-square p > 0.01); median stamp spread at
+most twice the median send spread at offset 0.
 """
 
 from __future__ import annotations
@@ -29,12 +28,8 @@ import multiprocessing.connection
 import os
 import random
 import statistics
-import struct
-import subprocess
-import sys
 import time
-import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -61,12 +56,7 @@ from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
 ACT, PLAY = "act", "play"
-#: The bare server's answer: the receive sequence and CLOCK_MONOTONIC.
-STAMP = struct.Struct("<qq")
-BARE_ACT, BARE_PLAY = "/totem.v1.MatchService/Act", "/totem.v1.MatchService/Play"
 MARGIN_NS, SPIN_NS = 15_000_000, 200_000
-#: Races against the bare server are read this long after their last send.
-BARE_SETTLE_NS = 20_000_000
 
 
 @dataclass
@@ -146,9 +136,7 @@ def child_main(*args: Any) -> None:
     asyncio.run(_child(*args))
 
 
-async def _child(
-    index: int, address: str, bare: bool, conn: Any, fifo: bool, via: str, watchers: int
-) -> None:
+async def _child(index: int, address: str, conn: Any, fifo: bool, via: str, watchers: int) -> None:
     """A contender (``index`` >= 0: grabs when told) or the spectators (-1: ``watchers``
     Watch streams on each match)."""
     import grpc
@@ -158,20 +146,11 @@ async def _child(
     channel = grpc.aio.insecure_channel(address)
     await asyncio.wait_for(channel.channel_ready(), STEP_TIMEOUT)
     stub = match_service_pb2_grpc.MatchServiceStub(channel)
-    act, play = stub.Act, stub.Play
-    # To the bare server, a request of a real grab's size (match id, version, token),
-    # answered with a packed stamp.
-    request = ms.ActRequest(match_id=str(uuid.uuid4()), seen_version=7, jungle_speed=GRAB)
-    metadata = bearer(str(uuid.uuid4()) + "x" * 7)
-    if bare:
-        act = channel.unary_unary(BARE_ACT, ms.ActRequest.SerializeToString)
-        play = channel.stream_stream(BARE_PLAY, ms.PlayRequest.SerializeToString)
     libc = ctypes.CDLL(None, use_errno=True) if fifo else None
     if libc is not None:
         libc.prctl(29, 1, 0, 0, 0)  # PR_SET_TIMERSLACK: 1 ns
     followers: list[Follower] = []
     stream: Any = None
-    seat = 0
     conn.send(("ready", None))
     try:
         while (message := await asyncio.to_thread(conn.recv))[0] != "stop":
@@ -200,17 +179,13 @@ async def _child(
                     conn.send(("reached", None))
                 elif kind == "arm":  # the race's stream, then a call of its own
                     version = rest[0]
-                    if not bare:
-                        await followers[0].reach(version)
-                        request = ms.ActRequest(
-                            match_id=match_id, seen_version=version, jungle_speed=GRAB
-                        )
+                    await followers[0].reach(version)
+                    request = ms.ActRequest(
+                        match_id=match_id, seen_version=version, jungle_speed=GRAB
+                    )
                     if via == PLAY:
-                        stream = await open_play(play, metadata)
-                    if bare:  # armed in a fresh order: the last call is not by habit
-                        await act(request, metadata=metadata, timeout=STEP_TIMEOUT)
-                    else:
-                        await stub.GetServerKey(ms.GetServerKeyRequest(), timeout=STEP_TIMEOUT)
+                        stream = await open_play(stub.Play, metadata)
+                    await stub.GetServerKey(ms.GetServerKeyRequest(), timeout=STEP_TIMEOUT)
                     conn.send(("armed", None))
                 elif kind == "go":
                     gc.disable()
@@ -221,28 +196,20 @@ async def _child(
                             round_trip(stream, ms.PlayRequest(act=request))
                         )
                     else:
-                        call = act(request, metadata=metadata, timeout=STEP_TIMEOUT)
+                        call = stub.Act(request, metadata=metadata, timeout=STEP_TIMEOUT)
                     await asyncio.sleep(0)  # the request handed to gRPC's core
                     if libc is not None:
                         os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
                     answer = await call
                     times = (index, seat, sent, time.monotonic_ns())
                     gc.enable()
-                    if bare:
-                        done = Grab(*times, *STAMP.unpack(answer))
-                    else:
-                        done = own_grab(times, answer.applied if via == PLAY else answer)
-                        await followers[0].reach(done.version)  # the race is over for it
-                        await followers.pop().close()
-                        if via == PLAY:
-                            await close_play(stream)
-                        gc.collect()
-                    conn.send(("done", asdict(done)))
-                elif kind == "collect":  # after a bare race, once all are answered
+                    done = own_grab(times, answer.applied if via == PLAY else answer)
+                    await followers[0].reach(done.version)  # the race is over for it
+                    await followers.pop().close()
                     if via == PLAY:
                         await close_play(stream)
                     gc.collect()
-                    conn.send(("collected", None))
+                    conn.send(("done", asdict(done)))
             except Exception as error:
                 gc.enable()
                 conn.send(("error", f"{index} {kind}: {error!r}"))
@@ -274,75 +241,6 @@ def own_grab(times: tuple[int, ...], answer: Any) -> Grab:
     raise RuntimeError(f"seat {seat}: no ArrowsWon or LateGrab of its own in the answer")
 
 
-# ---- the bare server -------------------------------------------------------------------------
-
-
-async def serve_bare() -> None:
-    """grpc.aio with totem serve's listener (this module's harness import set it), switch
-    interval, queue of pending calls and arrival interceptor, answering each Act call and
-    each Play message with its stamp, nothing decoded (``python bench/race.py --serve-bare``)."""
-    import grpc
-
-    from server.limits import Limits
-    from server.serve import SWITCH_INTERVAL_S
-    from server.stamps import ArrivalStamps, Stamper
-
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
-    stamper = Stamper()
-
-    def packed(stamp: Any) -> bytes:
-        return STAMP.pack(stamp.sequence, stamp.monotonic_ns)
-
-    async def act(_request: bytes, _context: Any) -> bytes:
-        return packed(stamper.on_arrival(0))
-
-    async def play(requests: Any, context: Any) -> None:
-        # As totem serve: a task reads and stamps, the handler writes the answers.
-        answers: asyncio.Queue[bytes | None] = asyncio.Queue()
-
-        async def read() -> None:
-            async for _ in requests:
-                answers.put_nowait(packed(stamper.stamp()))
-            answers.put_nowait(None)
-
-        reader = asyncio.ensure_future(read())
-        while (answer := await answers.get()) is not None:
-            await context.write(answer)
-        await reader
-
-    options = [("grpc.so_reuseport", 0), *Limits().grpc_options()]
-    bare = grpc.aio.server(
-        interceptors=[ArrivalStamps(stamper, frozenset({BARE_ACT}))], options=options
-    )
-    handlers = {
-        "Act": grpc.unary_unary_rpc_method_handler(act),
-        "Play": grpc.stream_stream_rpc_method_handler(play),
-    }
-    bare.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler("totem.v1.MatchService", handlers),)
-    )
-    bare.add_registered_method_handlers("totem.v1.MatchService", handlers)
-    print(bare.add_insecure_port("127.0.0.1:0"), flush=True)
-    await bare.start()
-    await bare.wait_for_termination()
-
-
-@contextlib.contextmanager
-def bare_server(env: dict[str, str]) -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, __file__, "--serve-bare"],
-        env=os.environ | env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        yield f"127.0.0.1:{int(process.stdout.readline())}"
-    finally:
-        process.terminate()
-        process.wait(10)
-
-
 # ---- the coordinator ------------------------------------------------------------------------
 
 
@@ -353,10 +251,9 @@ class Children:
         context = multiprocessing.get_context("spawn")  # no gRPC state inherited
         self.pipes: dict[int, Any] = {}
         self.processes: list[Any] = []
-        watchers = 0 if args.bare else args.watchers
-        for index in [*range(args.clients), *([-1] if watchers else [])]:
+        for index in [*range(args.clients), *([-1] if args.watchers else [])]:
             self.pipes[index], theirs = context.Pipe()
-            options = (index, address, args.bare, theirs, fifo, args.via, watchers)
+            options = (index, address, theirs, fifo, args.via, args.watchers)
             self.processes.append(context.Process(target=child_main, args=options, daemon=True))
             self.processes[-1].start()
             self.gather([index])  # connected one after another
@@ -406,50 +303,39 @@ def run(args: argparse.Namespace) -> tuple[list[Race], bool]:
     rotation: dict[float, int] = {}
     fifo = fifo_allowed()
     with contextlib.ExitStack() as stack:
-        if args.bare:
-            address = stack.enter_context(bare_server(env))
-        else:
-            address = stack.enter_context(serve(args, env)).address
-            channel = stack.enter_context(grpc.insecure_channel(address))
-            stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        address = stack.enter_context(serve(args, env)).address
+        channel = stack.enter_context(grpc.insecure_channel(address))
+        stub = match_service_pb2_grpc.MatchServiceStub(channel)
         children = Children(address, args, fifo)
         stack.callback(children.stop)
         contenders, spectators = list(range(n)), [-1] if -1 in children.pipes else []
         for index, offset in enumerate(plan):
             # The order of the grabs, and the order of the start signal.
             ranks, order = rng.sample(range(n), n), rng.sample(range(n), n)
-            version = 0
-            if not args.bare:
-                key = -1.0 if index < args.warmup else offset
-                turn = rotation[key] = rotation.get(key, -1) + 1
-                seats = {c: (c + turn) % n for c in contenders}
-                created = stub.CreateMatch(create_request(arrows_options(n)), metadata=ORGANISER)
-                tokens = {}
-                for c in sorted(contenders, key=seats.__getitem__):  # seats in order (JS-1.5)
-                    tokens |= children.ask([c], "join", created.match_id, seats[c])
-                children.ask(spectators, "watch", created.match_id)
-                first = next(c for c in contenders if seats[c] == 0)
-                request = ms.ActRequest(match_id=created.match_id, jungle_speed=REVEAL)
-                revealed = stub.Act(request, metadata=bearer(tokens[first]), timeout=STEP_TIMEOUT)
-                if revealed.events[0].jungle_speed.revealed.card.kind != js.CARD_KIND_INWARD_ARROWS:
-                    raise RuntimeError("the reveal was not the inward arrows")
-                version = revealed.version
-                children.ask(spectators, "reach", version, False)
-            for c in order if not args.bare or args.via == PLAY else []:
+            key = -1.0 if index < args.warmup else offset
+            turn = rotation[key] = rotation.get(key, -1) + 1
+            seats = {c: (c + turn) % n for c in contenders}
+            created = stub.CreateMatch(create_request(arrows_options(n)), metadata=ORGANISER)
+            tokens = {}
+            for c in sorted(contenders, key=seats.__getitem__):  # seats in order (JS-1.5)
+                tokens |= children.ask([c], "join", created.match_id, seats[c])
+            children.ask(spectators, "watch", created.match_id)
+            first = next(c for c in contenders if seats[c] == 0)
+            request = ms.ActRequest(match_id=created.match_id, jungle_speed=REVEAL)
+            revealed = stub.Act(request, metadata=bearer(tokens[first]), timeout=STEP_TIMEOUT)
+            if revealed.events[0].jungle_speed.revealed.card.kind != js.CARD_KIND_INWARD_ARROWS:
+                raise RuntimeError("the reveal was not the inward arrows")
+            version = revealed.version
+            children.ask(spectators, "reach", version, False)
+            for c in order:
                 children.ask([c], "arm", version)
             start = time.monotonic_ns() + MARGIN_NS
             for c in order:  # a fresh order each time: nobody is told first by habit
                 children.pipes[c].send(("go", start + ranks[c] * int(offset * 1e6)))
-            if args.bare:  # answers read after the race: no competing with the stamping
-                settle = start + n * offset * 1e6 + BARE_SETTLE_NS - time.monotonic_ns()
-                time.sleep(max(0, settle) / 1e9)
             race = Race(offset, [Grab(**g) for _, g in sorted(children.gather(contenders).items())])
-            if args.bare:
-                children.ask(contenders, "collect")
-            else:
-                children.ask(spectators, "reach", max(g.version for g in race.grabs), True)
-                if sum(g.won for g in race.grabs) != 1:
-                    raise RuntimeError("not exactly one winner")
+            children.ask(spectators, "reach", max(g.version for g in race.grabs), True)
+            if sum(g.won for g in race.grabs) != 1:
+                raise RuntimeError("not exactly one winner")
             if index >= args.warmup:
                 races.append(race)
     return races, fifo
@@ -466,7 +352,7 @@ def counts(items: Sequence[int], n: int) -> list[int]:
     return [sum(i == c for i in items) for c in range(n)]
 
 
-def report(races: list[Race], n: int, bare: bool) -> str:
+def report(races: list[Race], n: int) -> str:
     offsets = sorted({r.offset_ms for r in races})
     rows = []
     for offset in offsets:
@@ -491,8 +377,6 @@ def report(races: list[Race], n: int, bare: bool) -> str:
         f"between successive stamps, medians, µs: "
         + ", ".join(f"{statistics.median(g) / 1000:,.0f}" for g in zip(*gaps, strict=True)),
     ]
-    if bare:
-        return "\n".join(lines)
     seat_p = chi_square_p(seats := counts([r.winner.seat for r in zero], n))
     conn_p = chi_square_p(conns := counts([r.winner.contender for r in zero], n))
     ties = [sum(g.tied for g in r.grabs) for r in zero if any(g.tied for g in r.grabs)]
@@ -526,7 +410,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--watchers", type=int, default=4, help="spectators besides the seats")
     parser.add_argument("--warmup", type=int, default=20, help="races run first, not counted")
     parser.add_argument("--seed", type=int, default=12)
-    parser.add_argument("--bare", action="store_true", help="race the bare stamping server")
     parser.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args(argv)
     if not 2 <= args.clients <= 8 or "0" not in args.offsets.split(","):
@@ -535,14 +418,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"{machine_line()}\n{args.clients} contenders via {args.via} "
         f"({'SCHED_FIFO' if fifo else 'spinning'}) against "
-        f"{'the bare stamping server' if args.bare else f'totem serve, store {args.store}'}, "
-        f"{0 if args.bare else args.watchers} spectators\n"
+        f"totem serve, store {args.store}, {args.watchers} spectators\n"
     )
-    print(report(races, args.clients, args.bare))
+    print(report(races, args.clients))
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--serve-bare"]:
-        asyncio.run(serve_bare())
-    else:
-        main()
+    main()
