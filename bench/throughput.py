@@ -9,14 +9,12 @@ the echo (its target: the game at 60% of it at 100 matches), the stream echo (a 
 command's floor) and the stored echo (an event saved through the server's group commit
 first: the floor under a committed command). Each round drives every server in turn, one
 ``--seconds`` window each; ratios are taken within a round and their medians given.
-``--against DIR`` serves the game of another tree too, in the same rounds.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import multiprocessing
 import os
 import statistics
@@ -24,7 +22,6 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from bench.harness import (
@@ -44,7 +41,7 @@ from bench.harness import (
     p50_p99,
     process_ticks,
     round_trip,
-    serving,
+    serve,
 )
 from totem.v1 import match_service_pb2 as ms
 
@@ -243,7 +240,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--via", choices=("act", "play"), default="act")
-    parser.add_argument("--against", type=Path, metavar="DIR", help="another tree's game too")
     args = parser.parse_args(argv)
     print(f"{machine_line()}\n{args.clients} client processes, store {args.store}, via {args.via}")
     header = ["matches, round, what", "commands/s", "of the echo", "latency p50 / p99 ms"]
@@ -265,19 +261,11 @@ def measure(
     matches: int, args: argparse.Namespace, echo: EchoServer, stored: EchoServer, header: list[str]
 ) -> None:
     """``--rounds`` rounds at one concurrency, on game servers fresh for it."""
-    with contextlib.ExitStack() as stack:
-        games = {
-            name: stack.enter_context(
-                serving(args.store, args.dsn, root.resolve(), SERVER_ENV, args.extra)
-            )
-            for name, root in (("game", args.root), ("--against", args.against))
-            if root is not None
-        }
+    with serve(args, SERVER_ENV) as game:
         rounds, rows = [], []
         for index in range(args.rounds):
             result = {"echo": drive(echo.address, echo.pid, "echo", matches, args)}
-            for name in list(games)[:: 1 if index % 2 == 0 else -1]:  # each first in turn
-                result[name] = drive(games[name].address, games[name].pid, args.via, matches, args)
+            result["game"] = drive(game.address, game.pid, args.via, matches, args)
             for kind, server in (("stored echo", stored), ("stream echo", echo)):
                 result[kind] = drive(server.address, server.pid, kind, matches, args)
             rows += [
@@ -287,14 +275,13 @@ def measure(
     print(f"\n{markdown_table(header, rows)}\n")
 
     def median(top: str, bottom: str) -> str:
-        ratios = [r[top].rate / r[bottom].rate for r in rounds if top in r and r[bottom].rate]
+        ratios = [r[top].rate / r[bottom].rate for r in rounds if r[bottom].rate]
         return f"{statistics.median(ratios):.2f}" if ratios else "-"
 
     print(
         f"{matches} matches, medians of the rounds' ratios: game / echo {median('game', 'echo')}, "
         f"stored echo / echo {median('stored echo', 'echo')}, game / stored echo "
         f"{median('game', 'stored echo')}, game / stream echo {median('game', 'stream echo')}"
-        + (f", game / --against {median('game', '--against')}" if args.against else "")
         + ("; target: game / echo ≥ 0.60 at 100 matches" if matches == 100 else "")
     )
 
