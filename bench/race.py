@@ -6,13 +6,13 @@ connection favoured, and how are simultaneous grabs drawn (JS-4.2a)?
 apart (``--offsets``); every seat and ``--watchers`` spectators watch the match, and the
 seats rotate between the contenders so that a seat's bias is told from a connection's. A
 contender waits for its send time asleep under SCHED_FIFO where it may (the contenders
-wake in the random order the start signal reached them), else spinning. ``--via act``
-sends each grab as an Act call; ``--via play`` as a message on a Play stream opened before
-the race. Send times and the server's stamps share CLOCK_MONOTONIC. ``--server-env`` sets
-the server's environment (``GRPC_EXPERIMENTS`` to compare gRPC's listeners). Targets:
-stamp order = send order in 95% of the races at offsets of 1 ms or more; no seat or
-connection bias over 600 races at offset 0 (chi-square p > 0.01); median stamp spread at
-most twice the median send spread at offset 0.
+wake in the random order the start signal reached them), else spinning the end.
+``--via act`` sends each grab as an Act call; ``--via play`` as a message on a Play stream
+opened before the race. Send times and the server's stamps share CLOCK_MONOTONIC. gRPC's
+listeners are compared by ``GRPC_EXPERIMENTS`` in this script's environment, which the
+server inherits. Targets: stamp order = send order in 95% of the races at offsets of 1 ms
+or more; no seat or connection bias over 600 races at offset 0 (chi-square p > 0.01);
+median stamp spread at most twice the median send spread at offset 0.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import ctypes
 import gc
 import itertools
 import multiprocessing
@@ -103,10 +102,6 @@ class Race:
 # ---- the contenders' and spectators' processes --------------------------------------------
 
 
-class _Timespec(ctypes.Structure):
-    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
-
-
 def fifo_allowed() -> bool:
     """Whether this process may raise a thread to SCHED_FIFO (root or CAP_SYS_NICE)."""
     try:
@@ -117,14 +112,13 @@ def fifo_allowed() -> bool:
     return True
 
 
-def wait_until(target_ns: int, libc: Any) -> None:
-    """Sleep to ``target_ns`` under SCHED_FIFO with no timer slack (timers of one expiry
-    wake in the order armed, and a real-time task runs as it wakes), else spin the end."""
-    if libc is not None:
+def wait_until(target_ns: int, fifo: bool) -> None:
+    """Sleep to ``target_ns`` under SCHED_FIFO where allowed (``time.sleep`` is a
+    clock_nanosleep to an absolute CLOCK_MONOTONIC time; a real-time task has no timer
+    slack and runs as it wakes), else sleep most of the way and spin the end."""
+    if fifo:
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
-        spec = _Timespec(target_ns // 1_000_000_000, target_ns % 1_000_000_000)
-        while libc.clock_nanosleep(time.CLOCK_MONOTONIC, 1, ctypes.byref(spec), None):
-            pass  # interrupted: sleep again to the same time
+        time.sleep(max(0, target_ns - time.monotonic_ns()) / 1e9)
         return
     if target_ns - time.monotonic_ns() > SPIN_NS:
         time.sleep((target_ns - time.monotonic_ns() - SPIN_NS) / 1e9)
@@ -146,9 +140,6 @@ async def _child(index: int, address: str, conn: Any, fifo: bool, via: str, watc
     channel = grpc.aio.insecure_channel(address)
     await asyncio.wait_for(channel.channel_ready(), STEP_TIMEOUT)
     stub = match_service_pb2_grpc.MatchServiceStub(channel)
-    libc = ctypes.CDLL(None, use_errno=True) if fifo else None
-    if libc is not None:
-        libc.prctl(29, 1, 0, 0, 0)  # PR_SET_TIMERSLACK: 1 ns
     followers: list[Follower] = []
     stream: Any = None
     conn.send(("ready", None))
@@ -189,7 +180,7 @@ async def _child(index: int, address: str, conn: Any, fifo: bool, via: str, watc
                     conn.send(("armed", None))
                 elif kind == "go":
                     gc.disable()
-                    wait_until(rest[0], libc)  # blocking on purpose: nothing else runs now
+                    wait_until(rest[0], fifo)  # blocking on purpose: nothing else runs now
                     sent = time.monotonic_ns()
                     if via == PLAY:
                         call = asyncio.ensure_future(
@@ -198,7 +189,7 @@ async def _child(index: int, address: str, conn: Any, fifo: bool, via: str, watc
                     else:
                         call = stub.Act(request, metadata=metadata, timeout=STEP_TIMEOUT)
                     await asyncio.sleep(0)  # the request handed to gRPC's core
-                    if libc is not None:
+                    if fifo:
                         os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
                     answer = await call
                     times = (index, seat, sent, time.monotonic_ns())
@@ -298,12 +289,11 @@ def run(args: argparse.Namespace) -> tuple[list[Race], bool]:
     plan = [o for o in offsets for _ in range(args.races if o == 0 else args.races_per_offset)]
     rng.shuffle(plan)
     plan = [0.0] * args.warmup + plan
-    env = dict(item.split("=", 1) for item in args.server_env)
     races: list[Race] = []
     rotation: dict[float, int] = {}
     fifo = fifo_allowed()
     with contextlib.ExitStack() as stack:
-        address = stack.enter_context(serve(args, env)).address
+        address = stack.enter_context(serve(args)).address
         channel = stack.enter_context(grpc.insecure_channel(address))
         stub = match_service_pb2_grpc.MatchServiceStub(channel)
         children = Children(address, args, fifo)
@@ -410,7 +400,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--watchers", type=int, default=4, help="spectators besides the seats")
     parser.add_argument("--warmup", type=int, default=20, help="races run first, not counted")
     parser.add_argument("--seed", type=int, default=12)
-    parser.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args(argv)
     if not 2 <= args.clients <= 8 or "0" not in args.offsets.split(","):
         parser.error("--clients must be 2 to 8 and --offsets must hold 0")
