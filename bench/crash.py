@@ -23,7 +23,6 @@ import contextlib
 import io
 import random
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
@@ -294,12 +293,9 @@ def main() -> None:
     failed = False
     for postgres in [None] + ([args.postgres] if args.postgres else []):
         kind = "sqlite" if postgres is None else "postgres"
-        with (
-            tempfile.TemporaryDirectory() as tmp,
-            fresh_store(kind, postgres or "", Path(tmp)) as (env, name),
-        ):
+        with fresh_store(kind, postgres or "") as (env, name, folder):
             began = time.monotonic()
-            report = asyncio.run(crash_run(env, name, args.kills, args.seed, Path(tmp)))
+            report = asyncio.run(crash_run(env, name, args.kills, args.seed, folder))
             print_report(report, time.monotonic() - began)
             failed |= not report.ok
     sys.exit(1 if failed else 0)

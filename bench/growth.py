@@ -14,10 +14,8 @@ import argparse
 import asyncio
 import multiprocessing
 import statistics
-import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from bench.harness import (
@@ -154,17 +152,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(machine_line())
     rows: list[list[Any]] = []
     base: dict[str, float] = {}
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        fresh_store(args.store, args.dsn, Path(tmp)) as (env, name),
-    ):
+    with fresh_store(args.store, args.dsn) as (env, name, folder):
         have = 0
         for size in sorted(args.sizes):
             took = grow(env, size - have, args) if size > have else 0.0
             have = size
             if args.store == "postgres":
                 analyse(env, args.dsn)
-            server = Server(env, Path(tmp))
+            server = Server(env, folder)
             try:
                 startup = server.start(timeout=600)
                 rss = server.rss_mib()

@@ -22,8 +22,6 @@ import asyncio
 import contextlib
 import gc
 import itertools
-import multiprocessing
-import multiprocessing.connection
 import os
 import random
 import statistics
@@ -37,6 +35,7 @@ from bench.harness import (
     ORGANISER,
     REVEAL,
     STEP_TIMEOUT,
+    Children,
     Follower,
     arguments,
     arrows_options,
@@ -46,6 +45,7 @@ from bench.harness import (
     create_request,
     machine_line,
     markdown_table,
+    match_stub,
     open_play,
     p50_p99,
     round_trip,
@@ -53,6 +53,10 @@ from bench.harness import (
 )
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
+from totem.v1.match_service_pb2_grpc import MatchServiceStub
+
+# isort: split
+import grpc  # after the harness, which sets totem serve's gRPC listener first
 
 ACT, PLAY = "act", "play"
 MARGIN_NS, SPIN_NS = 15_000_000, 200_000
@@ -126,20 +130,11 @@ def wait_until(target_ns: int, fifo: bool) -> None:
         pass
 
 
-def child_main(*args: Any) -> None:
-    asyncio.run(_child(*args))
-
-
-async def _child(index: int, address: str, conn: Any, fifo: bool, via: str, watchers: int) -> None:
+async def child(conn: Any, index: int, address: str, fifo: bool, via: str, watchers: int) -> None:
     """A contender (``index`` >= 0: grabs when told) or the spectators (-1: ``watchers``
     Watch streams on each match)."""
-    import grpc
-
-    from totem.v1 import match_service_pb2_grpc
-
-    channel = grpc.aio.insecure_channel(address)
+    channel, stub = match_stub(address)
     await asyncio.wait_for(channel.channel_ready(), STEP_TIMEOUT)
-    stub = match_service_pb2_grpc.MatchServiceStub(channel)
     followers: list[Follower] = []
     stream: Any = None
     conn.send(("ready", None))
@@ -212,7 +207,7 @@ async def _child(index: int, address: str, conn: Any, fifo: bool, via: str, watc
         await channel.close()
 
 
-def own_grab(times: tuple[int, ...], answer: Any) -> Grab:
+def own_grab(times: tuple[int, int, int, int], answer: Any) -> Grab:
     """The grab of seat ``times[1]`` from the events of its answer: the ArrowsWon that
     decided it (as the winner, or a contender of a tie, JS-4.2a) or its LateGrab."""
     seat = times[1]
@@ -235,93 +230,52 @@ def own_grab(times: tuple[int, ...], answer: Any) -> Grab:
 # ---- the coordinator ------------------------------------------------------------------------
 
 
-class Children:
-    """The contender processes, and the spectators' (index -1), each with a pipe."""
-
-    def __init__(self, address: str, args: argparse.Namespace, fifo: bool) -> None:
-        context = multiprocessing.get_context("spawn")  # no gRPC state inherited
-        self.pipes: dict[int, Any] = {}
-        self.processes: list[Any] = []
-        for index in [*range(args.clients), *([-1] if args.watchers else [])]:
-            self.pipes[index], theirs = context.Pipe()
-            options = (index, address, theirs, fifo, args.via, args.watchers)
-            self.processes.append(context.Process(target=child_main, args=options, daemon=True))
-            self.processes[-1].start()
-            self.gather([index])  # connected one after another
-
-    def ask(self, indexes: Sequence[int], *message: Any) -> dict[int, Any]:
-        for index in indexes:
-            self.pipes[index].send(message)
-        return self.gather(indexes)
-
-    def gather(self, indexes: Sequence[int]) -> dict[int, Any]:
-        waiting = {self.pipes[i]: i for i in indexes}
-        replies: dict[int, Any] = {}
-        while waiting:
-            ready = multiprocessing.connection.wait(list(waiting), STEP_TIMEOUT * 2)
-            if not ready:
-                raise TimeoutError(f"no reply from {sorted(waiting.values())}")
-            for conn in ready:
-                kind, payload = conn.recv()  # type: ignore[union-attr]
-                if kind == "error":
-                    raise RuntimeError(payload)
-                replies[waiting.pop(conn)] = payload  # type: ignore[index]
-        return replies
-
-    def stop(self) -> None:
-        for conn in self.pipes.values():
-            with contextlib.suppress(OSError):
-                conn.send(("stop",))
-        for process in self.processes:
-            process.join(10)
-            if process.is_alive():
-                process.terminate()
+def new_match(stub: Any, children: Children, seats: dict[int, int], spectators: list[int]) -> int:
+    """A match of the contenders at ``seats``, watched, whose first reveal is the inward
+    arrows: the version the race starts from."""
+    created = stub.CreateMatch(create_request(arrows_options(len(seats))), metadata=ORGANISER)
+    tokens: dict[int, str] = {}
+    for c in sorted(seats, key=seats.__getitem__):  # seats in order (JS-1.5)
+        tokens |= children.ask([c], "join", created.match_id, seats[c])
+    children.ask(spectators, "watch", created.match_id)
+    first = next(c for c in seats if seats[c] == 0)
+    request = ms.ActRequest(match_id=created.match_id, jungle_speed=REVEAL)
+    revealed = stub.Act(request, metadata=bearer(tokens[first]), timeout=STEP_TIMEOUT)
+    if revealed.events[0].jungle_speed.revealed.card.kind != js.CARD_KIND_INWARD_ARROWS:
+        raise RuntimeError("the reveal was not the inward arrows")
+    children.ask(spectators, "reach", revealed.version, False)
+    return int(revealed.version)
 
 
 def run(args: argparse.Namespace) -> tuple[list[Race], bool]:
     """The counted races, and whether the contenders slept under SCHED_FIFO."""
-    import grpc
-
-    from totem.v1 import match_service_pb2_grpc
-
     n, rng = args.clients, random.Random(args.seed)
     offsets = [float(o) for o in args.offsets.split(",")]
     plan = [o for o in offsets for _ in range(args.races if o == 0 else args.races_per_offset)]
     rng.shuffle(plan)
-    plan = [0.0] * args.warmup + plan
     races: list[Race] = []
     rotation: dict[float, int] = {}
     fifo = fifo_allowed()
+    contenders, spectators = list(range(n)), [-1] if args.watchers else []
     with contextlib.ExitStack() as stack:
         address = stack.enter_context(serve(args)).address
-        channel = stack.enter_context(grpc.insecure_channel(address))
-        stub = match_service_pb2_grpc.MatchServiceStub(channel)
-        children = Children(address, args, fifo)
+        stub = MatchServiceStub(stack.enter_context(grpc.insecure_channel(address)))
+        children = Children(child)
         stack.callback(children.stop)
-        contenders, spectators = list(range(n)), [-1] if -1 in children.pipes else []
-        for index, offset in enumerate(plan):
-            # The order of the grabs, and the order of the start signal.
-            ranks, order = rng.sample(range(n), n), rng.sample(range(n), n)
+        for index in contenders + spectators:
+            children.start(index, index, address, fifo, args.via, args.watchers)
+            children.gather([index])  # connected one after another
+        for index, offset in enumerate([0.0] * args.warmup + plan):
             key = -1.0 if index < args.warmup else offset
             turn = rotation[key] = rotation.get(key, -1) + 1
-            seats = {c: (c + turn) % n for c in contenders}
-            created = stub.CreateMatch(create_request(arrows_options(n)), metadata=ORGANISER)
-            tokens = {}
-            for c in sorted(contenders, key=seats.__getitem__):  # seats in order (JS-1.5)
-                tokens |= children.ask([c], "join", created.match_id, seats[c])
-            children.ask(spectators, "watch", created.match_id)
-            first = next(c for c in contenders if seats[c] == 0)
-            request = ms.ActRequest(match_id=created.match_id, jungle_speed=REVEAL)
-            revealed = stub.Act(request, metadata=bearer(tokens[first]), timeout=STEP_TIMEOUT)
-            if revealed.events[0].jungle_speed.revealed.card.kind != js.CARD_KIND_INWARD_ARROWS:
-                raise RuntimeError("the reveal was not the inward arrows")
-            version = revealed.version
-            children.ask(spectators, "reach", version, False)
+            version = new_match(stub, children, {c: (c + turn) % n for c in contenders}, spectators)
+            # The order of the grabs, and the order of the start signal.
+            ranks, order = rng.sample(range(n), n), rng.sample(range(n), n)
             for c in order:
                 children.ask([c], "arm", version)
             start = time.monotonic_ns() + MARGIN_NS
             for c in order:  # a fresh order each time: nobody is told first by habit
-                children.pipes[c].send(("go", start + ranks[c] * int(offset * 1e6)))
+                children.send([c], "go", start + ranks[c] * int(offset * 1e6))
             race = Race(offset, [Grab(**g) for _, g in sorted(children.gather(contenders).items())])
             children.ask(spectators, "reach", max(g.version for g in race.grabs), True)
             if sum(g.won for g in race.grabs) != 1:

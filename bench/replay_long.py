@@ -17,11 +17,9 @@ from __future__ import annotations
 import os
 import random
 import statistics
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from unittest import mock
 from uuid import UUID
 
@@ -254,10 +252,7 @@ def main(argv: list[str] | None = None) -> None:
     if not 2 <= args.versions <= args.events:
         parser.error("--versions must be between 2 and --events")
     print(machine_line())
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        fresh_store(args.store, args.dsn, Path(tmp)) as (env, name),
-    ):
+    with fresh_store(args.store, args.dsn) as (env, name, _):
         built = build(env, args.events, args.seed)
         print(
             f"{name}: match of {built.events:,} events, {built.own_events:,} of its own play "

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import multiprocessing
 import struct
 import time
 import uuid
@@ -24,12 +23,15 @@ from bench.harness import (
     ECHO,
     LISTEN,
     ORGANISER,
+    OWN_CONNECTION,
+    Children,
     EchoServer,
     Table,
     arguments,
     create_request,
     machine_line,
     markdown_table,
+    match_stub,
     p50_p99,
     rss_mib,
     serve,
@@ -37,8 +39,10 @@ from bench.harness import (
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
+# isort: split
+import grpc  # after the harness, which sets totem serve's gRPC listener first
+
 WATCH = "/totem.v1.MatchService/Watch"
-OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
 WATCHER_PROCESSES = 4
 #: What thousands of streams from one host, and many matches, need of the server.
 SERVER_ENV = {
@@ -50,15 +54,11 @@ SERVER_ENV = {
 }
 
 
-async def watcher(address: str, game: bool, keys: list[str], conn: Any) -> None:
-    """A watcher process: a stream per key, 100 a connection; for each message, its key,
-    its version (or, from the echo, its send time) and its arrival."""
-    import grpc
-
-    channels = [
-        grpc.aio.insecure_channel(address, options=OWN_CONNECTION)
-        for _ in range(len(keys) // 100 + 1)
-    ]
+async def watcher(conn: Any, address: str, game: bool, keys: list[str]) -> None:
+    """A watcher process: a stream per key, 100 a connection; once all are open, how
+    many, and once told the run is over, for each message its key, its version (or, from
+    the echo, its send time) and its arrival, with the first failures."""
+    channels = [match_stub(address, OWN_CONNECTION)[0] for _ in range(len(keys) // 100 + 1)]
     seen: list[tuple[str, float, float]] = []
     opened, failures = set(), []
 
@@ -81,43 +81,12 @@ async def watcher(address: str, game: bool, keys: list[str], conn: Any) -> None:
     deadline = time.monotonic() + 300
     while len(opened) < len(keys) and time.monotonic() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.1)
-    conn.send((len(opened), failures[:3]))
+    conn.send(("opened", len(opened)))
     await asyncio.to_thread(conn.recv)  # the run is over
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    conn.send((seen, failures[:3]))
-
-
-def watcher_main(address: str, game: bool, keys: list[str], conn: Any) -> None:
-    asyncio.run(watcher(address, game, keys, conn))
-
-
-class Watchers:
-    """The watcher processes, the streams of ``keys`` shared among them."""
-
-    def __init__(self, address: str, game: bool, keys: list[str]) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.children = []
-        for index in range(WATCHER_PROCESSES):
-            mine, theirs = context.Pipe()
-            args = (address, game, keys[index::WATCHER_PROCESSES], theirs)
-            self.children.append(
-                (context.Process(target=watcher_main, args=args, daemon=True), mine)
-            )
-            self.children[-1][0].start()
-
-    def opened(self) -> tuple[int, list[str]]:
-        replies = [conn.recv() for _, conn in self.children if conn.poll(330)]
-        return sum(r[0] for r in replies), [f for r in replies for f in r[1]]
-
-    def finish(self) -> tuple[list[tuple[str, float, float]], list[str]]:
-        for _, conn in self.children:
-            conn.send("done")
-        replies = [conn.recv() for _, conn in self.children if conn.poll(120)]
-        for process, _ in self.children:
-            process.join(30)
-        return [a for r in replies for a in r[0]], [f for r in replies for f in r[1]]
+    conn.send(("seen", (seen, failures[:3])))
 
 
 async def paced(rate: float, seconds: float, act: Any) -> None:
@@ -131,16 +100,12 @@ async def paced(rate: float, seconds: float, act: Any) -> None:
     await asyncio.gather(*pending)
 
 
-async def run(address: str, pid: int, game: bool, args: argparse.Namespace) -> dict:
+async def run(address: str, pid: int, game: bool, args: argparse.Namespace) -> dict[str, Any]:
     """The streams on ``totem serve`` (``game``) or the bare echo server, and what they
     cost and deliver."""
-    import grpc
-
-    from totem.v1 import match_service_pb2_grpc
-
     sent: dict[tuple[str, float], float] = {}
-    async with grpc.aio.insecure_channel(address) as channel:
-        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+    channel, stub = match_stub(address)
+    async with channel:
         await asyncio.sleep(1.0)
         out: dict[str, Any] = {"rss empty": rss_mib(pid)}
         if game:
@@ -155,8 +120,12 @@ async def run(address: str, pid: int, game: bool, args: argparse.Namespace) -> d
             keys = [table.id for table in tables]
         else:
             keys = [uuid.uuid4().bytes.hex() for _ in range(args.matches)]
-        watchers = Watchers(address, game, [keys[i % len(keys)] for i in range(args.streams)])
-        out["opened"], _ = await asyncio.to_thread(watchers.opened)
+        streams = [keys[i % len(keys)] for i in range(args.streams)]
+        watchers = Children(watcher)
+        for index in range(WATCHER_PROCESSES):
+            watchers.start(index, address, game, streams[index::WATCHER_PROCESSES])
+        opened = await asyncio.to_thread(watchers.gather, watchers.pipes, 330)
+        out["opened"] = sum(opened.values())
         await asyncio.sleep(1.0)
         out["rss streams"] = rss_mib(pid)
 
@@ -180,9 +149,13 @@ async def run(address: str, pid: int, game: bool, args: argparse.Namespace) -> d
 
         await paced(args.rate, args.seconds, act if game else echo)
         await asyncio.sleep(3.0)
-    arrivals, out["failures"] = await asyncio.to_thread(watchers.finish)
+    watchers.send(watchers.pipes, "done")
+    finished = (await asyncio.to_thread(watchers.gather, watchers.pipes, 120)).values()
+    watchers.stop()
+    arrivals = [arrival for seen, _ in finished for arrival in seen]
+    out["failures"] = [failure for _, failures in finished for failure in failures]
     if game:
-        watching = Counter(keys[i % len(keys)] for i in range(args.streams))
+        watching = Counter(streams)
         out["from send"] = [at - sent[k, v] for k, v, at in arrivals if (k, v) in sent]
         out["deliveries"] = f"{len(out['from send'])} of {sum(watching[k] for k, _ in sent)}"
     else:
@@ -209,25 +182,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     with serve(args, SERVER_ENV) as server:
         game = asyncio.run(run(server.address, server.pid, True, args))
 
-    def kib(top: str, bottom: str, count: int, side: dict = game) -> str:
+    def kib(top: str, bottom: str, count: int, side: dict[str, Any] = game) -> str:
+        """MiB at ``top``, and KiB each of ``count`` from ``bottom`` to it."""
         return f"{side[top]:.1f} ({(side[top] - side[bottom]) * 1024 / max(1, count):.1f})"
 
+    idle = kib("rss idle", "rss empty", args.idle)
+    bare_streams = kib("rss streams", "rss empty", bare["opened"], bare)
+    game_streams = kib("rss streams", "rss seated", game["opened"])
     rows = [
         ["streams open", bare["opened"], game["opened"]],
         ["deliveries", bare["deliveries"], game["deliveries"]],
         ["from send, p50 / p99 ms", *(p50_p99(r["from send"], 1e3, 1) for r in (bare, game))],
         ["RSS empty, MiB", f"{bare['rss empty']:.1f}", f"{game['rss empty']:.1f}"],
-        [
-            f"RSS with {args.idle} idle matches, MiB (KiB each)",
-            "-",
-            kib("rss idle", "rss empty", args.idle),
-        ],
+        [f"RSS with {args.idle} idle matches, MiB (KiB each)", "-", idle],
         [f"RSS with {args.matches} seated, MiB", "-", f"{game['rss seated']:.1f}"],
-        [
-            "RSS with the streams, MiB (KiB a stream)",
-            kib("rss streams", "rss empty", bare["opened"], bare),
-            kib("rss streams", "rss seated", game["opened"]),
-        ],
+        ["RSS with the streams, MiB (KiB a stream)", bare_streams, game_streams],
         ["failures", bare["failures"] or "-", game["failures"] or "-"],
     ]
     print(markdown_table(["", "bare fan-out", "totem serve"], rows))
