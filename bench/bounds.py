@@ -37,12 +37,14 @@ from bench.harness import (
     arrows_options,
     create_request,
     markdown_table,
+    match_stub,
     seated_match,
     serve,
 )
-from totem.v1 import common_pb2, match_service_pb2_grpc
+from totem.v1 import common_pb2
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
+from totem.v1.match_service_pb2_grpc import MatchServiceStub as Stub
 
 PARTS = ("grabs", "streams", "matches", "burst")
 STREAMS_PER_CHANNEL = 10
@@ -74,7 +76,7 @@ def outcome(error: grpc.aio.AioRpcError | None) -> str:
         return f"RESOURCE_EXHAUSTED ({'with' if hinted else 'without'} retry hint)"
     if error.code() is grpc.StatusCode.CANCELLED:
         return f"CANCELLED ({error.details()!r})"
-    return error.code().name
+    return str(error.code().name)
 
 
 async def status(call: Awaitable[object]) -> str:
@@ -85,9 +87,7 @@ async def status(call: Awaitable[object]) -> str:
     return "OK"
 
 
-async def decided_race(
-    stub: match_service_pb2_grpc.MatchServiceStub, players: int
-) -> tuple[str, list[Any]]:
+async def decided_race(stub: Stub, players: int) -> tuple[str, list[Any]]:
     """A match whose inward-arrows race is decided: every later grab is a late grab."""
     match_id, seats = await seated_match(stub, arrows_options(players))
     for command in (REVEAL, GRAB):
@@ -95,11 +95,11 @@ async def decided_race(
     return match_id, seats
 
 
-async def version(stub: match_service_pb2_grpc.MatchServiceStub, match_id: str) -> int:
-    return (await stub.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version
+async def version(stub: Stub, match_id: str) -> int:
+    return int((await stub.GetMatch(ms.GetMatchRequest(match_id=match_id))).summary.version)
 
 
-async def grabs(stub: match_service_pb2_grpc.MatchServiceStub, count: int) -> None:
+async def grabs(stub: Stub, count: int) -> None:
     match_id, seats = await decided_race(stub, 2)
     before, began = await version(stub, match_id), time.perf_counter()
     request = ms.ActRequest(match_id=match_id, jungle_speed=GRAB)
@@ -109,13 +109,7 @@ async def grabs(stub: match_service_pb2_grpc.MatchServiceStub, count: int) -> No
     counted(f"{title}, {written} events written", answers)
 
 
-async def slow_streams(
-    server: Server,
-    stub: match_service_pb2_grpc.MatchServiceStub,
-    streams: int,
-    events: int,
-    hold: float,
-) -> None:
+async def slow_streams(server: Server, stub: Stub, streams: int, events: int, hold: float) -> None:
     match_id, seats = await decided_race(stub, 10)
 
     async def seat(metadata: object) -> None:  # well under any rate bound
@@ -128,15 +122,10 @@ async def slow_streams(
     size = len((await stub.Watch(ms.WatchRequest(match_id=match_id)).read()).SerializeToString())
     rss_before = server.rss_mib()
     channels = [
-        grpc.aio.insecure_channel(server.address, options=NOT_READING)
-        for _ in range(-(-streams // STREAMS_PER_CHANNEL))
+        match_stub(server.address, NOT_READING) for _ in range(-(-streams // STREAMS_PER_CHANNEL))
     ]
-    calls = [
-        match_service_pb2_grpc.MatchServiceStub(channels[i // STREAMS_PER_CHANNEL]).Watch(
-            ms.WatchRequest(match_id=match_id)
-        )
-        for i in range(streams)
-    ]
+    watch = ms.WatchRequest(match_id=match_id)
+    calls = [channels[i // STREAMS_PER_CHANNEL][1].Watch(watch) for i in range(streams)]
     await asyncio.sleep(hold)
     rss_held = server.rss_mib()
 
@@ -152,7 +141,7 @@ async def slow_streams(
             return outcome(error)
 
     stands = await asyncio.gather(*(stand(c) for c in calls))
-    for channel in channels:
+    for channel, _ in channels:
         await channel.close()
     counted(
         f"{streams} Watch streams never read, of a match of {await version(stub, match_id)} "
@@ -163,9 +152,7 @@ async def slow_streams(
     )
 
 
-async def looked_at(
-    server: Server, stub: match_service_pb2_grpc.MatchServiceStub, matches: int, settle: float
-) -> None:
+async def looked_at(server: Server, stub: Stub, matches: int, settle: float) -> None:
     async def round_of() -> float:
         create = ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED)
         ids = [
@@ -187,8 +174,7 @@ async def looked_at(
 
 
 async def burst(channel: grpc.aio.Channel, count: int) -> None:
-    health = health_pb2_grpc.HealthStub(channel)
-    stub = match_service_pb2_grpc.MatchServiceStub(channel)
+    health, stub = health_pb2_grpc.HealthStub(channel), Stub(channel)
     check = health_pb2.HealthCheckRequest()
     created = await stub.CreateMatch(
         create_request(js.JungleSpeedOptions(max_players=10)), metadata=ORGANISER
@@ -204,8 +190,8 @@ async def burst(channel: grpc.aio.Channel, count: int) -> None:
 
 
 async def run(server: Server, args: argparse.Namespace) -> None:
-    async with grpc.aio.insecure_channel(server.address) as channel:
-        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+    channel, stub = match_stub(server.address)
+    async with channel:
         if "grabs" in args.parts:
             await grabs(stub, args.grabs)
         if "streams" in args.parts:

@@ -23,7 +23,6 @@ import contextlib
 import io
 import random
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
@@ -52,6 +51,12 @@ RUN_BETWEEN_KILLS_S = (0.4, 2.0)
 TIMER_MS = 150
 #: Seconds the bot tables have to stop once cancelled at the end of a run.
 STOP_TABLES_S = 30.0
+#: Each game's bot table, and its turn timer.
+TABLES: dict[str, tuple[Callable[..., Awaitable[Any]], dict[str, int]]] = {
+    "jungle_speed": (jungle_speed.play_table, {"turn_timeout_ms": 1000}),
+    "tribes": (tribes.play_table, {"turn_timeout_ms": 1000}),
+    "village": (village.play_table, {}),
+}
 
 
 @dataclass
@@ -64,10 +69,6 @@ class Report:
     timer_events_after_last_restart: int = 0
     matches_verified: int = 0
     problems: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 class Recorder:
@@ -101,10 +102,10 @@ class Recorder:
 
         def recorded_play(*args: Any, **kwargs: Any) -> Any:
             stream = play(*args, **kwargs)
-            stream.act = self.recorded(stream.act)  # type: ignore[method-assign]
+            stream.act = self.recorded(stream.act)  # type: ignore[method-assign,assignment]
             return stream
 
-        client.act = self.recorded(client.act)  # type: ignore[method-assign]
+        client.act = self.recorded(client.act)  # type: ignore[method-assign,assignment]
         client.join = recorded_join  # type: ignore[method-assign]
         client.play = recorded_play  # type: ignore[method-assign]
 
@@ -112,11 +113,7 @@ class Recorder:
 async def tables(client: Client, game: str, rng: random.Random, report: Report) -> None:
     """Bot matches of ``game``, one after the other, for ever; a table that failed while
     the server was away (its creation or a join) is started again."""
-    play_table, timer = {
-        "jungle_speed": (jungle_speed.play_table, {"turn_timeout_ms": 1000}),
-        "tribes": (tribes.play_table, {"turn_timeout_ms": 1000}),
-        "village": (village.play_table, {}),
-    }[game]
+    play_table, timer = TABLES[game]
     while True:
         try:
             await play_table(client, 2, seed=rng.randrange(1 << 30), **timer)
@@ -209,21 +206,20 @@ def check(env: Mapping[str, str], recorder: Recorder, report: Report, idle: str)
             check_answers(arena, uuid.UUID(match_id), answers, report)
         for match_id, versions in recorder.joins.items():
             last = max(e.originator_version for e in arena.events_after(uuid.UUID(match_id)))
-            for version in versions:
-                report.acknowledged_joins += 1
-                if version > last:
-                    report.problems.append(
-                        f"match {match_id}: acknowledged join at version {version} not stored"
-                    )
+            report.acknowledged_joins += len(versions)
+            report.problems += [
+                f"match {match_id}: acknowledged join at version {v} not stored"
+                for v in versions
+                if v > last
+            ]
     finally:
         arena.close()
     if report.timer_events_after_last_restart <= 0:
         report.problems.append(f"the timer of match {idle} did not fire after the last restart")
-    runner = CliRunner()
     argv = ["verify", "--all", "--json"]
     if env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
         argv = ["--db", env["SQLITE_DBNAME"], *argv]
-    verified = runner.invoke(replay_main, argv, env=dict(env))
+    verified = CliRunner().invoke(replay_main, argv, env=dict(env))
     lines = [line for line in verified.stdout.splitlines() if line.strip()]
     report.matches_verified = sum('"ok": true' in line for line in lines)
     if verified.exit_code != 0:
@@ -242,12 +238,12 @@ def check_answers(
         report.acknowledged_events += len(events)
     stored = arena.events_after(match_id)
     by_version = {e.originator_version: e for e in stored}
-    for _, events in answers:
-        for received in events:
-            if received.version not in by_version:
-                report.problems.append(
-                    f"match {match_id}: acknowledged version {received.version} is missing"
-                )
+    report.problems += [
+        f"match {match_id}: acknowledged version {received.version} is missing"
+        for _, events in answers
+        for received in events
+        if received.version not in by_version
+    ]
     match: Any = None
     for evt in stored:
         try:
@@ -259,12 +255,10 @@ def check_answers(
             )
             return
         for seat, events in ending.pop(evt.originator_version, []):
+            viewer = Viewer.player(seat)
             for received in events:
                 own = by_version.get(received.version)
-                if (
-                    own is not None
-                    and codec.match_event(match, own, Viewer.player(seat)) != received
-                ):
+                if own is not None and codec.match_event(match, own, viewer) != received:
                     report.problems.append(
                         f"match {match_id}: acknowledged version {received.version} holds "
                         "another event"
@@ -294,14 +288,11 @@ def main() -> None:
     failed = False
     for postgres in [None] + ([args.postgres] if args.postgres else []):
         kind = "sqlite" if postgres is None else "postgres"
-        with (
-            tempfile.TemporaryDirectory() as tmp,
-            fresh_store(kind, postgres or "", Path(tmp)) as (env, name),
-        ):
+        with fresh_store(kind, postgres or "") as (env, name, folder):
             began = time.monotonic()
-            report = asyncio.run(crash_run(env, name, args.kills, args.seed, Path(tmp)))
+            report = asyncio.run(crash_run(env, name, args.kills, args.seed, folder))
             print_report(report, time.monotonic() - began)
-            failed |= not report.ok
+            failed |= bool(report.problems)
     sys.exit(1 if failed else 0)
 
 

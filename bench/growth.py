@@ -14,37 +14,36 @@ import argparse
 import asyncio
 import multiprocessing
 import statistics
-import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from bench.harness import (
     GRAB,
-    ORGANISER,
     REVEAL,
     Server,
     arguments,
-    create_request,
     fresh_store,
     machine_line,
     markdown_table,
+    match_stub,
     p50_p99,
     scripted_create,
+    seated_match,
 )
+from domain.jungle_speed import JungleSpeed
+from server import codec
+from server.stamps import Stamper
+from storage.arena import Arena
 from totem.v1 import common_pb2
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
+PLAYING, ENDED = common_pb2.MATCH_STATUS_PLAYING, common_pb2.MATCH_STATUS_ENDED
+
 
 def fill(env: dict[str, str], matches: int, per_transaction: int, first: int, index: int) -> None:
     """``matches`` ended matches, logged at positions from ``first`` on."""
-    from domain.jungle_speed import JungleSpeed
-    from server import codec
-    from server.stamps import Stamper
-    from storage.arena import Arena
-
     time.sleep(2.0 * index)  # PostgreSQL refuses two processes creating its tables at once
     game, stamper = codec.codec_for("jungle_speed"), Stamper()
     options = game.options_from_request(scripted_create())
@@ -58,10 +57,8 @@ def fill(env: dict[str, str], matches: int, per_transaction: int, first: int, in
         for turn in range(72):
             match.execute(reveal, turn % 2, stamper.stamp(match.version))
         match.execute(grab, 0, stamper.stamp(match.version))
-        batch += [
-            match,
-            app.match_log.trigger_event(position, match_id=match.id, game="jungle_speed"),
-        ]
+        logged = app.match_log.trigger_event(position, match_id=match.id, game="jungle_speed")
+        batch += [match, logged]
         if len(batch) == 2 * per_transaction or position == first + matches - 1:
             app.save(*batch)
             batch = []
@@ -70,8 +67,6 @@ def fill(env: dict[str, str], matches: int, per_transaction: int, first: int, in
 
 def grow(env: dict[str, str], adding: int, args: argparse.Namespace) -> float:
     """Add ``adding`` ended matches after the log's last position: wall seconds."""
-    from storage.arena import Arena
-
     # On PostgreSQL a transaction of 1,000 matches never completed: 100 at most.
     per = min(args.per_transaction, 100) if "POSTGRES_DBNAME" in env else args.per_transaction
     workers = max(1, min(args.fill_processes, adding // per))
@@ -92,60 +87,55 @@ def analyse(env: dict[str, str], dsn: str) -> None:
 
     schema = env["POSTGRES_SCHEMA"]
     with psycopg.connect(dsn, autocommit=True) as conn:
-        for (table,) in conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = %s", (schema,)
-        ):
+        tables = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s", (schema,))
+        for (table,) in tables.fetchall():
             conn.execute(f'ANALYZE "{schema}"."{table}"')
 
 
 async def reads(address: str, calls: int) -> dict[str, list[float]]:
-    import grpc
-
-    from totem.v1 import match_service_pb2_grpc
-
-    async with grpc.aio.insecure_channel(address) as channel:
-        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+    """``calls`` calls of each read, timed in turn (s); a page's first call is not
+    counted, it warms that query up."""
+    channel, stub = match_stub(address)
+    async with channel:
         options = js.JungleSpeedOptions(max_players=2, turn_timeout_ms=0)
-        live = (await stub.CreateMatch(create_request(options), metadata=ORGANISER)).match_id
-        for seat in range(2):
-            await stub.JoinMatch(ms.JoinMatchRequest(match_id=live, name=f"p{seat}", seat=seat))
+        live, _ = await seated_match(stub, options)
         ended: list[str] = []
         token = ""
         while len(ended) < calls:
-            page = await stub.ListMatches(
-                ms.ListMatchesRequest(
-                    status=common_pb2.MATCH_STATUS_ENDED, page_size=20, page_token=token
-                )
-            )
+            request = ms.ListMatchesRequest(status=ENDED, page_size=20, page_token=token)
+            page = await stub.ListMatches(request)
             ended += [m.match_id for m in page.matches]
             if not (token := page.next_page_token):
                 break
-        requests = {
-            "ListMatches PLAYING": [
-                ms.ListMatchesRequest(status=common_pb2.MATCH_STATUS_PLAYING, page_size=20)
-            ]
-            * (calls + 1),
-            "ListMatches ENDED": [
-                ms.ListMatchesRequest(status=common_pb2.MATCH_STATUS_ENDED, page_size=20)
-            ]
-            * (calls + 1),
+        playing, ended_page = (
+            ms.ListMatchesRequest(status=s, page_size=20) for s in (PLAYING, ENDED)
+        )
+        requests: dict[str, list[Any]] = {
+            "ListMatches PLAYING": [playing] * (calls + 1),
+            "ListMatches ENDED": [ended_page] * (calls + 1),
             "GetMatch live": [ms.GetMatchRequest(match_id=live)] * calls,
             "GetMatch ended, cold": [ms.GetMatchRequest(match_id=m) for m in ended[:calls]],
             "GetMatch ended, warm": [ms.GetMatchRequest(match_id=m) for m in ended[:1]] * calls,
         }
         times: dict[str, list[float]] = {name: [] for name in requests}
         for name, batch in requests.items():
-            call = stub.ListMatches if name.startswith("List") else stub.GetMatch
+            listing = name.startswith("List")
             for index, request in enumerate(batch):
                 began = time.perf_counter()
-                await call(request)
-                if not (name.startswith("List") and index == 0):  # a page's first call warms up
+                await (stub.ListMatches if listing else stub.GetMatch)(request)
+                if not (listing and index == 0):
                     times[name].append(time.perf_counter() - began)
         return times
 
 
+def versus(base: dict[str, float], read: str, values: list[float]) -> str:
+    """`` (Rx)``: the median of ``values`` over the first size's median of ``read``."""
+    median = statistics.median(values)
+    return f" ({median / base.setdefault(read, median):.2f}x)"
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = arguments(__doc__, root=False)
+    parser = arguments(__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 10_000, 100_000])
     parser.add_argument("--calls", type=int, default=50, help="calls per read")
     parser.add_argument("--per-transaction", type=int, default=500)
@@ -154,17 +144,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(machine_line())
     rows: list[list[Any]] = []
     base: dict[str, float] = {}
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        fresh_store(args.store, args.dsn, Path(tmp)) as (env, name),
-    ):
+    with fresh_store(args.store, args.dsn) as (env, name, folder):
         have = 0
         for size in sorted(args.sizes):
             took = grow(env, size - have, args) if size > have else 0.0
             have = size
             if args.store == "postgres":
                 analyse(env, args.dsn)
-            server = Server(env, Path(tmp))
+            server = Server(env, folder, args.root.resolve(), args=args.extra)
             try:
                 startup = server.start(timeout=600)
                 rss = server.rss_mib()
@@ -172,31 +159,16 @@ def main(argv: Sequence[str] | None = None) -> None:
                 rss_after = server.rss_mib()
             finally:
                 server.stop()
-            cells = []
+            startup_cell = f"{startup:.2f}{versus(base, 'start-up', [startup])}"
+            cells = [f"{size:,}", f"{took:.0f}", startup_cell, f"{rss:.1f} / {rss_after:.1f}"]
             for read, values in times.items():
-                if values:
-                    base.setdefault(read, statistics.median(values))
-                    ratio = statistics.median(values) / base[read]
-                cells.append(f"{p50_p99(values, 1e3, 2)} ({ratio:.2f}x)" if values else "-")
-            base.setdefault("start-up", startup)
-            rows.append(
-                [
-                    f"{size:,}",
-                    f"{took:.0f}",
-                    f"{startup:.2f} ({startup / base['start-up']:.2f}x)",
-                    f"{rss:.1f} / {rss_after:.1f}",
-                    *cells,
-                ]
-            )
-            header = [
-                "ended matches",
-                "fill step, s",
-                "start-up, s",
-                "RSS serving / after, MiB",
-                *times,
-            ]
+                cells.append(
+                    f"{p50_p99(values, 1e3, 2)}{versus(base, read, values)}" if values else "-"
+                )
+            rows.append(cells)
+            header = ["ended matches", "fill step, s", "start-up, s", "RSS serving / after, MiB"]
             print(f"\n{name}, ms median / p99 (x the first size's median)", flush=True)
-            print(markdown_table(header, rows), flush=True)
+            print(markdown_table([*header, *times], rows), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,14 @@
 """The benchmarks' shared machinery: ``totem serve`` in a process of its own on a fresh
 store (a temporary SQLite file or a PostgreSQL schema made for the run), the bare gRPC
-echo server every baseline is measured on, Play streams, the Jungle Speed deals and
-moves the benchmarks play, percentiles, chi-square, tables and the common options.
+echo server every baseline is measured on, client processes, Play streams, the Jungle
+Speed deals and moves the benchmarks play, percentiles, chi-square, tables and the common
+options.
 
 Each script of this folder answers one question of docs/performance.md and imports what
 it needs from here, never from another script. Importing this module first imports the
 ``server`` package, which sets ``totem serve``'s gRPC listener (``GRPC_EXPERIMENTS``)
-before gRPC loads: the bare servers run with the same listener as the real one.
+before gRPC loads: the bare echo server runs with the same listener as the real one. A
+script that imports ``grpc`` itself does so after this module.
 """
 
 from __future__ import annotations
@@ -29,16 +31,19 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import server  # noqa: F401  # sets GRPC_EXPERIMENTS before anything imports grpc
+
+# isort: split
+import grpc  # after server, as above
 from eventsourcing.domain import Aggregate, event
 
-import server  # noqa: F401  # sets GRPC_EXPERIMENTS before anything imports grpc
 from storage.arena import postgres_env
-from totem.v1 import common_pb2
+from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
@@ -51,6 +56,9 @@ DEFAULT_DSN = os.environ.get(
 )
 #: Seconds any one step (a call, a reply from a process) may take before the run stops.
 STEP_TIMEOUT = 30.0
+#: Channel options of a client that must have a TCP connection of its own (gRPC shares
+#: one between channels to the same address otherwise).
+OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
@@ -58,6 +66,12 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
 
 
 ORGANISER = bearer(ORGANISER_TOKEN)
+
+
+def match_stub(address: str, options: Sequence[tuple[str, Any]] = ()) -> tuple[Any, Any]:
+    """An asyncio channel to ``address`` and a MatchService stub on it."""
+    channel = grpc.aio.insecure_channel(address, options=list(options))
+    return channel, match_service_pb2_grpc.MatchServiceStub(channel)
 
 
 # ---- statistics and tables ----------------------------------------------------------------
@@ -95,16 +109,14 @@ def chi_square_sf(statistic: float, dof: int) -> float:
     return min(1.0, total)
 
 
-def chi_square_p(counts: Sequence[int], expected: Sequence[int] | None = None) -> float:
-    """Pearson's test of ``counts`` against equal shares, or against the shares of
-    ``expected`` (do the counts follow that other distribution?): its p-value."""
-    shares = [1] * len(counts) if expected is None else list(expected)
-    total, base = sum(counts), sum(shares)
-    cells = [(c, total * e / base) for c, e in zip(counts, shares, strict=True) if e]
-    if total == 0 or len(cells) < 2:
+def chi_square_p(counts: Sequence[int]) -> float:
+    """Pearson's test of ``counts`` against equal shares: its p-value."""
+    total = sum(counts)
+    if total == 0 or len(counts) < 2:
         return 1.0
-    statistic = sum((c - e) ** 2 / e for c, e in cells)
-    return chi_square_sf(statistic, len(cells) - 1)
+    expected = total / len(counts)
+    statistic = sum((c - expected) ** 2 / expected for c in counts)
+    return chi_square_sf(statistic, len(counts) - 1)
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -119,8 +131,6 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> s
 
 def machine_line() -> str:
     """What a benchmark's figures were measured on, printed first by each of them."""
-    import grpc
-
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     return (
         f"machine: {platform.machine()}, nproc {os.cpu_count()}, Python "
@@ -151,27 +161,26 @@ def rss_mib(pid: int) -> float:
 
 
 @contextmanager
-def fresh_store(
-    store: str, dsn: str = DEFAULT_DSN, workdir: Path | None = None
-) -> Iterator[tuple[dict[str, str], str]]:
-    """A fresh, empty store's environment and name: a SQLite file (in ``workdir``, else a
-    temporary folder) or a PostgreSQL schema, dropped after."""
-    if store == "sqlite":
-        with contextlib.ExitStack() as stack:
-            folder = workdir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
+def fresh_store(store: str, dsn: str = DEFAULT_DSN) -> Iterator[tuple[dict[str, str], str, Path]]:
+    """A fresh, empty store's environment and name, and a temporary folder for the run (a
+    SQLite store's file is in it); a PostgreSQL store is a schema, dropped after."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        if store == "sqlite":
             env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite"}
-            yield env | {"SQLITE_DBNAME": str(folder / "bench.db")}, "SQLite"
-        return
-    import psycopg
+            yield env | {"SQLITE_DBNAME": str(folder / "bench.db")}, "SQLite", folder
+            return
+        import psycopg
 
-    schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield postgres_env(dsn, schema), f"PostgreSQL (psycopg {psycopg.pq.__impl__})"
-    finally:
+        schema = f"totem_bench_{uuid.uuid4().hex[:12]}"
         with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        try:
+            name = f"PostgreSQL (psycopg {psycopg.pq.__impl__})"
+            yield postgres_env(dsn, schema), name, folder
+        finally:
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 def free_port() -> int:
@@ -267,50 +276,6 @@ class Server:
         return rss_mib(self.pid)
 
 
-@contextmanager
-def serving(
-    store: str = "sqlite",
-    dsn: str = DEFAULT_DSN,
-    root: Path = ROOT,
-    env: Mapping[str, str] | None = None,
-    args: Sequence[str] = (),
-    unlimited: bool = True,
-) -> Iterator[Server]:
-    """A :class:`Server` on a fresh store, started, and stopped after."""
-    with tempfile.TemporaryDirectory() as tmp, fresh_store(store, dsn, Path(tmp)) as (store_env, _):
-        running = Server(store_env, Path(tmp), root, env, args, unlimited)
-        running.start()
-        try:
-            yield running
-        finally:
-            running.stop()
-
-
-@contextlib.asynccontextmanager
-async def in_process(env: Mapping[str, str], limits: Any = None) -> AsyncIterator[Any]:
-    """``server.serve.start`` in this process on a loopback port, with a signing key of
-    its own and this run's organiser; ``limits`` default to no bound on any client."""
-    from server.limits import Limits
-    from server.serve import start
-
-    if limits is None:
-        limits = Limits(
-            commands_per_second=1e9,
-            command_burst=10**9,
-            streams_per_connection=10**6,
-            streams_per_address=10**6,
-        )
-    with tempfile.TemporaryDirectory() as keys:
-        env = {**env, "TOTEM_ORGANISER_TOKEN": ORGANISER_TOKEN}
-        running = await start(
-            "127.0.0.1:0", env, limits=limits, key_file=str(Path(keys) / "server.key")
-        )
-        try:
-            yield running
-        finally:
-            await running.stop(grace=None)
-
-
 def arguments(doc: str | None, store: bool = True, root: bool = True) -> argparse.ArgumentParser:
     """A script's options, described by its docstring's first paragraph, and the shared
     ones: ``--store`` and ``--dsn``; with ``root``, for ``totem serve`` in a process,
@@ -327,11 +292,77 @@ def arguments(doc: str | None, store: bool = True, root: bool = True) -> argpars
     return made
 
 
+@contextmanager
 def serve(
     args: argparse.Namespace, env: Mapping[str, str] | None = None, unlimited: bool = True
-) -> contextlib.AbstractContextManager[Server]:
-    """:func:`serving` with the shared options."""
-    return serving(args.store, args.dsn, args.root.resolve(), env, args.extra, unlimited)
+) -> Iterator[Server]:
+    """A :class:`Server` on a fresh store, by the shared options: started, and stopped after."""
+    with fresh_store(args.store, args.dsn) as (store_env, _, folder):
+        running = Server(store_env, folder, args.root.resolve(), env, args.extra, unlimited)
+        running.start()
+        try:
+            yield running
+        finally:
+            running.stop()
+
+
+# ---- client processes ---------------------------------------------------------------------
+
+
+def _run(target: Callable[..., Any], *args: Any) -> None:
+    asyncio.run(target(*args))
+
+
+class Children:
+    """Processes running the coroutine function ``target``, spawned (no gRPC state
+    inherited), each keyed and given a pipe as its first argument. A child answers each
+    message with ``(kind, payload)``; ``("error", text)`` is raised here, so that a
+    failure in a child stops the run."""
+
+    def __init__(self, target: Callable[..., Any]) -> None:
+        self.target = target
+        self.pipes: dict[int, Any] = {}
+        self.processes: list[Any] = []
+
+    def start(self, key: int, *args: Any) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.pipes[key], theirs = context.Pipe()
+        process = context.Process(target=_run, args=(self.target, theirs, *args), daemon=True)
+        process.start()
+        self.processes.append(process)
+
+    def send(self, keys: Iterable[int], *message: Any) -> None:
+        for key in keys:
+            self.pipes[key].send(message)
+
+    def gather(self, keys: Iterable[int], timeout: float = STEP_TIMEOUT * 2) -> dict[int, Any]:
+        """The payload of each one's next answer; no answer within ``timeout`` s raises."""
+        waiting = {self.pipes[key]: key for key in keys}
+        replies: dict[int, Any] = {}
+        while waiting:
+            ready: list[Any] = multiprocessing.connection.wait(list(waiting), timeout)
+            if not ready:
+                raise TimeoutError(f"no answer from {sorted(waiting.values())}")
+            for conn in ready:
+                kind, payload = conn.recv()
+                if kind == "error":
+                    raise RuntimeError(payload)
+                replies[waiting.pop(conn)] = payload
+        return replies
+
+    def ask(self, keys: Sequence[int], *message: Any) -> dict[int, Any]:
+        self.send(keys, *message)
+        return self.gather(keys)
+
+    def stop(self) -> None:
+        """Tell each to stop; those still running after 10 s are terminated."""
+        for conn in self.pipes.values():
+            with contextlib.suppress(OSError):
+                conn.send(("stop",))
+        for process in self.processes:
+            process.join(10)
+            if process.is_alive():
+                process.terminate()
 
 
 # ---- the bare echo server -----------------------------------------------------------------
@@ -350,13 +381,12 @@ class Echoes(Aggregate):
         self.size = size
 
 
-async def _echo_server(conn: multiprocessing.connection.Connection, store_env: Any) -> None:
+async def echo_server(conn: multiprocessing.connection.Connection, store_env: Any = None) -> None:
     """Raw bytes, no work: ``Echo`` answers with the request after pushing it to the
     ``Listen`` streams of its key (its first 16 bytes), ``EchoStream`` does the same for
     each message of a stream, and ``Listen(key)`` yields an empty message once subscribed,
     then what is pushed. Given ``store_env``, ``StoredEcho`` first saves an event of the
     key's aggregate through the server's own group commit: the floor under a command."""
-    import grpc
     from eventsourcing.application import Application
 
     from server.commits import Committer
@@ -403,46 +433,32 @@ async def _echo_server(conn: multiprocessing.connection.Connection, store_env: A
     options = [("grpc.so_reuseport", 0), *Limits(pending_calls=10**6).grpc_options()]
     bare = grpc.aio.server(options=options)
     bare.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(ECHO_SERVICE, handlers),))
-    conn.send(bare.add_insecure_port("127.0.0.1:0"))
+    conn.send(("port", bare.add_insecure_port("127.0.0.1:0")))
     await bare.start()
     await asyncio.get_running_loop().run_in_executor(None, conn.recv)  # any message: stop
     await bare.stop(grace=None)
-
-
-def _echo_main(conn: multiprocessing.connection.Connection, store_env: Any) -> None:
-    asyncio.run(_echo_server(conn, store_env))
 
 
 class EchoServer:
     """The bare echo server in a process of its own; ``store_env`` for the stored echo."""
 
     def __init__(self, store_env: Mapping[str, str] | None = None) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=_echo_main, args=(theirs, store_env), daemon=True)
-        self.process.start()
-        if not self.conn.poll(STEP_TIMEOUT):
-            raise RuntimeError("the echo server did not start")
-        self.port: int = self.conn.recv()
+        self.children = Children(echo_server)
+        self.children.start(0, store_env)
+        self.port: int = self.children.gather([0], STEP_TIMEOUT)[0]
         self.address = f"127.0.0.1:{self.port}"
-        self.pid: int = self.process.pid or 0
+        self.pid: int = self.children.processes[0].pid
 
     def stop(self) -> None:
-        with contextlib.suppress(OSError):
-            self.conn.send("stop")
-        self.process.join(10)
-        if self.process.is_alive():
-            self.process.kill()
+        self.children.stop()
 
 
-# ---- Play streams ---------------------------------------------------------------------------
+# ---- streams ------------------------------------------------------------------------------
 
 
 async def round_trip(stream: Any, request: Any) -> Any:
     """One message written on an open stream, and its answer; a stream that ends instead
     raises, as a failed call does."""
-    import grpc
-
     await stream.write(request)
     answer = await stream.read()
     if answer is grpc.aio.EOF:
@@ -473,13 +489,23 @@ def applied(response: Any) -> Any:
 
 async def close_play(stream: Any) -> None:
     """End a Play stream as a player does: no more requests, then its status."""
-    import grpc
-
     await stream.done_writing()
     rest = await asyncio.wait_for(stream.read(), STEP_TIMEOUT)
     code = await asyncio.wait_for(stream.code(), STEP_TIMEOUT)
     if rest is not grpc.aio.EOF or code != grpc.StatusCode.OK:
         raise RuntimeError(f"the Play stream ended badly: {code} {await stream.details()}")
+
+
+async def read(call: Any, times: list[float] | None = None) -> int:
+    """Read a server stream to its end, or until cancelled: its messages, each arrival's
+    ``perf_counter`` appended to ``times``."""
+    count = 0
+    with contextlib.suppress(asyncio.CancelledError):
+        async for _ in call:
+            count += 1
+            if times is not None:
+                times.append(time.perf_counter())
+    return count
 
 
 class Follower:
@@ -648,12 +674,7 @@ class Revealer:
     )
 
     def __init__(self, address: str) -> None:
-        import grpc
-
-        from totem.v1 import match_service_pb2_grpc
-
-        self.channel = grpc.aio.insecure_channel(address)
-        self.stub = match_service_pb2_grpc.MatchServiceStub(self.channel)
+        self.channel, self.stub = match_stub(address)
         self.matches: list[tuple[str, list[Any]]] = []
         self.done = 0
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import statistics
 import time
 from collections.abc import Sequence
@@ -34,7 +35,9 @@ from bench.harness import (
     close_play,
     machine_line,
     markdown_table,
+    match_stub,
     open_play,
+    p50_p99,
     p99,
     round_trip,
     seated_match,
@@ -51,14 +54,10 @@ async def last(followers: Sequence[Follower], key: int) -> int:
 
 
 async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict[str, list[int]]:
-    import grpc
-
-    from totem.v1 import match_service_pb2_grpc
-
-    times: dict[str, list[int]] = {}
-    seat_channels = [grpc.aio.insecure_channel(address) for _ in range(SEATS)]
-    echo_channels = [grpc.aio.insecure_channel(echo_address) for _ in range(SEATS)]
-    stubs = [match_service_pb2_grpc.MatchServiceStub(c) for c in seat_channels]
+    """Each race's times, ns, by what was timed (see the module's text)."""
+    times: dict[str, list[int]] = collections.defaultdict(list)
+    seat_channels, stubs = zip(*(match_stub(address) for _ in range(SEATS)), strict=True)
+    echo_channels = [match_stub(echo_address)[0] for _ in range(SEATS)]
     echo = echo_channels[0].unary_unary(ECHO)
     echoing = echo_channels[0].stream_stream(ECHO_STREAM)()
     key = b"k" * 16  # the listeners' key; the echoes' is one nobody listens to
@@ -73,7 +72,6 @@ async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict
     )
     try:
         for index in range(args.warmup + args.races):
-            counted = index >= args.warmup
             payload = b"e" * 16 + (index + 1).to_bytes(4) + b"x" * (size - 20)
             for name, call in (
                 ("echo", lambda p=payload: echo(p, timeout=STEP_TIMEOUT)),
@@ -82,11 +80,11 @@ async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict
                 await call()
                 began = time.perf_counter_ns()
                 await call()
-                times.setdefault(name, []).append(time.perf_counter_ns() - began)
+                times[name].append(time.perf_counter_ns() - began)
             began = time.perf_counter_ns()
             await echo(key + payload[16:], timeout=STEP_TIMEOUT)
             fanned = await last(listeners, index + 1)
-            times.setdefault("fan-out to 8 listeners", []).append(fanned - began)
+            times["fan-out to 8 listeners"].append(fanned - began)
             match_id, tokens = await seated_match(stubs[0], arrows_options(SEATS))
             watch = ms.WatchRequest(match_id=match_id)
             watchers = [Follower(stubs[s].Watch(watch, metadata=tokens[s])) for s in range(SEATS)]
@@ -116,25 +114,23 @@ async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict
             if won.jungle_speed.WhichOneof("event") != "arrows_won":
                 raise RuntimeError(f"the grab did not win: {won}")
             stamp, decided = won.jungle_speed.arrows_won.stamp, won.recorded_at.ToNanoseconds()
+            received = stamp.received_at.ToNanoseconds()
             for name, ns in (
                 ("grab", answered - began),
                 ("grab, until all 8 watchers have it", watched - began),
                 ("grab: sent to receive stamp", stamp.monotonic_ns - sent_mono),
-                (
-                    "grab: stamp to recorded_at (queue, decide)",
-                    decided - stamp.received_at.ToNanoseconds(),
-                ),
+                ("grab: stamp to recorded_at (queue, decide)", decided - received),
                 ("grab: recorded_at to answered (save, answer)", answered_wall - decided),
             ):
-                times.setdefault(name, []).append(ns)
-            if not counted:
+                times[name].append(ns)
+            if index < args.warmup:  # the warm-up races are not counted
                 for values in times.values():
                     values.clear()
     finally:
         for reader in listeners:
             await reader.close()
         echoing.cancel()
-        for channel in seat_channels + echo_channels:
+        for channel in [*seat_channels, *echo_channels]:
             await channel.close()
     return times
 
@@ -152,12 +148,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             times = asyncio.run(run(args, server.address, echo.address))
     finally:
         echo.stop()
-    rows = [
-        [name, f"{statistics.median(v) / 1e6:.3f}", f"{p99(v) / 1e6:.3f}"]
-        for name, v in times.items()
-    ]
+    rows = [[name, p50_p99(values, 1e-6)] for name, values in times.items()]
     print(f"\n{args.races} races via {args.via}, store {args.store}\n")
-    print(markdown_table(["ms", "p50", "p99"], rows))
+    print(markdown_table(["", "ms, p50 / p99"], rows))
     for floor in ("echo", "stream echo", "fan-out to 8 listeners"):
         top = "grab, until all 8 watchers have it" if floor.startswith("fan") else "grab"
         p50 = statistics.median(times[top]) / statistics.median(times[floor])

@@ -1,19 +1,19 @@
 """Act beside boardgame.io's move and a Colyseus message, in one run on this machine.
 
-Act is a reveal in a 2-seat Jungle Speed match, stamped, decided and committed durably to
-SQLite before it is answered; the gRPC echo is the bare server's, with a request of the
-same size; boardgame.io runs a one-counter move on its server, in memory, and the client
-waits for the state update; Colyseus answers "ping" with "pong". The peers and their Node
-clients are bench/peers/ (``npm ci`` there, run when node_modules is missing). Measured:
-sequential round trips (one client), and operations per second with 10 and 100 clients,
-each in a match or room of its own. Beside them, the floor of any persisted move: one
-small row committed in SQLite as the store commits (WAL, ``synchronous=FULL``). Target:
-Act within 2x boardgame.io's move at p50.
+Act is a reveal in a 2-seat Jungle Speed match, stamped, decided and committed durably
+(``--store``, SQLite unless told) before it is answered; the gRPC echo is the bare
+server's, with a request of the same size; boardgame.io runs a one-counter move on its
+server, in memory, and the client waits for the state update; Colyseus answers "ping"
+with "pong". The peers and their Node clients are bench/peers/ (``npm ci`` there, run
+when node_modules is missing). Measured: sequential round trips (one client), and
+operations per second with 10 and 100 clients, each in a match or room of its own.
+Beside them, the floor of any persisted move: one small row committed in SQLite as the
+store commits (WAL, ``synchronous=FULL``). Target: Act within 2x boardgame.io's move at
+p50.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import re
@@ -32,10 +32,12 @@ from bench.harness import (
     STEP_TIMEOUT,
     EchoServer,
     Revealer,
+    arguments,
     machine_line,
     markdown_table,
+    match_stub,
     p99,
-    serving,
+    serve,
 )
 from totem.v1 import match_service_pb2 as ms
 
@@ -44,10 +46,10 @@ NAMES = ("gRPC echo", "Act", "boardgame.io", "Colyseus")
 
 
 class Echo:
-    def __init__(self, address: str, size: int) -> None:
-        import grpc
+    """A client of the bare echo, with :class:`Revealer`'s interface."""
 
-        self.channel = grpc.aio.insecure_channel(address)
+    def __init__(self, address: str, size: int) -> None:
+        self.channel = match_stub(address)[0]
         self.call, self.payload = self.channel.unary_unary(ECHO), b"x" * size
 
     async def prepare(self, ops: int) -> None:
@@ -98,6 +100,7 @@ def node_run(kind: str, port: int, *numbers: int) -> tuple[list[float], float]:
 
 
 def durable_commit_ms(directory: Path, commits: int = 500) -> list[float]:
+    """Round trips (ms) of one small row committed in SQLite as the store commits."""
     db = sqlite3.connect(directory / "floor.db", isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")
@@ -114,7 +117,7 @@ def durable_commit_ms(directory: Path, commits: int = 500) -> list[float]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = arguments(__doc__)
     parser.add_argument("--ops", type=int, default=2000, help="sequential operations timed")
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--concurrent-ops", type=int, default=4000, help="shared by the clients")
@@ -127,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     echo, peers, ports = EchoServer(), [], {}
     results: dict[str, dict[int, tuple[list[float], float]]] = {name: {} for name in NAMES}
     try:
-        with serving("sqlite") as server:
+        with serve(args) as server:
             for name, kind in (("boardgame.io", "bgio"), ("Colyseus", "colyseus")):
                 argv = ["node", f"{kind}-server.js", "0"]
                 peers.append(subprocess.Popen(argv, cwd=PEERS, stdout=subprocess.PIPE, text=True))

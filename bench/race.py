@@ -4,15 +4,14 @@ connection favoured, and how are simultaneous grabs drawn (JS-4.2a)?
 ``--clients`` contender processes, a connection each, grab in an inward-arrows race
 (JS-6.1) at a shared start plus an offset: all at once (0), or in a drawn order ``d`` ms
 apart (``--offsets``); every seat and ``--watchers`` spectators watch the match, and the
-seats rotate between the contenders so that a seat's bias is told from a connection's.
-A contender waits for its send time asleep under SCHED_FIFO where it may (the contenders
-wake in the random order the start signal reached them), else spinning. ``--via act``
-sends each grab as an Act call; ``--via play`` as a message on a Play stream opened before
-the race. Send times and the server's stamps share CLOCK_MONOTONIC. ``--bare`` races
-against a grpc.aio server that only stamps as totem serve does (the floor);
-``--server-env`` sets the server's environment (``GRPC_EXPERIMENTS`` to compare gRPC's
-listeners). Targets: stamp order = send order in 95% of the races at offsets of 1 ms or
-more; no seat or connection bias over 600 races at offset 0 (chi-square p > 0.01);
+seats rotate between the contenders so that a seat's bias is told from a connection's. A
+contender waits for its send time asleep under SCHED_FIFO where it may (the contenders
+wake in the random order the start signal reached them), else spinning the end.
+``--via act`` sends each grab as an Act call; ``--via play`` as a message on a Play stream
+opened before the race. Send times and the server's stamps share CLOCK_MONOTONIC. gRPC's
+listeners are compared by ``GRPC_EXPERIMENTS`` in this script's environment, which the
+server inherits. Targets: stamp order = send order in 95% of the races at offsets of 1 ms
+or more; no seat or connection bias over 600 races at offset 0 (chi-square p > 0.01);
 median stamp spread at most twice the median send spread at offset 0.
 """
 
@@ -21,20 +20,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import ctypes
 import gc
 import itertools
-import multiprocessing
-import multiprocessing.connection
 import os
 import random
 import statistics
-import struct
-import subprocess
-import sys
 import time
-import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -43,6 +35,7 @@ from bench.harness import (
     ORGANISER,
     REVEAL,
     STEP_TIMEOUT,
+    Children,
     Follower,
     arguments,
     arrows_options,
@@ -52,6 +45,7 @@ from bench.harness import (
     create_request,
     machine_line,
     markdown_table,
+    match_stub,
     open_play,
     p50_p99,
     round_trip,
@@ -59,14 +53,13 @@ from bench.harness import (
 )
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
+from totem.v1.match_service_pb2_grpc import MatchServiceStub
+
+# isort: split
+import grpc  # after the harness, which sets totem serve's gRPC listener first
 
 ACT, PLAY = "act", "play"
-#: The bare server's answer: the receive sequence and CLOCK_MONOTONIC.
-STAMP = struct.Struct("<qq")
-BARE_ACT, BARE_PLAY = "/totem.v1.MatchService/Act", "/totem.v1.MatchService/Play"
 MARGIN_NS, SPIN_NS = 15_000_000, 200_000
-#: Races against the bare server are read this long after their last send.
-BARE_SETTLE_NS = 20_000_000
 
 
 @dataclass
@@ -113,10 +106,6 @@ class Race:
 # ---- the contenders' and spectators' processes --------------------------------------------
 
 
-class _Timespec(ctypes.Structure):
-    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
-
-
 def fifo_allowed() -> bool:
     """Whether this process may raise a thread to SCHED_FIFO (root or CAP_SYS_NICE)."""
     try:
@@ -127,14 +116,13 @@ def fifo_allowed() -> bool:
     return True
 
 
-def wait_until(target_ns: int, libc: Any) -> None:
-    """Sleep to ``target_ns`` under SCHED_FIFO with no timer slack (timers of one expiry
-    wake in the order armed, and a real-time task runs as it wakes), else spin the end."""
-    if libc is not None:
+def wait_until(target_ns: int, fifo: bool) -> None:
+    """Sleep to ``target_ns`` under SCHED_FIFO where allowed (``time.sleep`` is a
+    clock_nanosleep to an absolute CLOCK_MONOTONIC time; a real-time task has no timer
+    slack and runs as it wakes), else sleep most of the way and spin the end."""
+    if fifo:
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
-        spec = _Timespec(target_ns // 1_000_000_000, target_ns % 1_000_000_000)
-        while libc.clock_nanosleep(time.CLOCK_MONOTONIC, 1, ctypes.byref(spec), None):
-            pass  # interrupted: sleep again to the same time
+        time.sleep(max(0, target_ns - time.monotonic_ns()) / 1e9)
         return
     if target_ns - time.monotonic_ns() > SPIN_NS:
         time.sleep((target_ns - time.monotonic_ns() - SPIN_NS) / 1e9)
@@ -142,36 +130,13 @@ def wait_until(target_ns: int, libc: Any) -> None:
         pass
 
 
-def child_main(*args: Any) -> None:
-    asyncio.run(_child(*args))
-
-
-async def _child(
-    index: int, address: str, bare: bool, conn: Any, fifo: bool, via: str, watchers: int
-) -> None:
+async def child(conn: Any, index: int, address: str, fifo: bool, via: str, watchers: int) -> None:
     """A contender (``index`` >= 0: grabs when told) or the spectators (-1: ``watchers``
     Watch streams on each match)."""
-    import grpc
-
-    from totem.v1 import match_service_pb2_grpc
-
-    channel = grpc.aio.insecure_channel(address)
+    channel, stub = match_stub(address)
     await asyncio.wait_for(channel.channel_ready(), STEP_TIMEOUT)
-    stub = match_service_pb2_grpc.MatchServiceStub(channel)
-    act, play = stub.Act, stub.Play
-    # To the bare server, a request of a real grab's size (match id, version, token),
-    # answered with a packed stamp.
-    request = ms.ActRequest(match_id=str(uuid.uuid4()), seen_version=7, jungle_speed=GRAB)
-    metadata = bearer(str(uuid.uuid4()) + "x" * 7)
-    if bare:
-        act = channel.unary_unary(BARE_ACT, ms.ActRequest.SerializeToString)
-        play = channel.stream_stream(BARE_PLAY, ms.PlayRequest.SerializeToString)
-    libc = ctypes.CDLL(None, use_errno=True) if fifo else None
-    if libc is not None:
-        libc.prctl(29, 1, 0, 0, 0)  # PR_SET_TIMERSLACK: 1 ns
     followers: list[Follower] = []
     stream: Any = None
-    seat = 0
     conn.send(("ready", None))
     try:
         while (message := await asyncio.to_thread(conn.recv))[0] != "stop":
@@ -200,49 +165,37 @@ async def _child(
                     conn.send(("reached", None))
                 elif kind == "arm":  # the race's stream, then a call of its own
                     version = rest[0]
-                    if not bare:
-                        await followers[0].reach(version)
-                        request = ms.ActRequest(
-                            match_id=match_id, seen_version=version, jungle_speed=GRAB
-                        )
+                    await followers[0].reach(version)
+                    request = ms.ActRequest(
+                        match_id=match_id, seen_version=version, jungle_speed=GRAB
+                    )
                     if via == PLAY:
-                        stream = await open_play(play, metadata)
-                    if bare:  # armed in a fresh order: the last call is not by habit
-                        await act(request, metadata=metadata, timeout=STEP_TIMEOUT)
-                    else:
-                        await stub.GetServerKey(ms.GetServerKeyRequest(), timeout=STEP_TIMEOUT)
+                        stream = await open_play(stub.Play, metadata)
+                    await stub.GetServerKey(ms.GetServerKeyRequest(), timeout=STEP_TIMEOUT)
                     conn.send(("armed", None))
                 elif kind == "go":
                     gc.disable()
-                    wait_until(rest[0], libc)  # blocking on purpose: nothing else runs now
+                    wait_until(rest[0], fifo)  # blocking on purpose: nothing else runs now
                     sent = time.monotonic_ns()
                     if via == PLAY:
                         call = asyncio.ensure_future(
                             round_trip(stream, ms.PlayRequest(act=request))
                         )
                     else:
-                        call = act(request, metadata=metadata, timeout=STEP_TIMEOUT)
+                        call = stub.Act(request, metadata=metadata, timeout=STEP_TIMEOUT)
                     await asyncio.sleep(0)  # the request handed to gRPC's core
-                    if libc is not None:
+                    if fifo:
                         os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
                     answer = await call
                     times = (index, seat, sent, time.monotonic_ns())
                     gc.enable()
-                    if bare:
-                        done = Grab(*times, *STAMP.unpack(answer))
-                    else:
-                        done = own_grab(times, answer.applied if via == PLAY else answer)
-                        await followers[0].reach(done.version)  # the race is over for it
-                        await followers.pop().close()
-                        if via == PLAY:
-                            await close_play(stream)
-                        gc.collect()
-                    conn.send(("done", asdict(done)))
-                elif kind == "collect":  # after a bare race, once all are answered
+                    done = own_grab(times, answer.applied if via == PLAY else answer)
+                    await followers[0].reach(done.version)  # the race is over for it
+                    await followers.pop().close()
                     if via == PLAY:
                         await close_play(stream)
                     gc.collect()
-                    conn.send(("collected", None))
+                    conn.send(("done", asdict(done)))
             except Exception as error:
                 gc.enable()
                 conn.send(("error", f"{index} {kind}: {error!r}"))
@@ -254,7 +207,7 @@ async def _child(
         await channel.close()
 
 
-def own_grab(times: tuple[int, ...], answer: Any) -> Grab:
+def own_grab(times: tuple[int, int, int, int], answer: Any) -> Grab:
     """The grab of seat ``times[1]`` from the events of its answer: the ArrowsWon that
     decided it (as the winner, or a contender of a tie, JS-4.2a) or its LateGrab."""
     seat = times[1]
@@ -274,182 +227,59 @@ def own_grab(times: tuple[int, ...], answer: Any) -> Grab:
     raise RuntimeError(f"seat {seat}: no ArrowsWon or LateGrab of its own in the answer")
 
 
-# ---- the bare server -------------------------------------------------------------------------
-
-
-async def serve_bare() -> None:
-    """grpc.aio with totem serve's listener (this module's harness import set it), switch
-    interval, queue of pending calls and arrival interceptor, answering each Act call and
-    each Play message with its stamp, nothing decoded (``python bench/race.py --serve-bare``)."""
-    import grpc
-
-    from server.limits import Limits
-    from server.serve import SWITCH_INTERVAL_S
-    from server.stamps import ArrivalStamps, Stamper
-
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
-    stamper = Stamper()
-
-    def packed(stamp: Any) -> bytes:
-        return STAMP.pack(stamp.sequence, stamp.monotonic_ns)
-
-    async def act(_request: bytes, _context: Any) -> bytes:
-        return packed(stamper.on_arrival(0))
-
-    async def play(requests: Any, context: Any) -> None:
-        # As totem serve: a task reads and stamps, the handler writes the answers.
-        answers: asyncio.Queue[bytes | None] = asyncio.Queue()
-
-        async def read() -> None:
-            async for _ in requests:
-                answers.put_nowait(packed(stamper.stamp()))
-            answers.put_nowait(None)
-
-        reader = asyncio.ensure_future(read())
-        while (answer := await answers.get()) is not None:
-            await context.write(answer)
-        await reader
-
-    options = [("grpc.so_reuseport", 0), *Limits().grpc_options()]
-    bare = grpc.aio.server(
-        interceptors=[ArrivalStamps(stamper, frozenset({BARE_ACT}))], options=options
-    )
-    handlers = {
-        "Act": grpc.unary_unary_rpc_method_handler(act),
-        "Play": grpc.stream_stream_rpc_method_handler(play),
-    }
-    bare.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler("totem.v1.MatchService", handlers),)
-    )
-    bare.add_registered_method_handlers("totem.v1.MatchService", handlers)
-    print(bare.add_insecure_port("127.0.0.1:0"), flush=True)
-    await bare.start()
-    await bare.wait_for_termination()
-
-
-@contextlib.contextmanager
-def bare_server(env: dict[str, str]) -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, __file__, "--serve-bare"],
-        env=os.environ | env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        yield f"127.0.0.1:{int(process.stdout.readline())}"
-    finally:
-        process.terminate()
-        process.wait(10)
-
-
 # ---- the coordinator ------------------------------------------------------------------------
 
 
-class Children:
-    """The contender processes, and the spectators' (index -1), each with a pipe."""
-
-    def __init__(self, address: str, args: argparse.Namespace, fifo: bool) -> None:
-        context = multiprocessing.get_context("spawn")  # no gRPC state inherited
-        self.pipes: dict[int, Any] = {}
-        self.processes: list[Any] = []
-        watchers = 0 if args.bare else args.watchers
-        for index in [*range(args.clients), *([-1] if watchers else [])]:
-            self.pipes[index], theirs = context.Pipe()
-            options = (index, address, args.bare, theirs, fifo, args.via, watchers)
-            self.processes.append(context.Process(target=child_main, args=options, daemon=True))
-            self.processes[-1].start()
-            self.gather([index])  # connected one after another
-
-    def ask(self, indexes: Sequence[int], *message: Any) -> dict[int, Any]:
-        for index in indexes:
-            self.pipes[index].send(message)
-        return self.gather(indexes)
-
-    def gather(self, indexes: Sequence[int]) -> dict[int, Any]:
-        waiting = {self.pipes[i]: i for i in indexes}
-        replies: dict[int, Any] = {}
-        while waiting:
-            ready = multiprocessing.connection.wait(list(waiting), STEP_TIMEOUT * 2)
-            if not ready:
-                raise TimeoutError(f"no reply from {sorted(waiting.values())}")
-            for conn in ready:
-                kind, payload = conn.recv()  # type: ignore[union-attr]
-                if kind == "error":
-                    raise RuntimeError(payload)
-                replies[waiting.pop(conn)] = payload  # type: ignore[index]
-        return replies
-
-    def stop(self) -> None:
-        for conn in self.pipes.values():
-            with contextlib.suppress(OSError):
-                conn.send(("stop",))
-        for process in self.processes:
-            process.join(10)
-            if process.is_alive():
-                process.terminate()
+def new_match(stub: Any, children: Children, seats: dict[int, int], spectators: list[int]) -> int:
+    """A match of the contenders at ``seats``, watched, whose first reveal is the inward
+    arrows: the version the race starts from."""
+    created = stub.CreateMatch(create_request(arrows_options(len(seats))), metadata=ORGANISER)
+    tokens: dict[int, str] = {}
+    for c in sorted(seats, key=seats.__getitem__):  # seats in order (JS-1.5)
+        tokens |= children.ask([c], "join", created.match_id, seats[c])
+    children.ask(spectators, "watch", created.match_id)
+    first = next(c for c in seats if seats[c] == 0)
+    request = ms.ActRequest(match_id=created.match_id, jungle_speed=REVEAL)
+    revealed = stub.Act(request, metadata=bearer(tokens[first]), timeout=STEP_TIMEOUT)
+    if revealed.events[0].jungle_speed.revealed.card.kind != js.CARD_KIND_INWARD_ARROWS:
+        raise RuntimeError("the reveal was not the inward arrows")
+    children.ask(spectators, "reach", revealed.version, False)
+    return int(revealed.version)
 
 
 def run(args: argparse.Namespace) -> tuple[list[Race], bool]:
     """The counted races, and whether the contenders slept under SCHED_FIFO."""
-    import grpc
-
-    from totem.v1 import match_service_pb2_grpc
-
     n, rng = args.clients, random.Random(args.seed)
     offsets = [float(o) for o in args.offsets.split(",")]
     plan = [o for o in offsets for _ in range(args.races if o == 0 else args.races_per_offset)]
     rng.shuffle(plan)
-    plan = [0.0] * args.warmup + plan
-    env = dict(item.split("=", 1) for item in args.server_env)
     races: list[Race] = []
     rotation: dict[float, int] = {}
     fifo = fifo_allowed()
+    contenders, spectators = list(range(n)), [-1] if args.watchers else []
     with contextlib.ExitStack() as stack:
-        if args.bare:
-            address = stack.enter_context(bare_server(env))
-        else:
-            address = stack.enter_context(serve(args, env)).address
-            channel = stack.enter_context(grpc.insecure_channel(address))
-            stub = match_service_pb2_grpc.MatchServiceStub(channel)
-        children = Children(address, args, fifo)
+        address = stack.enter_context(serve(args)).address
+        stub = MatchServiceStub(stack.enter_context(grpc.insecure_channel(address)))
+        children = Children(child)
         stack.callback(children.stop)
-        contenders, spectators = list(range(n)), [-1] if -1 in children.pipes else []
-        for index, offset in enumerate(plan):
+        for index in contenders + spectators:
+            children.start(index, index, address, fifo, args.via, args.watchers)
+            children.gather([index])  # connected one after another
+        for index, offset in enumerate([0.0] * args.warmup + plan):
+            key = -1.0 if index < args.warmup else offset
+            turn = rotation[key] = rotation.get(key, -1) + 1
+            version = new_match(stub, children, {c: (c + turn) % n for c in contenders}, spectators)
             # The order of the grabs, and the order of the start signal.
             ranks, order = rng.sample(range(n), n), rng.sample(range(n), n)
-            version = 0
-            if not args.bare:
-                key = -1.0 if index < args.warmup else offset
-                turn = rotation[key] = rotation.get(key, -1) + 1
-                seats = {c: (c + turn) % n for c in contenders}
-                created = stub.CreateMatch(create_request(arrows_options(n)), metadata=ORGANISER)
-                tokens = {}
-                for c in sorted(contenders, key=seats.__getitem__):  # seats in order (JS-1.5)
-                    tokens |= children.ask([c], "join", created.match_id, seats[c])
-                children.ask(spectators, "watch", created.match_id)
-                first = next(c for c in contenders if seats[c] == 0)
-                request = ms.ActRequest(match_id=created.match_id, jungle_speed=REVEAL)
-                revealed = stub.Act(request, metadata=bearer(tokens[first]), timeout=STEP_TIMEOUT)
-                if revealed.events[0].jungle_speed.revealed.card.kind != js.CARD_KIND_INWARD_ARROWS:
-                    raise RuntimeError("the reveal was not the inward arrows")
-                version = revealed.version
-                children.ask(spectators, "reach", version, False)
-            for c in order if not args.bare or args.via == PLAY else []:
+            for c in order:
                 children.ask([c], "arm", version)
             start = time.monotonic_ns() + MARGIN_NS
             for c in order:  # a fresh order each time: nobody is told first by habit
-                children.pipes[c].send(("go", start + ranks[c] * int(offset * 1e6)))
-            if args.bare:  # answers read after the race: no competing with the stamping
-                settle = start + n * offset * 1e6 + BARE_SETTLE_NS - time.monotonic_ns()
-                time.sleep(max(0, settle) / 1e9)
+                children.send([c], "go", start + ranks[c] * int(offset * 1e6))
             race = Race(offset, [Grab(**g) for _, g in sorted(children.gather(contenders).items())])
-            if args.bare:
-                children.ask(contenders, "collect")
-            else:
-                children.ask(spectators, "reach", max(g.version for g in race.grabs), True)
-                if sum(g.won for g in race.grabs) != 1:
-                    raise RuntimeError("not exactly one winner")
+            children.ask(spectators, "reach", max(g.version for g in race.grabs), True)
+            if sum(g.won for g in race.grabs) != 1:
+                raise RuntimeError("not exactly one winner")
             if index >= args.warmup:
                 races.append(race)
     return races, fifo
@@ -466,7 +296,7 @@ def counts(items: Sequence[int], n: int) -> list[int]:
     return [sum(i == c for i in items) for c in range(n)]
 
 
-def report(races: list[Race], n: int, bare: bool) -> str:
+def report(races: list[Race], n: int) -> str:
     offsets = sorted({r.offset_ms for r in races})
     rows = []
     for offset in offsets:
@@ -491,8 +321,6 @@ def report(races: list[Race], n: int, bare: bool) -> str:
         f"between successive stamps, medians, µs: "
         + ", ".join(f"{statistics.median(g) / 1000:,.0f}" for g in zip(*gaps, strict=True)),
     ]
-    if bare:
-        return "\n".join(lines)
     seat_p = chi_square_p(seats := counts([r.winner.seat for r in zero], n))
     conn_p = chi_square_p(conns := counts([r.winner.contender for r in zero], n))
     ties = [sum(g.tied for g in r.grabs) for r in zero if any(g.tied for g in r.grabs)]
@@ -526,8 +354,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--watchers", type=int, default=4, help="spectators besides the seats")
     parser.add_argument("--warmup", type=int, default=20, help="races run first, not counted")
     parser.add_argument("--seed", type=int, default=12)
-    parser.add_argument("--bare", action="store_true", help="race the bare stamping server")
-    parser.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args(argv)
     if not 2 <= args.clients <= 8 or "0" not in args.offsets.split(","):
         parser.error("--clients must be 2 to 8 and --offsets must hold 0")
@@ -535,14 +361,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"{machine_line()}\n{args.clients} contenders via {args.via} "
         f"({'SCHED_FIFO' if fifo else 'spinning'}) against "
-        f"{'the bare stamping server' if args.bare else f'totem serve, store {args.store}'}, "
-        f"{0 if args.bare else args.watchers} spectators\n"
+        f"totem serve, store {args.store}, {args.watchers} spectators\n"
     )
-    print(report(races, args.clients, args.bare))
+    print(report(races, args.clients))
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--serve-bare"]:
-        asyncio.run(serve_bare())
-    else:
-        main()
+    main()

@@ -13,15 +13,12 @@ Run: ``python bench/reconnect.py [--down 30] [--rounds 3]`` (never part of pass/
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import sys
-import tempfile
 import time
-from pathlib import Path
+from typing import Any
 
-from bench.harness import ORGANISER_TOKEN, Server
+from bench.harness import ORGANISER_TOKEN, Server, arguments, fresh_store
 from totem_client import TotemError, connect
 from totem_client.client import Client
 
@@ -45,51 +42,48 @@ async def first_answer_after(client: Client, since: list[float]) -> float:
         await asyncio.sleep(POLL_S)
 
 
-async def one_round(down: float, workdir: Path) -> tuple[float, float]:
-    store = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(workdir / "r.db")}
-    server = Server(store, workdir)
-    server.start()
-    try:
-        async with (
-            connect(server.address, organiser_token=ORGANISER_TOKEN, call_timeout=5) as ours,
-            connect(
-                server.address,
-                organiser_token=ORGANISER_TOKEN,
-                call_timeout=5,
-                options=GRPC_DEFAULTS,
-            ) as default,
-        ):
-            await ours.server_key()
-            await default.server_key()
-            back: list[float] = []
-            waits = [
-                asyncio.create_task(first_answer_after(client, back)) for client in (ours, default)
-            ]
-            server.kill()
-            await asyncio.sleep(down)
-            server.start()
-            back.append(time.monotonic())
-            ours_at, default_at = await asyncio.gather(*waits)
-            return ours_at - back[0], default_at - back[0]
-    finally:
-        server.stop()
+async def one_round(down: float) -> tuple[float, float]:
+    """Seconds from the restarted server's ready line to each client's first answer:
+    ``connect()``'s, then the one with gRPC's defaults."""
+    with fresh_store("sqlite") as (store, _, folder):
+        server = Server(store, folder)
+        server.start()
+        try:
+            common: dict[str, Any] = {"organiser_token": ORGANISER_TOKEN, "call_timeout": 5}
+            async with (
+                connect(server.address, **common) as ours,
+                connect(server.address, **common, options=GRPC_DEFAULTS) as default,
+            ):
+                await ours.server_key()
+                await default.server_key()
+                back: list[float] = []
+                waits = [
+                    asyncio.create_task(first_answer_after(client, back))
+                    for client in (ours, default)
+                ]
+                server.kill()
+                await asyncio.sleep(down)
+                server.start()
+                back.append(time.monotonic())
+                ours_at, default_at = await asyncio.gather(*waits)
+                return ours_at - back[0], default_at - back[0]
+        finally:
+            server.stop()
 
 
 async def run(down: float, rounds: int) -> None:
-    print("| server down | round | connect() | gRPC defaults |\n|---|---|---|---|")
+    print("| server down | round | connect() | gRPC defaults |\n|---|---|---|---|", flush=True)
     for index in range(rounds):
-        with tempfile.TemporaryDirectory() as folder:
-            ours, default = await one_round(down, Path(folder))
-        print(f"| {down:g} s | {index + 1} | {ours:.2f} s | {default:.2f} s |")
-        sys.stdout.flush()
+        ours, default = await one_round(down)
+        print(f"| {down:g} s | {index + 1} | {ours:.2f} s | {default:.2f} s |", flush=True)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__, store=False, root=False)
     parser.add_argument("--down", type=float, default=30.0, help="seconds the server is down")
     parser.add_argument("--rounds", type=int, default=3)
-    arguments = parser.parse_args()
-    asyncio.run(run(arguments.down, arguments.rounds))
+    args = parser.parse_args()
+    asyncio.run(run(args.down, args.rounds))
 
 
 if __name__ == "__main__":

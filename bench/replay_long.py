@@ -17,11 +17,10 @@ from __future__ import annotations
 import os
 import random
 import statistics
-import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from unittest import mock
 from uuid import UUID
 
@@ -40,6 +39,7 @@ LEAVE_DUEL_OPEN = 0.3
 WRONG_GRAB = 0.03
 ENTROPY = b"\x01\x02"
 START_WALL_NS = 1_700_000_000_000_000_000
+OPTIONS = Options(variant="ES", max_players=PLAYERS, turn_timeout_ms=0)
 
 
 # ---- making the match ---------------------------------------------------------------------
@@ -58,65 +58,39 @@ class Stamps:
         return ReceiveStamp(self.sequence, self.wall_ns, self.wall_ns)
 
 
-def options() -> Options:
-    return Options(variant="ES", max_players=PLAYERS, turn_timeout_ms=0)
-
-
-def join_all(match: JungleSpeed, stamps: Stamps) -> None:
+def play(match: JungleSpeed, seed: int, limit: int, stamps: Stamps) -> Iterator[list[int]]:
+    """The seats join, then one legal command after another until the match ends or has
+    ``limit`` events; after each, the seats for which a grab now is late (JS-5.3): the
+    participants of a race it just decided."""
+    rng = random.Random(seed)
     for seat in range(PLAYERS):
         match.join(f"player{seat}", bytes([seat, 7, 7]), f"token-hash-{seat}", stamps())
-
-
-def play_one(match: JungleSpeed, rng: random.Random, stamps: Stamps) -> str:
-    """One legal command; returns what it was ("reveal", or the grab's outcome)."""
-    duels, luck = match.open_duels(), rng.random()
-    blocked = match.turn is None or match.reveal_refusal(match.turn) is not None
-    active = [s for s in match.seats if match.active(s)]
-    if duels and (luck >= LEAVE_DUEL_OPEN or blocked):
-        return match.grab(rng.choice(duels[0]), stamps())  # JS-4.2
-    if match.open_arrows():
-        return match.grab(rng.choice(active), stamps())  # JS-6.1
-    if luck < WRONG_GRAB or blocked or match.turn is None:
-        return match.grab(rng.choice(active), stamps())  # JS-5.2
-    match.reveal(match.turn, stamps())  # JS-3.1
-    return "reveal"
-
-
-def late_grabbers(match: JungleSpeed) -> list[int]:
-    """Seats for which a grab now is late (JS-5.3): participants of a race just decided."""
-    if match.status is not MatchStatus.PLAYING:
-        return []
-    return [s for s in match.seats if match.active(s) and match.grab_outcome(s)[0] == "late"]
-
-
-def rehearse(seed: bytes, moves_seed: int, limit: int) -> tuple[int, int, bool]:
-    """Play the match in memory without late grabs: its events, the decided races after
-    which someone could grab late, and whether it ended within ``limit`` events."""
-    match = JungleSpeed.create(options(), seed, ENTROPY)
-    stamps, rng, races = Stamps(), random.Random(moves_seed), 0
-    join_all(match, stamps)
     while match.status is MatchStatus.PLAYING and match.version < limit:
-        if play_one(match, rng, stamps) in ("duel", "arrows") and late_grabbers(match):
-            races += 1
-    return match.version, races, match.status is not MatchStatus.PLAYING
+        duels, luck = match.open_duels(), rng.random()
+        blocked = match.turn is None or match.reveal_refusal(match.turn) is not None
+        active = [s for s in match.seats if match.active(s)]
+        if duels and (luck >= LEAVE_DUEL_OPEN or blocked):
+            outcome = match.grab(rng.choice(duels[0]), stamps())  # JS-4.2
+        elif match.open_arrows():
+            outcome = match.grab(rng.choice(active), stamps())  # JS-6.1
+        elif luck < WRONG_GRAB or blocked or match.turn is None:
+            outcome = match.grab(rng.choice(active), stamps())  # JS-5.2
+        else:
+            match.reveal(match.turn, stamps())  # JS-3.1
+            outcome = "reveal"
+        decided = outcome in ("duel", "arrows") and match.status is MatchStatus.PLAYING
+        after = [s for s in match.seats if decided and match.active(s)]
+        yield [s for s in after if match.grab_outcome(s)[0] == "late"]
 
 
-@dataclass(frozen=True)
-class Built:
-    match_id: UUID
-    events: int
-    own_events: int
-    late_grabs: int
-    races: int
-    ended: bool
-    seconds: float
-
-
-def build(env: dict[str, str], events: int, seed: int) -> Built:
-    """Make and save the match (see the module's text); not measured."""
+def build(env: dict[str, str], events: int, seed: int, store: str) -> tuple[UUID, int]:
+    """Make and save the match (see the module's text), not measured: its id and length.
+    It is played in memory first, without late grabs, for its length and its races."""
     began = time.perf_counter()
     secret = random.Random(seed).randbytes(32)
-    own, races, ended = rehearse(secret, seed, events)
+    rehearsal = JungleSpeed.create(OPTIONS, secret, ENTROPY)
+    races = sum(bool(late) for late in play(rehearsal, seed, events, Stamps()))
+    own, ended = rehearsal.version, rehearsal.status is not MatchStatus.PLAYING
     missing = events - own if ended else 0
     if missing and not races:
         raise SystemExit(f"seed {seed}: no race was decided, so no late grab is possible")
@@ -124,18 +98,14 @@ def build(env: dict[str, str], events: int, seed: int) -> Built:
     quota = Counter(spread.choices(range(races), k=missing))
     arena = Arena(env, seed_source=lambda: secret)
     try:
-        created = arena.create_match(lambda s: JungleSpeed.create(options(), s, ENTROPY))
-        assert isinstance(created, JungleSpeed)
-        match, stamps, rng, race, saved = created, Stamps(), random.Random(seed), 0, 0
-        join_all(match, stamps)
-        while match.status is MatchStatus.PLAYING and match.version < events:
-            outcome = play_one(match, rng, stamps)
-            grabbers = late_grabbers(match) if outcome in ("duel", "arrows") else []
-            if grabbers:
-                for _ in range(quota[race]):
-                    late = match.grab(spread.choice(grabbers), stamps(after_ms=2))
-                    assert late == "late", late
-                race += 1
+        match = arena.create_match(lambda s: JungleSpeed.create(OPTIONS, s, ENTROPY))
+        assert isinstance(match, JungleSpeed)
+        stamps, race, saved = Stamps(), 0, 0
+        for grabbers in play(match, seed, events, stamps):
+            for _ in range(quota[race] if grabbers else 0):
+                late = match.grab(spread.choice(grabbers), stamps(after_ms=2))
+                assert late == "late", late
+            race += bool(grabbers)
             if match.version - saved >= SAVE_BATCH:
                 arena.save(match)
                 saved = match.version
@@ -145,8 +115,12 @@ def build(env: dict[str, str], events: int, seed: int) -> Built:
     # A match cut in play may pass ``events`` by the few events of its last command.
     if match.version != events and (ended or match.version < events):
         raise SystemExit(f"the match has {match.version} events, not {events}")
-    seconds = time.perf_counter() - began
-    return Built(match.id, match.version, min(own, match.version), missing, races, ended, seconds)
+    print(
+        f"{store}: match of {match.version:,} events, {min(own, match.version):,} of its own "
+        f"play ({'ended' if ended else 'cut, still in play'}) and {missing:,} late grabs after "
+        f"{races} decided races; made in {time.perf_counter() - began:.1f} s"
+    )
+    return match.id, match.version
 
 
 # ---- measuring --------------------------------------------------------------------------
@@ -254,22 +228,14 @@ def main(argv: list[str] | None = None) -> None:
     if not 2 <= args.versions <= args.events:
         parser.error("--versions must be between 2 and --events")
     print(machine_line())
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        fresh_store(args.store, args.dsn, Path(tmp)) as (env, name),
-    ):
-        built = build(env, args.events, args.seed)
-        print(
-            f"{name}: match of {built.events:,} events, {built.own_events:,} of its own play "
-            f"({'ended' if built.ended else 'cut, still in play'}) and {built.late_grabs:,} "
-            f"late grabs after {built.races} decided races; made in {built.seconds:.1f} s"
-        )
+    with fresh_store(args.store, args.dsn) as (env, name, _):
+        match_id, events = build(env, args.events, args.seed, name)
         rng = random.Random(args.seed + 2)
-        versions = rng.sample(range(1, built.events + 1), args.versions)
+        versions = rng.sample(range(1, events + 1), args.versions)
         # The replay tool takes PostgreSQL's settings from the process's environment.
         with mock.patch.dict(os.environ, env), open_arena(env.get("SQLITE_DBNAME", "")) as arena:
-            every, at = measure(arena, built.match_id, versions, args.repetitions, rng)
-            report(every, at, built.events)
+            every, at = measure(arena, match_id, versions, args.repetitions, rng)
+            report(every, at, events)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ the echo (its target: the game at 60% of it at 100 matches), the stream echo (a 
 command's floor) and the stored echo (an event saved through the server's group commit
 first: the floor under a committed command). Each round drives every server in turn, one
 ``--seconds`` window each; ratios are taken within a round and their medians given.
-``--against DIR`` serves the game of another tree too, in the same rounds.
 """
 
 from __future__ import annotations
@@ -17,22 +16,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import multiprocessing
 import os
 import statistics
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from bench.harness import (
     ECHO,
     ECHO_STREAM,
     LISTEN,
+    OWN_CONNECTION,
     REVEAL,
     STORED_ECHO,
+    Children,
     EchoServer,
     Table,
     arguments,
@@ -40,14 +39,20 @@ from bench.harness import (
     fresh_store,
     machine_line,
     markdown_table,
+    match_stub,
     open_play,
     p50_p99,
     process_ticks,
+    read,
     round_trip,
-    serving,
+    serve,
 )
 from totem.v1 import match_service_pb2 as ms
 
+# isort: split
+import grpc  # after the harness, which sets totem serve's gRPC listener first
+
+WATCH = "/totem.v1.MatchService/Watch"
 ECHOES = {"echo": ECHO, "stored echo": STORED_ECHO, "stream echo": ECHO_STREAM}
 #: What 1,000 matches of 4 watchers and 2 players from one host need of the server.
 SERVER_ENV = {
@@ -58,23 +63,18 @@ SERVER_ENV = {
     "TOTEM_ORGANISER_CREATIONS_PER_MINUTE": "100000000",
 }
 CALL_TIMEOUT = 60.0
-
-
-async def drain(call: Any) -> None:
-    try:
-        async for _ in call:
-            pass
-    except Exception:  # a stream ended by the round
-        pass
+#: How long the client processes may take to have every loop answered once.
+START_TIMEOUT = 330.0
 
 
 async def game_round(stub: Any, watch: Any, via: str, stop: float, answered: list[Any]) -> None:
-    """One match, watched by 4, played until it ends or the window closes."""
+    """One match, watched by 4 (``watch`` leaves the events undecoded, as a client that
+    only forwards them would), played until it ends or the window closes."""
     watchers: list[Any] = []
 
     async def watched(match_id: str) -> None:
         request = ms.WatchRequest(match_id=match_id)
-        watchers.extend(asyncio.ensure_future(drain(watch(request))) for _ in range(4))
+        watchers.extend(asyncio.ensure_future(read(watch(request))) for _ in range(4))
 
     plays: list[Any] = []
     try:
@@ -96,15 +96,12 @@ async def game_round(stub: Any, watch: Any, via: str, stop: float, answered: lis
 
 
 async def echo_round(channel: Any, kind: str, stop: float, answered: list[Any]) -> None:
-    """A key with 4 listeners, then 100 echoes to it (about a match's commands)."""
+    """A key with 4 listeners, then 100 echoes to it (about a match's commands) of a
+    reveal's size."""
     key = uuid.uuid4().bytes
-    payload = (
-        key
-        + ms.ActRequest(
-            match_id=str(uuid.uuid4()), seen_version=42, jungle_speed=REVEAL
-        ).SerializeToString()
-    )
-    listeners = [asyncio.ensure_future(drain(channel.unary_stream(LISTEN)(key))) for _ in range(4)]
+    act = ms.ActRequest(match_id=str(uuid.uuid4()), seen_version=42, jungle_speed=REVEAL)
+    payload = key + act.SerializeToString()
+    listeners = [asyncio.ensure_future(read(channel.unary_stream(LISTEN)(key))) for _ in range(4)]
     stream = channel.stream_stream(ECHO_STREAM)() if kind == "stream echo" else None
     try:
         for _ in range(100):
@@ -125,26 +122,18 @@ async def echo_round(channel: Any, kind: str, stop: float, answered: list[Any]) 
         await asyncio.gather(*listeners, return_exceptions=True)
 
 
-async def client(address: str, kind: str, loops: int, conn: Any) -> None:
+async def client(conn: Any, address: str, kind: str, loops: int) -> None:
     """``loops`` loops of ``kind`` on up to 8 channels (TCP connections); once each has
-    been answered, the window comes down ``conn`` and its counts go back up."""
-    import grpc
-
-    from totem.v1 import match_service_pb2_grpc
-
-    options = [("grpc.use_local_subchannel_pool", 1)]
-    channels = [grpc.aio.insecure_channel(address, options=options) for _ in range(min(loops, 8))]
+    been answered, the window comes down ``conn`` and what was answered in it goes back."""
+    channels = [match_stub(address, OWN_CONNECTION) for _ in range(min(loops, 8))]
     answered: list[tuple[float, float]] = []
     failures: list[str] = []
     first: set[int] = set()
     window = [0.0, float("inf")]
 
     async def loop(index: int) -> None:
-        channel = channels[index % len(channels)]
-        stub = match_service_pb2_grpc.MatchServiceStub(channel)
-        watch = channel.unary_stream(
-            "/totem.v1.MatchService/Watch", ms.WatchRequest.SerializeToString
-        )
+        channel, stub = channels[index % len(channels)]
+        watch = channel.unary_stream(WATCH, ms.WatchRequest.SerializeToString)
         while time.perf_counter() < window[1]:
             mine: list[tuple[float, float]] = []
             try:
@@ -160,28 +149,22 @@ async def client(address: str, kind: str, loops: int, conn: Any) -> None:
                 first.add(index)
 
     tasks = [asyncio.ensure_future(loop(i)) for i in range(loops)]
-    deadline = time.monotonic() + 300
+    deadline = time.monotonic() + START_TIMEOUT - 30
     while len(first) < loops and time.monotonic() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.05)
-    conn.send((len(first), failures[:1]))
-    window[:] = await asyncio.to_thread(conn.recv)
+    conn.send(("ready", None) if first else ("error", f"{kind}: nothing answered {failures[:1]}"))
+    window[:] = (await asyncio.to_thread(conn.recv))[1:]
     await asyncio.gather(*tasks)
-    conn.send(
-        ([s for t, s in answered if window[0] <= t <= window[1]], len(failures), failures[:1])
-    )
-    for channel in channels:
+    kept = [s for t, s in answered if window[0] <= t <= window[1]]
+    conn.send(("answered", (kept, len(failures), failures[:1])))
+    for channel, _ in channels:
         await channel.close()
-
-
-def client_main(address: str, kind: str, loops: int, conn: Any) -> None:
-    asyncio.run(client(address, kind, loops, conn))
 
 
 @dataclass
 class Result:
     latencies: list[float]
     seconds: float
-    failed: int
     server_ticks: int
 
     @property
@@ -189,51 +172,56 @@ class Result:
         return len(self.latencies) / self.seconds
 
 
-def drive(address: str, pid: int, kind: str, matches: int, args: argparse.Namespace) -> Result:
-    """``matches`` loops of ``kind`` over the client processes; one window counted."""
-    context = multiprocessing.get_context("spawn")
+def drive(server: Any, kind: str, matches: int, args: argparse.Namespace) -> Result:
+    """``matches`` loops of ``kind`` over the client processes; one window counted, the
+    server's CPU time in it too."""
+    children = Children(client)
     shares = [matches // args.clients + (i < matches % args.clients) for i in range(args.clients)]
-    children = []
-    for share in filter(None, shares):
-        mine, theirs = context.Pipe()
-        process = context.Process(
-            target=client_main, args=(address, kind, share, theirs), daemon=True
-        )
-        process.start()
-        children.append((process, mine))
     try:
-        for _, conn in children:
-            ready, failures = conn.recv() if conn.poll(330) else (0, ["no answer"])
-            if not ready:
-                raise RuntimeError(f"a client process got no answer at all: {failures}")
+        for index, share in enumerate(filter(None, shares)):
+            children.start(index, server.address, kind, share)
+        children.gather(children.pipes, START_TIMEOUT)
         begin = time.perf_counter() + 1.0  # CLOCK_MONOTONIC: the same in every process
-        for _, conn in children:
-            conn.send((begin, begin + args.seconds))
+        children.send(children.pipes, "window", begin, begin + args.seconds)
         time.sleep(begin - time.perf_counter())
-        ticks = process_ticks([pid])
+        ticks = process_ticks([server.pid])
         time.sleep(args.seconds)
-        ticks = process_ticks([pid]) - ticks
-        reports = [conn.recv() for _, conn in children if conn.poll(CALL_TIMEOUT + 30)]
+        ticks = process_ticks([server.pid]) - ticks
+        reports = children.gather(children.pipes, CALL_TIMEOUT + 30).values()
     finally:
-        for process, _ in children:
-            process.join(30)
-            if process.is_alive():
-                process.kill()
-    failed = sum(r[1] for r in reports)
-    if failed:
+        children.stop()
+    if failed := sum(r[1] for r in reports):
         print(f"  {kind}: {failed} failed, first {[r[2] for r in reports if r[2]][:1]}")
-    return Result([s for r in reports for s in r[0]], args.seconds, failed, ticks)
+    return Result([s for r in reports for s in r[0]], args.seconds, ticks)
 
 
-def row(name: str, result: Result, echo: Result | None = None) -> list[str]:
-    per = os.sysconf("SC_CLK_TCK") * max(1, len(result.latencies))
-    return [
-        name,
-        f"{result.rate:,.0f}",
-        f"{result.rate / echo.rate:.0%}" if echo and echo.rate else "-",
-        p50_p99(result.latencies, 1e3, 1),
-        f"{result.server_ticks / per * 1e6:,.0f}",
+def report(matches: int, rounds: list[dict[str, Result]]) -> None:
+    """Each round's figures, then the medians of the rounds' ratios."""
+    per = os.sysconf("SC_CLK_TCK")
+    rows = [
+        [
+            f"{matches}, {index + 1}, {name}",
+            f"{r.rate:,.0f}",
+            f"{r.rate / results['echo'].rate:.0%}" if results["echo"].rate else "-",
+            p50_p99(r.latencies, 1e3, 1),
+            f"{r.server_ticks / per / max(1, len(r.latencies)) * 1e6:,.0f}",
+        ]
+        for index, results in enumerate(rounds)
+        for name, r in results.items()
     ]
+    header = ["matches, round, what", "commands/s", "of the echo", "latency p50 / p99 ms"]
+    print(f"\n{markdown_table([*header, 'server CPU µs/command'], rows)}\n")
+
+    def median(top: str, bottom: str) -> str:
+        ratios = [r[top].rate / r[bottom].rate for r in rounds if r[bottom].rate]
+        return f"{statistics.median(ratios):.2f}" if ratios else "-"
+
+    pairs = [("game", "echo"), ("stored echo", "echo"), ("game", "stored echo")]
+    print(
+        f"{matches} matches, medians of the rounds' ratios: "
+        + ", ".join(f"{a} / {b} {median(a, b)}" for a, b in [*pairs, ("game", "stream echo")])
+        + ("; target: game / echo ≥ 0.60 at 100 matches" if matches == 100 else "")
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -243,60 +231,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--via", choices=("act", "play"), default="act")
-    parser.add_argument("--against", type=Path, metavar="DIR", help="another tree's game too")
     args = parser.parse_args(argv)
     print(f"{machine_line()}\n{args.clients} client processes, store {args.store}, via {args.via}")
-    header = ["matches, round, what", "commands/s", "of the echo", "latency p50 / p99 ms"]
-    header += ["server CPU µs/command"]
-    echo = EchoServer()
-    try:
-        with fresh_store(args.store, args.dsn) as (env, _):
-            stored = EchoServer(env)
-            try:
-                for matches in args.matches:
-                    measure(matches, args, echo, stored, header)
-            finally:
-                stored.stop()
-    finally:
-        echo.stop()
-
-
-def measure(
-    matches: int, args: argparse.Namespace, echo: EchoServer, stored: EchoServer, header: list[str]
-) -> None:
-    """``--rounds`` rounds at one concurrency, on game servers fresh for it."""
     with contextlib.ExitStack() as stack:
-        games = {
-            name: stack.enter_context(
-                serving(args.store, args.dsn, root.resolve(), SERVER_ENV, args.extra)
-            )
-            for name, root in (("game", args.root), ("--against", args.against))
-            if root is not None
-        }
-        rounds, rows = [], []
-        for index in range(args.rounds):
-            result = {"echo": drive(echo.address, echo.pid, "echo", matches, args)}
-            for name in list(games)[:: 1 if index % 2 == 0 else -1]:  # each first in turn
-                result[name] = drive(games[name].address, games[name].pid, args.via, matches, args)
-            for kind, server in (("stored echo", stored), ("stream echo", echo)):
-                result[kind] = drive(server.address, server.pid, kind, matches, args)
-            rows += [
-                row(f"{matches}, {index + 1}, {n}", r, result["echo"]) for n, r in result.items()
-            ]
-            rounds.append(result)
-    print(f"\n{markdown_table(header, rows)}\n")
-
-    def median(top: str, bottom: str) -> str:
-        ratios = [r[top].rate / r[bottom].rate for r in rounds if top in r and r[bottom].rate]
-        return f"{statistics.median(ratios):.2f}" if ratios else "-"
-
-    print(
-        f"{matches} matches, medians of the rounds' ratios: game / echo {median('game', 'echo')}, "
-        f"stored echo / echo {median('stored echo', 'echo')}, game / stored echo "
-        f"{median('game', 'stored echo')}, game / stream echo {median('game', 'stream echo')}"
-        + (f", game / --against {median('game', '--against')}" if args.against else "")
-        + ("; target: game / echo ≥ 0.60 at 100 matches" if matches == 100 else "")
-    )
+        echo = EchoServer()
+        stack.callback(echo.stop)
+        stored = EchoServer(stack.enter_context(fresh_store(args.store, args.dsn))[0])
+        stack.callback(stored.stop)
+        for matches in args.matches:
+            with serve(args, SERVER_ENV) as game:  # fresh for each count of matches
+                servers = {"echo": echo, "game": game, "stored echo": stored, "stream echo": echo}
+                kinds = {name: args.via if name == "game" else name for name in servers}
+                rounds = [
+                    {name: drive(s, kinds[name], matches, args) for name, s in servers.items()}
+                    for _ in range(args.rounds)
+                ]
+            report(matches, rounds)
 
 
 if __name__ == "__main__":
