@@ -10,13 +10,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.jungle_speed import JungleSpeed
+from domain.jungle_speed import duplicate as jungle_speed_duplicate
 from domain.jungle_speed import views as jungle_speed_views
 from domain.kernel.fork import forked_view
 from domain.kernel.match import MatchAggregate, event_name
 from domain.kernel.views import Viewer
 from domain.tribes import Tribes
+from domain.tribes import duplicate as tribes_duplicate
 from domain.tribes import views as tribes_views
 from domain.village import Village
+from domain.village import duplicate as village_duplicate
 from domain.village import views as village_views
 from domain.village.commitments import SECRET_BYTES
 
@@ -34,6 +37,9 @@ class Game:
     personal_view: Callable[[Any, Viewer], dict[str, Any] | None]
     #: ``(options, seed, entropy, referee_token_hash[, secret=...]) ->`` a new match.
     create: Callable[..., MatchAggregate]
+    #: ``(options, round_seed, seats) ->`` the options of a table of a tournament's
+    #: duplicate round: the game's luck prearranged from the round's seed (TO-12.1).
+    duplicate_luck: Callable[[Any, bytes, int], Any]
     #: Bytes of a secret of the server's that a match keeps besides its seed (0: none),
     #: drawn by the server and given to ``create`` as ``secret``: no seed derives it
     #: (Village's spell commitments, VI-2.2).
@@ -65,6 +71,7 @@ GAMES: dict[str, Game] = {
             jungle_speed_views.state_view,
             jungle_speed_views.personal_view,
             JungleSpeed.create,
+            jungle_speed_duplicate.duplicate_luck,
         ),
         Game(
             "tribes",
@@ -73,6 +80,7 @@ GAMES: dict[str, Game] = {
             tribes_views.state_view,
             tribes_views.personal_view,
             Tribes.create,
+            tribes_duplicate.duplicate_luck,
         ),
         Game(
             "village",
@@ -81,6 +89,7 @@ GAMES: dict[str, Game] = {
             village_views.state_view,
             village_views.personal_view,
             Village.create,
+            village_duplicate.duplicate_luck,
             SECRET_BYTES,
         ),
     )
