@@ -38,6 +38,7 @@ from bench.harness import (
     create_request,
     markdown_table,
     match_stub,
+    rss_mib,
     seated_match,
     serve,
 )
@@ -120,14 +121,14 @@ async def slow_streams(server: Server, stub: Stub, streams: int, events: int, ho
 
     await asyncio.gather(*(seat(s) for s in seats))
     size = len((await stub.Watch(ms.WatchRequest(match_id=match_id)).read()).SerializeToString())
-    rss_before = server.rss_mib()
+    rss_before = rss_mib(server.pid)
     channels = [
         match_stub(server.address, NOT_READING) for _ in range(-(-streams // STREAMS_PER_CHANNEL))
     ]
     watch = ms.WatchRequest(match_id=match_id)
     calls = [channels[i // STREAMS_PER_CHANNEL][1].Watch(watch) for i in range(streams)]
     await asyncio.sleep(hold)
-    rss_held = server.rss_mib()
+    rss_held = rss_mib(server.pid)
 
     async def stand(call: grpc.aio.UnaryStreamCall) -> str:
         try:
@@ -161,11 +162,11 @@ async def looked_at(server: Server, stub: Stub, matches: int, settle: float) -> 
         for start in range(0, matches, 100):
             batch = ids[start : start + 100]
             await asyncio.gather(*(stub.GetMatch(ms.GetMatchRequest(match_id=m)) for m in batch))
-        return server.rss_mib()
+        return rss_mib(server.pid)
 
-    began, first = server.rss_mib(), await round_of()
+    began, first = rss_mib(server.pid), await round_of()
     await asyncio.sleep(settle)
-    settled, second = server.rss_mib(), await round_of()
+    settled, second = rss_mib(server.pid), await round_of()
     print(
         f"\n{matches} matches a round, created and looked at once each: server RSS {began:.0f} "
         f"MiB at first, {first:.0f} after round 1, {settled:.0f} {settle:.0f} s later, "

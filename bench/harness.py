@@ -59,6 +59,14 @@ STEP_TIMEOUT = 30.0
 #: Channel options of a client that must have a TCP connection of its own (gRPC shares
 #: one between channels to the same address otherwise).
 OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
+#: What thousands of streams and matches from one host need of ``totem serve``.
+MANY_CLIENTS_ENV = {
+    "TOTEM_STREAMS_PER_CONNECTION": "1000000",
+    "TOTEM_STREAMS_PER_ADDRESS": "1000000",
+    "TOTEM_MAX_CONCURRENT_CALLS": "1000000",
+    "TOTEM_ORGANISER_CREATIONS_PER_MINUTE": "100000000",
+}
+WATCH = "/totem.v1.MatchService/Watch"
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
@@ -183,12 +191,6 @@ def fresh_store(store: str, dsn: str = DEFAULT_DSN) -> Iterator[tuple[dict[str, 
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Server:
     """``totem serve`` in a process of its own on the store of ``store_env``, from this
     tree or another (``root``): started, killed and started again at will, on one port.
@@ -207,7 +209,9 @@ class Server:
         unlimited: bool = False,
         instance: str | None = None,
     ) -> None:
-        self.port = free_port()
+        with socket.socket() as free:
+            free.bind(("127.0.0.1", 0))
+            self.port = int(free.getsockname()[1])
         self.root = root
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "SQLITE_"))},
@@ -271,9 +275,6 @@ class Server:
                 self.process.wait(60)
             except subprocess.TimeoutExpired:
                 self.kill()
-
-    def rss_mib(self) -> float:
-        return rss_mib(self.pid)
 
 
 def arguments(doc: str | None, store: bool = True, root: bool = True) -> argparse.ArgumentParser:
@@ -439,18 +440,14 @@ async def echo_server(conn: multiprocessing.connection.Connection, store_env: An
     await bare.stop(grace=None)
 
 
-class EchoServer:
+class EchoServer(Children):
     """The bare echo server in a process of its own; ``store_env`` for the stored echo."""
 
     def __init__(self, store_env: Mapping[str, str] | None = None) -> None:
-        self.children = Children(echo_server)
-        self.children.start(0, store_env)
-        self.port: int = self.children.gather([0], STEP_TIMEOUT)[0]
-        self.address = f"127.0.0.1:{self.port}"
-        self.pid: int = self.children.processes[0].pid
-
-    def stop(self) -> None:
-        self.children.stop()
+        super().__init__(echo_server)
+        self.start(0, store_env)
+        self.address = f"127.0.0.1:{self.gather([0], STEP_TIMEOUT)[0]}"
+        self.pid: int = self.processes[0].pid
 
 
 # ---- streams ------------------------------------------------------------------------------
@@ -496,16 +493,11 @@ async def close_play(stream: Any) -> None:
         raise RuntimeError(f"the Play stream ended badly: {code} {await stream.details()}")
 
 
-async def read(call: Any, times: list[float] | None = None) -> int:
-    """Read a server stream to its end, or until cancelled: its messages, each arrival's
-    ``perf_counter`` appended to ``times``."""
-    count = 0
+async def read(call: Any) -> None:
+    """Read a server stream to its end, or until cancelled."""
     with contextlib.suppress(asyncio.CancelledError):
         async for _ in call:
-            count += 1
-            if times is not None:
-                times.append(time.perf_counter())
-    return count
+            pass
 
 
 class Follower:

@@ -28,9 +28,11 @@ from bench.harness import (
     ECHO,
     ECHO_STREAM,
     LISTEN,
+    MANY_CLIENTS_ENV,
     OWN_CONNECTION,
     REVEAL,
     STORED_ECHO,
+    WATCH,
     Children,
     EchoServer,
     Table,
@@ -52,16 +54,9 @@ from totem.v1 import match_service_pb2 as ms
 # isort: split
 import grpc  # after the harness, which sets totem serve's gRPC listener first
 
-WATCH = "/totem.v1.MatchService/Watch"
 ECHOES = {"echo": ECHO, "stored echo": STORED_ECHO, "stream echo": ECHO_STREAM}
 #: What 1,000 matches of 4 watchers and 2 players from one host need of the server.
-SERVER_ENV = {
-    "TOTEM_STREAMS_PER_CONNECTION": "1000000",
-    "TOTEM_STREAMS_PER_ADDRESS": "1000000",
-    "TOTEM_MAX_CONCURRENT_CALLS": "1000000",
-    "TOTEM_PENDING_CALLS": "1000000",
-    "TOTEM_ORGANISER_CREATIONS_PER_MINUTE": "100000000",
-}
+SERVER_ENV = MANY_CLIENTS_ENV | {"TOTEM_PENDING_CALLS": "1000000"}
 CALL_TIMEOUT = 60.0
 #: How long the client processes may take to have every loop answered once.
 START_TIMEOUT = 330.0
