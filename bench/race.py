@@ -87,7 +87,7 @@ class Race:
 
     def spread(self, times: str) -> int:
         """From the first grab's to the last's ``sent_ns`` or ``stamp_ns``."""
-        values = [getattr(g, times) for g in self.grabs]
+        values: list[int] = [getattr(g, times) for g in self.grabs]
         return max(values) - min(values)
 
     @property
@@ -257,8 +257,7 @@ def run(args: argparse.Namespace) -> tuple[list[Race], bool]:
     with contextlib.ExitStack() as stack:
         address = stack.enter_context(serve(args)).address
         stub = MatchServiceStub(stack.enter_context(grpc.insecure_channel(address)))
-        children = Children(child)
-        stack.callback(children.stop)
+        children = stack.enter_context(Children(child))
         for index in contenders + spectators:
             children.start(index, index, address, fifo, args.via, args.watchers)
             children.gather([index])  # connected one after another
