@@ -34,7 +34,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import server  # noqa: F401  # sets GRPC_EXPERIMENTS before anything imports grpc
 
@@ -318,7 +318,7 @@ class Children:
     """Processes running the coroutine function ``target``, spawned (no gRPC state
     inherited), each keyed and given a pipe as its first argument. A child answers each
     message with ``(kind, payload)``; ``("error", text)`` is raised here, so that a
-    failure in a child stops the run."""
+    failure in a child stops the run. Stopped on leaving a ``with`` block."""
 
     def __init__(self, target: Callable[..., Any]) -> None:
         self.target = target
@@ -354,6 +354,12 @@ class Children:
     def ask(self, keys: Sequence[int], *message: Any) -> dict[int, Any]:
         self.send(keys, *message)
         return self.gather(keys)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
 
     def stop(self) -> None:
         """Tell each to stop; those still running after 10 s are terminated."""

@@ -126,10 +126,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PEERS, check=True)
     print(machine_line())
     size = len(ms.ActRequest(match_id="0" * 36, jungle_speed=REVEAL).SerializeToString())
-    echo, peers, ports = EchoServer(), [], {}
+    peers, ports = [], {}
     results: dict[str, dict[int, tuple[list[float], float]]] = {name: {} for name in NAMES}
     try:
-        with serve(args) as server:
+        with EchoServer() as echo, serve(args) as server:
             for name, kind in (("boardgame.io", "bgio"), ("Colyseus", "colyseus")):
                 argv = ["node", f"{kind}-server.js", "0"]
                 peers.append(subprocess.Popen(argv, cwd=PEERS, stdout=subprocess.PIPE, text=True))
@@ -152,7 +152,6 @@ def main(argv: Sequence[str] | None = None) -> None:
                     else:
                         results[name][clients] = node_run(*ports[name], *numbers)
     finally:
-        echo.stop()
         for peer in peers:
             peer.terminate()
             peer.wait(10)

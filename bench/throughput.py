@@ -170,9 +170,8 @@ class Result:
 def drive(server: Any, kind: str, matches: int, args: argparse.Namespace) -> Result:
     """``matches`` loops of ``kind`` over the client processes; one window counted, the
     server's CPU time in it too."""
-    children = Children(client)
     shares = [matches // args.clients + (i < matches % args.clients) for i in range(args.clients)]
-    try:
+    with Children(client) as children:
         for index, share in enumerate(filter(None, shares)):
             children.start(index, server.address, kind, share)
         children.gather(children.pipes, START_TIMEOUT)
@@ -183,8 +182,6 @@ def drive(server: Any, kind: str, matches: int, args: argparse.Namespace) -> Res
         time.sleep(args.seconds)
         ticks = process_ticks([server.pid]) - ticks
         reports = children.gather(children.pipes, CALL_TIMEOUT + 30).values()
-    finally:
-        children.stop()
     if failed := sum(r[1] for r in reports):
         print(f"  {kind}: {failed} failed, first {[r[2] for r in reports if r[2]][:1]}")
     return Result([s for r in reports for s in r[0]], args.seconds, ticks)
@@ -229,10 +226,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     print(f"{machine_line()}\n{args.clients} client processes, store {args.store}, via {args.via}")
     with contextlib.ExitStack() as stack:
-        echo = EchoServer()
-        stack.callback(echo.stop)
-        stored = EchoServer(stack.enter_context(fresh_store(args.store, args.dsn))[0])
-        stack.callback(stored.stop)
+        echo = stack.enter_context(EchoServer())
+        stored_env = stack.enter_context(fresh_store(args.store, args.dsn))[0]
+        stored = stack.enter_context(EchoServer(stored_env))
         for matches in args.matches:
             with serve(args, SERVER_ENV) as game:  # fresh for each count of matches
                 servers = {"echo": echo, "game": game, "stored echo": stored, "stream echo": echo}

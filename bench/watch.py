@@ -169,11 +169,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     args = parser.parse_args(argv)
     print(machine_line())
-    echo = EchoServer()
-    try:
+    with EchoServer() as echo:
         bare = asyncio.run(run(echo.address, echo.pid, False, args))
-    finally:
-        echo.stop()
     with serve(args, SERVER_ENV) as server:
         game = asyncio.run(run(server.address, server.pid, True, args))
 
