@@ -99,10 +99,15 @@ def p50_p99(values: Sequence[float], scale: float = 1.0, digits: int = 3) -> str
     return f"{statistics.median(values) * scale:.{digits}f} / {p99(values) * scale:.{digits}f}"
 
 
-def chi_square_sf(statistic: float, dof: int) -> float:
-    """P(X >= statistic) for a chi-square variable of ``dof`` degrees of freedom (the
-    closed forms for whole degrees of freedom)."""
-    x = max(statistic, 0.0)
+def chi_square_p(counts: Sequence[int]) -> float:
+    """Pearson's test of ``counts`` against equal shares: its p-value, P(X >= statistic)
+    for a chi-square variable of ``len(counts) - 1`` degrees of freedom (the closed forms
+    for whole degrees of freedom)."""
+    dof = len(counts) - 1
+    if dof < 1 or sum(counts) == 0:
+        return 1.0
+    expected = sum(counts) / len(counts)
+    x = sum((c - expected) ** 2 / expected for c in counts)
     if dof % 2 == 0:
         term = total = math.exp(-x / 2)
         for i in range(1, dof // 2):
@@ -115,16 +120,6 @@ def chi_square_sf(statistic: float, dof: int) -> float:
         total += term
         term *= x / (2 * i + 1)
     return min(1.0, total)
-
-
-def chi_square_p(counts: Sequence[int]) -> float:
-    """Pearson's test of ``counts`` against equal shares: its p-value."""
-    total = sum(counts)
-    if total == 0 or len(counts) < 2:
-        return 1.0
-    expected = total / len(counts)
-    statistic = sum((c - expected) ** 2 / expected for c in counts)
-    return chi_square_sf(statistic, len(counts) - 1)
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
