@@ -31,6 +31,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bench.harness import (
     GRAB,
     ORGANISER,
+    OWN_CONNECTION,
     REVEAL,
     Server,
     arguments,
@@ -50,11 +51,7 @@ from totem.v1.match_service_pb2_grpc import MatchServiceStub as Stub
 PARTS = ("grabs", "streams", "matches", "burst")
 STREAMS_PER_CHANNEL = 10
 #: A client that does not read: the default HTTP/2 window, never grown.
-NOT_READING = [
-    ("grpc.use_local_subchannel_pool", 1),
-    ("grpc.http2.lookahead_bytes", 65535),
-    ("grpc.http2.bdp_probe", 0),
-]
+NOT_READING = [*OWN_CONNECTION, ("grpc.http2.lookahead_bytes", 65535), ("grpc.http2.bdp_probe", 0)]
 #: A stream that gives nothing for this long while read is counted as still open.
 QUIET_S = 3.0
 #: No call of the burst may take longer (a client deadline far beyond the run).
@@ -66,10 +63,8 @@ def counted(title: str, outcomes: Iterable[str]) -> None:
     print(f"\n{title}\n\n{markdown_table(['outcome', 'calls'], rows)}")
 
 
-def outcome(error: grpc.aio.AioRpcError | None) -> str:
-    """A call's status, and whether a RESOURCE_EXHAUSTED carried a retry hint."""
-    if error is None:
-        return "OK"
+def outcome(error: grpc.aio.AioRpcError) -> str:
+    """A failed call's status, and whether a RESOURCE_EXHAUSTED carried a retry hint."""
     if error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
         if "fell behind" in (error.details() or ""):
             return "RESOURCE_EXHAUSTED, fell behind"
