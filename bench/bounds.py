@@ -31,6 +31,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bench.harness import (
     GRAB,
     ORGANISER,
+    OWN_CONNECTION,
     REVEAL,
     Server,
     arguments,
@@ -38,6 +39,7 @@ from bench.harness import (
     create_request,
     markdown_table,
     match_stub,
+    rss_mib,
     seated_match,
     serve,
 )
@@ -49,11 +51,7 @@ from totem.v1.match_service_pb2_grpc import MatchServiceStub as Stub
 PARTS = ("grabs", "streams", "matches", "burst")
 STREAMS_PER_CHANNEL = 10
 #: A client that does not read: the default HTTP/2 window, never grown.
-NOT_READING = [
-    ("grpc.use_local_subchannel_pool", 1),
-    ("grpc.http2.lookahead_bytes", 65535),
-    ("grpc.http2.bdp_probe", 0),
-]
+NOT_READING = [*OWN_CONNECTION, ("grpc.http2.lookahead_bytes", 65535), ("grpc.http2.bdp_probe", 0)]
 #: A stream that gives nothing for this long while read is counted as still open.
 QUIET_S = 3.0
 #: No call of the burst may take longer (a client deadline far beyond the run).
@@ -65,10 +63,8 @@ def counted(title: str, outcomes: Iterable[str]) -> None:
     print(f"\n{title}\n\n{markdown_table(['outcome', 'calls'], rows)}")
 
 
-def outcome(error: grpc.aio.AioRpcError | None) -> str:
-    """A call's status, and whether a RESOURCE_EXHAUSTED carried a retry hint."""
-    if error is None:
-        return "OK"
+def outcome(error: grpc.aio.AioRpcError) -> str:
+    """A failed call's status, and whether a RESOURCE_EXHAUSTED carried a retry hint."""
     if error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
         if "fell behind" in (error.details() or ""):
             return "RESOURCE_EXHAUSTED, fell behind"
@@ -120,14 +116,14 @@ async def slow_streams(server: Server, stub: Stub, streams: int, events: int, ho
 
     await asyncio.gather(*(seat(s) for s in seats))
     size = len((await stub.Watch(ms.WatchRequest(match_id=match_id)).read()).SerializeToString())
-    rss_before = server.rss_mib()
+    rss_before = rss_mib(server.pid)
     channels = [
         match_stub(server.address, NOT_READING) for _ in range(-(-streams // STREAMS_PER_CHANNEL))
     ]
     watch = ms.WatchRequest(match_id=match_id)
     calls = [channels[i // STREAMS_PER_CHANNEL][1].Watch(watch) for i in range(streams)]
     await asyncio.sleep(hold)
-    rss_held = server.rss_mib()
+    rss_held = rss_mib(server.pid)
 
     async def stand(call: grpc.aio.UnaryStreamCall) -> str:
         try:
@@ -161,11 +157,11 @@ async def looked_at(server: Server, stub: Stub, matches: int, settle: float) -> 
         for start in range(0, matches, 100):
             batch = ids[start : start + 100]
             await asyncio.gather(*(stub.GetMatch(ms.GetMatchRequest(match_id=m)) for m in batch))
-        return server.rss_mib()
+        return rss_mib(server.pid)
 
-    began, first = server.rss_mib(), await round_of()
+    began, first = rss_mib(server.pid), await round_of()
     await asyncio.sleep(settle)
-    settled, second = server.rss_mib(), await round_of()
+    settled, second = rss_mib(server.pid), await round_of()
     print(
         f"\n{matches} matches a round, created and looked at once each: server RSS {began:.0f} "
         f"MiB at first, {first:.0f} after round 1, {settled:.0f} {settle:.0f} s later, "

@@ -125,14 +125,6 @@ async def tables(client: Client, game: str, rng: random.Random, report: Report) 
         report.tables_finished[game] = report.tables_finished.get(game, 0) + 1
 
 
-async def timer_match(client: Client) -> str:
-    """A Jungle Speed match of two whose players never act: only its timer moves it."""
-    created = await client.create_match(max_players=2, turn_timeout_ms=TIMER_MS)
-    for name in ("idle-1", "idle-2"):
-        await client.join(created.match_id, name)
-    return created.match_id
-
-
 async def stop_tables(players: list[asyncio.Task[None]], report: Report) -> None:
     """Cancel the bot tables; one that does not stop in time is a problem, reported with
     where it waits, rather than a run that never ends."""
@@ -173,7 +165,10 @@ async def crash_run(
         async with connect(server.address, organiser_token=ORGANISER_TOKEN) as client:
             recorder.watch(client)
             await client.wait_ready(30)
-            idle = await timer_match(client)
+            # A Jungle Speed match of two whose players never act: only its timer moves it.
+            idle = (await client.create_match(max_players=2, turn_timeout_ms=TIMER_MS)).match_id
+            for name in ("idle-1", "idle-2"):
+                await client.join(idle, name)
             players = [
                 asyncio.create_task(tables(client, game, rng, report), name=game)
                 for game in ("jungle_speed", "tribes", "village")

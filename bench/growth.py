@@ -28,6 +28,7 @@ from bench.harness import (
     markdown_table,
     match_stub,
     p50_p99,
+    rss_mib,
     scripted_create,
     seated_match,
 )
@@ -154,9 +155,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             server = Server(env, folder, args.root.resolve(), args=args.extra)
             try:
                 startup = server.start(timeout=600)
-                rss = server.rss_mib()
+                rss = rss_mib(server.pid)
                 times = asyncio.run(reads(server.address, args.calls))
-                rss_after = server.rss_mib()
+                rss_after = rss_mib(server.pid)
             finally:
                 server.stop()
             startup_cell = f"{startup:.2f}{versus(base, 'start-up', [startup])}"

@@ -34,7 +34,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import server  # noqa: F401  # sets GRPC_EXPERIMENTS before anything imports grpc
 
@@ -59,6 +59,14 @@ STEP_TIMEOUT = 30.0
 #: Channel options of a client that must have a TCP connection of its own (gRPC shares
 #: one between channels to the same address otherwise).
 OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
+#: What thousands of streams and matches from one host need of ``totem serve``.
+MANY_CLIENTS_ENV = {
+    "TOTEM_STREAMS_PER_CONNECTION": "1000000",
+    "TOTEM_STREAMS_PER_ADDRESS": "1000000",
+    "TOTEM_MAX_CONCURRENT_CALLS": "1000000",
+    "TOTEM_ORGANISER_CREATIONS_PER_MINUTE": "100000000",
+}
+WATCH = "/totem.v1.MatchService/Watch"
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
@@ -91,10 +99,15 @@ def p50_p99(values: Sequence[float], scale: float = 1.0, digits: int = 3) -> str
     return f"{statistics.median(values) * scale:.{digits}f} / {p99(values) * scale:.{digits}f}"
 
 
-def chi_square_sf(statistic: float, dof: int) -> float:
-    """P(X >= statistic) for a chi-square variable of ``dof`` degrees of freedom (the
-    closed forms for whole degrees of freedom)."""
-    x = max(statistic, 0.0)
+def chi_square_p(counts: Sequence[int]) -> float:
+    """Pearson's test of ``counts`` against equal shares: its p-value, P(X >= statistic)
+    for a chi-square variable of ``len(counts) - 1`` degrees of freedom (the closed forms
+    for whole degrees of freedom)."""
+    dof = len(counts) - 1
+    if dof < 1 or sum(counts) == 0:
+        return 1.0
+    expected = sum(counts) / len(counts)
+    x = sum((c - expected) ** 2 / expected for c in counts)
     if dof % 2 == 0:
         term = total = math.exp(-x / 2)
         for i in range(1, dof // 2):
@@ -107,16 +120,6 @@ def chi_square_sf(statistic: float, dof: int) -> float:
         total += term
         term *= x / (2 * i + 1)
     return min(1.0, total)
-
-
-def chi_square_p(counts: Sequence[int]) -> float:
-    """Pearson's test of ``counts`` against equal shares: its p-value."""
-    total = sum(counts)
-    if total == 0 or len(counts) < 2:
-        return 1.0
-    expected = total / len(counts)
-    statistic = sum((c - expected) ** 2 / expected for c in counts)
-    return chi_square_sf(statistic, len(counts) - 1)
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -183,12 +186,6 @@ def fresh_store(store: str, dsn: str = DEFAULT_DSN) -> Iterator[tuple[dict[str, 
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Server:
     """``totem serve`` in a process of its own on the store of ``store_env``, from this
     tree or another (``root``): started, killed and started again at will, on one port.
@@ -207,7 +204,9 @@ class Server:
         unlimited: bool = False,
         instance: str | None = None,
     ) -> None:
-        self.port = free_port()
+        with socket.socket() as free:
+            free.bind(("127.0.0.1", 0))
+            self.port = int(free.getsockname()[1])
         self.root = root
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "SQLITE_"))},
@@ -272,9 +271,6 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.kill()
 
-    def rss_mib(self) -> float:
-        return rss_mib(self.pid)
-
 
 def arguments(doc: str | None, store: bool = True, root: bool = True) -> argparse.ArgumentParser:
     """A script's options, described by its docstring's first paragraph, and the shared
@@ -317,7 +313,7 @@ class Children:
     """Processes running the coroutine function ``target``, spawned (no gRPC state
     inherited), each keyed and given a pipe as its first argument. A child answers each
     message with ``(kind, payload)``; ``("error", text)`` is raised here, so that a
-    failure in a child stops the run."""
+    failure in a child stops the run. Stopped on leaving a ``with`` block."""
 
     def __init__(self, target: Callable[..., Any]) -> None:
         self.target = target
@@ -353,6 +349,12 @@ class Children:
     def ask(self, keys: Sequence[int], *message: Any) -> dict[int, Any]:
         self.send(keys, *message)
         return self.gather(keys)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
 
     def stop(self) -> None:
         """Tell each to stop; those still running after 10 s are terminated."""
@@ -439,18 +441,14 @@ async def echo_server(conn: multiprocessing.connection.Connection, store_env: An
     await bare.stop(grace=None)
 
 
-class EchoServer:
+class EchoServer(Children):
     """The bare echo server in a process of its own; ``store_env`` for the stored echo."""
 
     def __init__(self, store_env: Mapping[str, str] | None = None) -> None:
-        self.children = Children(echo_server)
-        self.children.start(0, store_env)
-        self.port: int = self.children.gather([0], STEP_TIMEOUT)[0]
-        self.address = f"127.0.0.1:{self.port}"
-        self.pid: int = self.children.processes[0].pid
-
-    def stop(self) -> None:
-        self.children.stop()
+        super().__init__(echo_server)
+        self.start(0, store_env)
+        self.address = f"127.0.0.1:{self.gather([0], STEP_TIMEOUT)[0]}"
+        self.pid: int = self.processes[0].pid
 
 
 # ---- streams ------------------------------------------------------------------------------
@@ -496,16 +494,11 @@ async def close_play(stream: Any) -> None:
         raise RuntimeError(f"the Play stream ended badly: {code} {await stream.details()}")
 
 
-async def read(call: Any, times: list[float] | None = None) -> int:
-    """Read a server stream to its end, or until cancelled: its messages, each arrival's
-    ``perf_counter`` appended to ``times``."""
-    count = 0
+async def read(call: Any) -> None:
+    """Read a server stream to its end, or until cancelled."""
     with contextlib.suppress(asyncio.CancelledError):
         async for _ in call:
-            count += 1
-            if times is not None:
-                times.append(time.perf_counter())
-    return count
+            pass
 
 
 class Follower:

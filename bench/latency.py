@@ -142,12 +142,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--via", choices=("act", "play"), default="act")
     args = parser.parse_args(argv)
     print(machine_line())
-    echo = EchoServer()
-    try:
-        with serve(args) as server:
-            times = asyncio.run(run(args, server.address, echo.address))
-    finally:
-        echo.stop()
+    with EchoServer() as echo, serve(args) as server:
+        times = asyncio.run(run(args, server.address, echo.address))
     rows = [[name, p50_p99(values, 1e-6)] for name, values in times.items()]
     print(f"\n{args.races} races via {args.via}, store {args.store}\n")
     print(markdown_table(["", "ms, p50 / p99"], rows))

@@ -90,10 +90,9 @@ async def python_run(
 
 
 def node_run(kind: str, port: int, *numbers: int) -> tuple[list[float], float]:
-    """One measurement by bench/peers/client.js: ``sequential OPS WARMUP`` or
-    ``concurrent CLIENTS OPS WARMUP``."""
-    mode = "sequential" if len(numbers) == 2 else "concurrent"
-    argv = ["node", "client.js", kind, str(port), mode, *map(str, numbers)]
+    """One measurement by bench/peers/client.js, of ``CLIENTS OPS WARMUP`` (each), as
+    :func:`python_run`'s."""
+    argv = ["node", "client.js", kind, str(port), *map(str, numbers)]
     done = subprocess.run(argv, cwd=PEERS, capture_output=True, text=True, timeout=600, check=True)
     raw = json.loads(done.stdout.strip().splitlines()[-1])
     return [float(s) for s in raw["samples"]], float(raw["wall_ms"]) / 1000
@@ -127,10 +126,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PEERS, check=True)
     print(machine_line())
     size = len(ms.ActRequest(match_id="0" * 36, jungle_speed=REVEAL).SerializeToString())
-    echo, peers, ports = EchoServer(), [], {}
+    peers, ports = [], {}
     results: dict[str, dict[int, tuple[list[float], float]]] = {name: {} for name in NAMES}
     try:
-        with serve(args) as server:
+        with EchoServer() as echo, serve(args) as server:
             for name, kind in (("boardgame.io", "bgio"), ("Colyseus", "colyseus")):
                 argv = ["node", f"{kind}-server.js", "0"]
                 peers.append(subprocess.Popen(argv, cwd=PEERS, stdout=subprocess.PIPE, text=True))
@@ -146,17 +145,13 @@ def main(argv: Sequence[str] | None = None) -> None:
             }
             for clients in [1, *args.clients]:
                 each = args.ops if clients == 1 else max(1, args.concurrent_ops // clients)
-                warm = max(1, args.warmup // clients)
+                numbers = (clients, each, max(1, args.warmup // clients))
                 for name in NAMES:
                     if name in makers:
-                        results[name][clients] = asyncio.run(
-                            python_run(makers[name], clients, each, warm)
-                        )
+                        results[name][clients] = asyncio.run(python_run(makers[name], *numbers))
                     else:
-                        numbers = (each, warm) if clients == 1 else (clients, each, warm)
                         results[name][clients] = node_run(*ports[name], *numbers)
     finally:
-        echo.stop()
         for peer in peers:
             peer.terminate()
             peer.wait(10)

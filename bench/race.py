@@ -85,13 +85,10 @@ class Race:
     def by_stamp(self) -> list[Grab]:
         return sorted(self.grabs, key=lambda g: g.sequence)
 
-    @property
-    def send_spread(self) -> int:
-        return max(g.sent_ns for g in self.grabs) - min(g.sent_ns for g in self.grabs)
-
-    @property
-    def stamp_spread(self) -> int:
-        return max(g.stamp_ns for g in self.grabs) - min(g.stamp_ns for g in self.grabs)
+    def spread(self, times: str) -> int:
+        """From the first grab's to the last's ``sent_ns`` or ``stamp_ns``."""
+        values: list[int] = [getattr(g, times) for g in self.grabs]
+        return max(values) - min(values)
 
     @property
     def winner(self) -> Grab:
@@ -260,8 +257,7 @@ def run(args: argparse.Namespace) -> tuple[list[Race], bool]:
     with contextlib.ExitStack() as stack:
         address = stack.enter_context(serve(args)).address
         stub = MatchServiceStub(stack.enter_context(grpc.insecure_channel(address)))
-        children = Children(child)
-        stack.callback(children.stop)
+        children = stack.enter_context(Children(child))
         for index in contenders + spectators:
             children.start(index, index, address, fifo, args.via, args.watchers)
             children.gather([index])  # connected one after another
@@ -301,18 +297,15 @@ def report(races: list[Race], n: int) -> str:
     rows = []
     for offset in offsets:
         group = [r for r in races if r.offset_ms == offset]
-        spreads = [
-            p50_p99([getattr(r, s) for r in group], 1e-6, 2)
-            for s in ("send_spread", "stamp_spread")
-        ]
+        spreads = [p50_p99([r.spread(s) for r in group], 1e-6, 2) for s in ("sent_ns", "stamp_ns")]
         rows.append([f"{offset:g}", len(group), *spreads, pct([r.in_order for r in group])])
     header = ["offset ms", "races", "send spread", "stamp spread", "stamp order = send"]
     lines = ["ms, median / p99", "", markdown_table(header, rows)]
     zero = [r for r in races if r.offset_ms == 0]
     if not zero:
         return "\n".join(lines)
-    ratio = statistics.median(r.stamp_spread for r in zero) / statistics.median(
-        r.send_spread for r in zero
+    ratio = statistics.median(r.spread("stamp_ns") for r in zero) / statistics.median(
+        r.spread("sent_ns") for r in zero
     )
     gaps = [[b.stamp_ns - a.stamp_ns for a, b in itertools.pairwise(r.by_stamp())] for r in zero]
     lines += [

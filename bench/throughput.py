@@ -28,9 +28,11 @@ from bench.harness import (
     ECHO,
     ECHO_STREAM,
     LISTEN,
+    MANY_CLIENTS_ENV,
     OWN_CONNECTION,
     REVEAL,
     STORED_ECHO,
+    WATCH,
     Children,
     EchoServer,
     Table,
@@ -52,16 +54,9 @@ from totem.v1 import match_service_pb2 as ms
 # isort: split
 import grpc  # after the harness, which sets totem serve's gRPC listener first
 
-WATCH = "/totem.v1.MatchService/Watch"
 ECHOES = {"echo": ECHO, "stored echo": STORED_ECHO, "stream echo": ECHO_STREAM}
 #: What 1,000 matches of 4 watchers and 2 players from one host need of the server.
-SERVER_ENV = {
-    "TOTEM_STREAMS_PER_CONNECTION": "1000000",
-    "TOTEM_STREAMS_PER_ADDRESS": "1000000",
-    "TOTEM_MAX_CONCURRENT_CALLS": "1000000",
-    "TOTEM_PENDING_CALLS": "1000000",
-    "TOTEM_ORGANISER_CREATIONS_PER_MINUTE": "100000000",
-}
+SERVER_ENV = MANY_CLIENTS_ENV | {"TOTEM_PENDING_CALLS": "1000000"}
 CALL_TIMEOUT = 60.0
 #: How long the client processes may take to have every loop answered once.
 START_TIMEOUT = 330.0
@@ -175,9 +170,8 @@ class Result:
 def drive(server: Any, kind: str, matches: int, args: argparse.Namespace) -> Result:
     """``matches`` loops of ``kind`` over the client processes; one window counted, the
     server's CPU time in it too."""
-    children = Children(client)
     shares = [matches // args.clients + (i < matches % args.clients) for i in range(args.clients)]
-    try:
+    with Children(client) as children:
         for index, share in enumerate(filter(None, shares)):
             children.start(index, server.address, kind, share)
         children.gather(children.pipes, START_TIMEOUT)
@@ -188,8 +182,6 @@ def drive(server: Any, kind: str, matches: int, args: argparse.Namespace) -> Res
         time.sleep(args.seconds)
         ticks = process_ticks([server.pid]) - ticks
         reports = children.gather(children.pipes, CALL_TIMEOUT + 30).values()
-    finally:
-        children.stop()
     if failed := sum(r[1] for r in reports):
         print(f"  {kind}: {failed} failed, first {[r[2] for r in reports if r[2]][:1]}")
     return Result([s for r in reports for s in r[0]], args.seconds, ticks)
@@ -234,10 +226,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     print(f"{machine_line()}\n{args.clients} client processes, store {args.store}, via {args.via}")
     with contextlib.ExitStack() as stack:
-        echo = EchoServer()
-        stack.callback(echo.stop)
-        stored = EchoServer(stack.enter_context(fresh_store(args.store, args.dsn))[0])
-        stack.callback(stored.stop)
+        echo = stack.enter_context(EchoServer())
+        stored_env = stack.enter_context(fresh_store(args.store, args.dsn))[0]
+        stored = stack.enter_context(EchoServer(stored_env))
         for matches in args.matches:
             with serve(args, SERVER_ENV) as game:  # fresh for each count of matches
                 servers = {"echo": echo, "game": game, "stored echo": stored, "stream echo": echo}

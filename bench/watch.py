@@ -22,8 +22,10 @@ from typing import Any
 from bench.harness import (
     ECHO,
     LISTEN,
+    MANY_CLIENTS_ENV,
     ORGANISER,
     OWN_CONNECTION,
+    WATCH,
     Children,
     EchoServer,
     Table,
@@ -42,16 +44,9 @@ from totem.v1 import match_service_pb2 as ms
 # isort: split
 import grpc  # after the harness, which sets totem serve's gRPC listener first
 
-WATCH = "/totem.v1.MatchService/Watch"
 WATCHER_PROCESSES = 4
-#: What thousands of streams from one host, and many matches, need of the server.
-SERVER_ENV = {
-    "TOTEM_STREAMS_PER_CONNECTION": "1000000",
-    "TOTEM_STREAMS_PER_ADDRESS": "1000000",
-    "TOTEM_MAX_CONCURRENT_CALLS": "1000000",
-    "TOTEM_ORGANISER_CREATIONS_PER_MINUTE": "100000000",
-    "TOTEM_IDLE_ACTOR_SECONDS": "1000000",
-}
+#: Many clients, and the idle matches kept in memory throughout.
+SERVER_ENV = MANY_CLIENTS_ENV | {"TOTEM_IDLE_ACTOR_SECONDS": "1000000"}
 
 
 async def watcher(conn: Any, address: str, game: bool, keys: list[str]) -> None:
@@ -174,11 +169,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     args = parser.parse_args(argv)
     print(machine_line())
-    echo = EchoServer()
-    try:
+    with EchoServer() as echo:
         bare = asyncio.run(run(echo.address, echo.pid, False, args))
-    finally:
-        echo.stop()
     with serve(args, SERVER_ENV) as server:
         game = asyncio.run(run(server.address, server.pid, True, args))
 

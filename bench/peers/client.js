@@ -1,14 +1,13 @@
 // Clients of the peer servers, driven by bench/peers.py. Usage:
 //
-//   node client.js bgio|colyseus PORT sequential OPS WARMUP
-//   node client.js bgio|colyseus PORT concurrent CLIENTS OPS_EACH WARMUP_EACH
+//   node client.js bgio|colyseus PORT CLIENTS OPS_EACH WARMUP_EACH
 //
-// sequential: one client sends an operation (a boardgame.io move, a Colyseus message) and
-// waits for its result (the state update, the answer), OPS times after WARMUP untimed.
-// concurrent: CLIENTS clients, each in a match or room of its own, connected before the
-// clock starts, then all flat out, OPS_EACH operations each, one at a time per client.
-// Prints one line of JSON: every operation's round trip in ms, and the wall time in ms
-// from the first send to the last result.
+// CLIENTS clients, each in a match or room of its own, connected before the clock starts,
+// then all flat out, OPS_EACH operations each (a boardgame.io move, a Colyseus message),
+// one at a time per client, each waiting for its result (the state update, the answer)
+// after WARMUP_EACH untimed; one client is the sequential measurement. Prints one line of
+// JSON: every operation's round trip in ms, and the wall time in ms from the first send
+// to the last result.
 const { performance } = require('node:perf_hooks');
 
 /** A boardgame.io client in a match of its own; op() makes a move and resolves on the
@@ -101,31 +100,16 @@ async function loop(client, ops, samples) {
 }
 
 async function main() {
-  const [kind, portText, mode, ...rest] = process.argv.slice(2);
-  const port = Number(portText);
-  let result;
-  if (mode === 'sequential') {
-    const [ops, warmup] = rest.map(Number);
-    const client = await connect(kind, port, 0);
-    await loop(client, warmup, null);
-    const samples = [];
-    const began = performance.now();
-    await loop(client, ops, samples);
-    result = { samples, wall_ms: performance.now() - began, clients: 1 };
-    await client.close();
-  } else if (mode === 'concurrent') {
-    const [count, ops, warmup] = rest.map(Number);
-    const clients = [];
-    for (let i = 0; i < count; i += 1) clients.push(await connect(kind, port, i));
-    await Promise.all(clients.map((c) => loop(c, warmup, null)));
-    const samples = [];
-    const began = performance.now();
-    await Promise.all(clients.map((c) => loop(c, ops, samples)));
-    result = { samples, wall_ms: performance.now() - began, clients: count };
-    await Promise.all(clients.map((c) => c.close()));
-  } else {
-    throw new Error(`unknown mode ${mode}`);
-  }
+  const [kind, ...numbers] = process.argv.slice(2);
+  const [port, count, ops, warmup] = numbers.map(Number);
+  const clients = [];
+  for (let i = 0; i < count; i += 1) clients.push(await connect(kind, port, i));
+  await Promise.all(clients.map((c) => loop(c, warmup, null)));
+  const samples = [];
+  const began = performance.now();
+  await Promise.all(clients.map((c) => loop(c, ops, samples)));
+  const result = { samples, wall_ms: performance.now() - began, clients: count };
+  await Promise.all(clients.map((c) => c.close()));
   // Exit only once the line is written: a pipe takes it in 64 KiB pieces, asynchronously,
   // and the clients' open sockets would otherwise keep the process alive.
   process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
