@@ -28,21 +28,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bench.harness import (
-    GRAB,
-    ORGANISER,
-    OWN_CONNECTION,
-    REVEAL,
-    Server,
-    arguments,
-    arrows_options,
-    create_request,
-    markdown_table,
-    match_stub,
-    rss_mib,
-    seated_match,
-    serve,
-)
+from bench import harness
 from totem.v1 import common_pb2
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
@@ -51,7 +37,11 @@ from totem.v1.match_service_pb2_grpc import MatchServiceStub as Stub
 PARTS = ("grabs", "streams", "matches", "burst")
 STREAMS_PER_CHANNEL = 10
 #: A client that does not read: the default HTTP/2 window, never grown.
-NOT_READING = [*OWN_CONNECTION, ("grpc.http2.lookahead_bytes", 65535), ("grpc.http2.bdp_probe", 0)]
+NOT_READING = [
+    *harness.OWN_CONNECTION,
+    ("grpc.http2.lookahead_bytes", 65535),
+    ("grpc.http2.bdp_probe", 0),
+]
 #: A stream that gives nothing for this long while read is counted as still open.
 QUIET_S = 3.0
 #: No call of the burst may take longer (a client deadline far beyond the run).
@@ -60,7 +50,7 @@ BURST_TIMEOUT_S = 300.0
 
 def counted(title: str, outcomes: Iterable[str]) -> None:
     rows = sorted(collections.Counter(outcomes).items())
-    print(f"\n{title}\n\n{markdown_table(['outcome', 'calls'], rows)}")
+    print(f"\n{title}\n\n{harness.markdown_table(['outcome', 'calls'], rows)}")
 
 
 def outcome(error: grpc.aio.AioRpcError) -> str:
@@ -85,8 +75,8 @@ async def status(call: Awaitable[object]) -> str:
 
 async def decided_race(stub: Stub, players: int) -> tuple[str, list[Any]]:
     """A match whose inward-arrows race is decided: every later grab is a late grab."""
-    match_id, seats = await seated_match(stub, arrows_options(players))
-    for command in (REVEAL, GRAB):
+    match_id, seats = await harness.seated_match(stub, harness.arrows_options(players))
+    for command in (harness.REVEAL, harness.GRAB):
         await stub.Act(ms.ActRequest(match_id=match_id, jungle_speed=command), metadata=seats[0])
     return match_id, seats
 
@@ -98,32 +88,37 @@ async def version(stub: Stub, match_id: str) -> int:
 async def grabs(stub: Stub, count: int) -> None:
     match_id, seats = await decided_race(stub, 2)
     before, began = await version(stub, match_id), time.perf_counter()
-    request = ms.ActRequest(match_id=match_id, jungle_speed=GRAB)
+    request = ms.ActRequest(match_id=match_id, jungle_speed=harness.GRAB)
     answers = [await status(stub.Act(request, metadata=seats[1])) for _ in range(count)]
     took, written = time.perf_counter() - began, await version(stub, match_id) - before
     title = f"{count} grabs by one seat after the race: {took:.2f} s, {count / took:.0f}/s"
     counted(f"{title}, {written} events written", answers)
 
 
-async def slow_streams(server: Server, stub: Stub, streams: int, events: int, hold: float) -> None:
+async def slow_streams(
+    server: harness.Server, stub: Stub, streams: int, events: int, hold: float
+) -> None:
     match_id, seats = await decided_race(stub, 10)
 
     async def seat(metadata: object) -> None:  # well under any rate bound
         for _ in range(events // len(seats)):
             began = time.perf_counter()
-            await stub.Act(ms.ActRequest(match_id=match_id, jungle_speed=GRAB), metadata=metadata)
+            await stub.Act(
+                ms.ActRequest(match_id=match_id, jungle_speed=harness.GRAB), metadata=metadata
+            )
             await asyncio.sleep(max(0.0, 0.1 - (time.perf_counter() - began)))
 
     await asyncio.gather(*(seat(s) for s in seats))
     size = len((await stub.Watch(ms.WatchRequest(match_id=match_id)).read()).SerializeToString())
-    rss_before = rss_mib(server.pid)
+    rss_before = harness.rss_mib(server.pid)
     channels = [
-        match_stub(server.address, NOT_READING) for _ in range(-(-streams // STREAMS_PER_CHANNEL))
+        harness.match_stub(server.address, NOT_READING)
+        for _ in range(-(-streams // STREAMS_PER_CHANNEL))
     ]
     watch = ms.WatchRequest(match_id=match_id)
     calls = [channels[i // STREAMS_PER_CHANNEL][1].Watch(watch) for i in range(streams)]
     await asyncio.sleep(hold)
-    rss_held = rss_mib(server.pid)
+    rss_held = harness.rss_mib(server.pid)
 
     async def stand(call: grpc.aio.UnaryStreamCall) -> str:
         try:
@@ -148,20 +143,21 @@ async def slow_streams(server: Server, stub: Stub, streams: int, events: int, ho
     )
 
 
-async def looked_at(server: Server, stub: Stub, matches: int, settle: float) -> None:
+async def looked_at(server: harness.Server, stub: Stub, matches: int, settle: float) -> None:
     async def round_of() -> float:
         create = ms.CreateMatchRequest(game=common_pb2.GAME_JUNGLE_SPEED)
         ids = [
-            (await stub.CreateMatch(create, metadata=ORGANISER)).match_id for _ in range(matches)
+            (await stub.CreateMatch(create, metadata=harness.ORGANISER)).match_id
+            for _ in range(matches)
         ]
         for start in range(0, matches, 100):
             batch = ids[start : start + 100]
             await asyncio.gather(*(stub.GetMatch(ms.GetMatchRequest(match_id=m)) for m in batch))
-        return rss_mib(server.pid)
+        return harness.rss_mib(server.pid)
 
-    began, first = rss_mib(server.pid), await round_of()
+    began, first = harness.rss_mib(server.pid), await round_of()
     await asyncio.sleep(settle)
-    settled, second = rss_mib(server.pid), await round_of()
+    settled, second = harness.rss_mib(server.pid), await round_of()
     print(
         f"\n{matches} matches a round, created and looked at once each: server RSS {began:.0f} "
         f"MiB at first, {first:.0f} after round 1, {settled:.0f} {settle:.0f} s later, "
@@ -173,7 +169,7 @@ async def burst(channel: grpc.aio.Channel, count: int) -> None:
     health, stub = health_pb2_grpc.HealthStub(channel), Stub(channel)
     check = health_pb2.HealthCheckRequest()
     created = await stub.CreateMatch(
-        create_request(js.JungleSpeedOptions(max_players=10)), metadata=ORGANISER
+        harness.create_request(js.JungleSpeedOptions(max_players=10)), metadata=harness.ORGANISER
     )
     join = ms.JoinMatchRequest(match_id=created.match_id, name="p", any_seat=True)
     for name, call in (
@@ -185,8 +181,8 @@ async def burst(channel: grpc.aio.Channel, count: int) -> None:
         counted(f"{count} concurrent {name}: {time.perf_counter() - began:.2f} s", outcomes)
 
 
-async def run(server: Server, args: argparse.Namespace) -> None:
-    channel, stub = match_stub(server.address)
+async def run(server: harness.Server, args: argparse.Namespace) -> None:
+    channel, stub = harness.match_stub(server.address)
     async with channel:
         if "grabs" in args.parts:
             await grabs(stub, args.grabs)
@@ -199,7 +195,7 @@ async def run(server: Server, args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    options = arguments(__doc__)
+    options = harness.arguments(__doc__)
     options.add_argument("--parts", nargs="+", default=PARTS, choices=PARTS)
     options.add_argument("--grabs", type=int, default=1000)
     options.add_argument("--streams", type=int, default=200)
@@ -211,7 +207,7 @@ def main() -> None:
     args = options.parse_args()
     args.extra = ["--organiser-creations-per-minute", "1000000", *args.extra]
     print(f"server: {args.root}, options {args.extra}")
-    with serve(args, unlimited=False) as server:
+    with harness.serve(args, unlimited=False) as server:
         try:
             asyncio.run(run(server, args))
         finally:

@@ -18,20 +18,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from bench.harness import (
-    GRAB,
-    REVEAL,
-    Server,
-    arguments,
-    fresh_store,
-    machine_line,
-    markdown_table,
-    match_stub,
-    p50_p99,
-    rss_mib,
-    scripted_create,
-    seated_match,
-)
+from bench import harness
 from domain.jungle_speed import JungleSpeed
 from server import codec
 from server.stamps import Stamper
@@ -47,8 +34,10 @@ def fill(env: dict[str, str], matches: int, per_transaction: int, first: int, in
     """``matches`` ended matches, logged at positions from ``first`` on."""
     time.sleep(2.0 * index)  # PostgreSQL refuses two processes creating its tables at once
     game, stamper = codec.codec_for("jungle_speed"), Stamper()
-    options = game.options_from_request(scripted_create())
-    reveal, grab = (game.command(ms.ActRequest(jungle_speed=c)) for c in (REVEAL, GRAB))
+    options = game.options_from_request(harness.scripted_create())
+    reveal, grab = (
+        game.command(ms.ActRequest(jungle_speed=c)) for c in (harness.REVEAL, harness.GRAB)
+    )
     app = Arena(env)
     batch: list[Any] = []
     for position in range(first, first + matches):
@@ -96,10 +85,10 @@ def analyse(env: dict[str, str], dsn: str) -> None:
 async def reads(address: str, calls: int) -> dict[str, list[float]]:
     """``calls`` calls of each read, timed in turn (s); a page's first call is not
     counted, it warms that query up."""
-    channel, stub = match_stub(address)
+    channel, stub = harness.match_stub(address)
     async with channel:
         options = js.JungleSpeedOptions(max_players=2, turn_timeout_ms=0)
-        live, _ = await seated_match(stub, options)
+        live, _ = await harness.seated_match(stub, options)
         ended: list[str] = []
         token = ""
         while len(ended) < calls:
@@ -136,40 +125,42 @@ def versus(base: dict[str, float], read: str, values: list[float]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = arguments(__doc__)
+    parser = harness.arguments(__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 10_000, 100_000])
     parser.add_argument("--calls", type=int, default=50, help="calls per read")
     parser.add_argument("--per-transaction", type=int, default=500)
     parser.add_argument("--fill-processes", type=int, default=2)
     args = parser.parse_args(argv)
-    print(machine_line())
+    print(harness.machine_line())
     rows: list[list[Any]] = []
     base: dict[str, float] = {}
-    with fresh_store(args.store, args.dsn) as (env, name, folder):
+    with harness.fresh_store(args.store, args.dsn) as (env, name, folder):
         have = 0
         for size in sorted(args.sizes):
             took = grow(env, size - have, args) if size > have else 0.0
             have = size
             if args.store == "postgres":
                 analyse(env, args.dsn)
-            server = Server(env, folder, args.root.resolve(), args=args.extra)
+            server = harness.Server(env, folder, args.root.resolve(), args=args.extra)
             try:
                 startup = server.start(timeout=600)
-                rss = rss_mib(server.pid)
+                rss = harness.rss_mib(server.pid)
                 times = asyncio.run(reads(server.address, args.calls))
-                rss_after = rss_mib(server.pid)
+                rss_after = harness.rss_mib(server.pid)
             finally:
                 server.stop()
             startup_cell = f"{startup:.2f}{versus(base, 'start-up', [startup])}"
             cells = [f"{size:,}", f"{took:.0f}", startup_cell, f"{rss:.1f} / {rss_after:.1f}"]
             for read, values in times.items():
                 cells.append(
-                    f"{p50_p99(values, 1e3, 2)}{versus(base, read, values)}" if values else "-"
+                    f"{harness.p50_p99(values, 1e3, 2)}{versus(base, read, values)}"
+                    if values
+                    else "-"
                 )
             rows.append(cells)
             header = ["ended matches", "fill step, s", "start-up, s", "RSS serving / after, MiB"]
             print(f"\n{name}, ms median / p99 (x the first size's median)", flush=True)
-            print(markdown_table([*header, *times], rows), flush=True)
+            print(harness.markdown_table([*header, *times], rows), flush=True)
 
 
 if __name__ == "__main__":

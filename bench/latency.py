@@ -20,35 +20,13 @@ import statistics
 import time
 from collections.abc import Sequence
 
-from bench.harness import (
-    ECHO,
-    ECHO_STREAM,
-    GRAB,
-    LISTEN,
-    REVEAL,
-    STEP_TIMEOUT,
-    EchoServer,
-    Follower,
-    applied,
-    arguments,
-    arrows_options,
-    close_play,
-    machine_line,
-    markdown_table,
-    match_stub,
-    open_play,
-    p50_p99,
-    p99,
-    round_trip,
-    seated_match,
-    serve,
-)
+from bench import harness
 from totem.v1 import match_service_pb2 as ms
 
 SEATS = 8
 
 
-async def last(followers: Sequence[Follower], key: int) -> int:
+async def last(followers: Sequence[harness.Follower], key: int) -> int:
     """When the last of ``followers`` had a message of at least ``key``."""
     return max(await asyncio.gather(*(f.reach(key) for f in followers)))
 
@@ -56,60 +34,68 @@ async def last(followers: Sequence[Follower], key: int) -> int:
 async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict[str, list[int]]:
     """Each race's times, ns, by what was timed (see the module's text)."""
     times: dict[str, list[int]] = collections.defaultdict(list)
-    seat_channels, stubs = zip(*(match_stub(address) for _ in range(SEATS)), strict=True)
-    echo_channels = [match_stub(echo_address)[0] for _ in range(SEATS)]
-    echo = echo_channels[0].unary_unary(ECHO)
-    echoing = echo_channels[0].stream_stream(ECHO_STREAM)()
+    seat_channels, stubs = zip(*(harness.match_stub(address) for _ in range(SEATS)), strict=True)
+    echo_channels = [harness.match_stub(echo_address)[0] for _ in range(SEATS)]
+    echo = echo_channels[0].unary_unary(harness.ECHO)
+    echoing = echo_channels[0].stream_stream(harness.ECHO_STREAM)()
     key = b"k" * 16  # the listeners' key; the echoes' is one nobody listens to
 
     def count(message: bytes) -> int:
         return int.from_bytes(message[16:20]) if message else 0
 
-    listeners = [Follower(c.unary_stream(LISTEN)(key), count) for c in echo_channels]
+    listeners = [
+        harness.Follower(c.unary_stream(harness.LISTEN)(key), count) for c in echo_channels
+    ]
     await last(listeners, 0)  # every listener subscribed
     size = len(
-        ms.ActRequest(match_id="0" * 36, seen_version=2, jungle_speed=GRAB).SerializeToString()
+        ms.ActRequest(
+            match_id="0" * 36, seen_version=2, jungle_speed=harness.GRAB
+        ).SerializeToString()
     )
     try:
         for index in range(args.warmup + args.races):
             payload = b"e" * 16 + (index + 1).to_bytes(4) + b"x" * (size - 20)
             for name, call in (
-                ("echo", lambda p=payload: echo(p, timeout=STEP_TIMEOUT)),
-                ("stream echo", lambda p=payload: round_trip(echoing, p)),
+                ("echo", lambda p=payload: echo(p, timeout=harness.STEP_TIMEOUT)),
+                ("stream echo", lambda p=payload: harness.round_trip(echoing, p)),
             ):
                 await call()
                 began = time.perf_counter_ns()
                 await call()
                 times[name].append(time.perf_counter_ns() - began)
             began = time.perf_counter_ns()
-            await echo(key + payload[16:], timeout=STEP_TIMEOUT)
+            await echo(key + payload[16:], timeout=harness.STEP_TIMEOUT)
             fanned = await last(listeners, index + 1)
             times["fan-out to 8 listeners"].append(fanned - began)
-            match_id, tokens = await seated_match(stubs[0], arrows_options(SEATS))
+            match_id, tokens = await harness.seated_match(stubs[0], harness.arrows_options(SEATS))
             watch = ms.WatchRequest(match_id=match_id)
-            watchers = [Follower(stubs[s].Watch(watch, metadata=tokens[s])) for s in range(SEATS)]
+            watchers = [
+                harness.Follower(stubs[s].Watch(watch, metadata=tokens[s])) for s in range(SEATS)
+            ]
             grabber, play = index % SEATS, None
             if args.via == "play":  # untimed: the grab is a message on an open stream
-                play = await open_play(stubs[grabber].Play, tokens[grabber])
+                play = await harness.open_play(stubs[grabber].Play, tokens[grabber])
                 await stubs[grabber].GetServerKey(ms.GetServerKeyRequest())
             revealed = await stubs[0].Act(
-                ms.ActRequest(match_id=match_id, jungle_speed=REVEAL), metadata=tokens[0]
+                ms.ActRequest(match_id=match_id, jungle_speed=harness.REVEAL), metadata=tokens[0]
             )
             await last(watchers, revealed.version)
             request = ms.ActRequest(
-                match_id=match_id, seen_version=revealed.version, jungle_speed=GRAB
+                match_id=match_id, seen_version=revealed.version, jungle_speed=harness.GRAB
             )
             sent_mono, began = time.monotonic_ns(), time.perf_counter_ns()
             if play is None:
                 answer = await stubs[grabber].Act(request, metadata=tokens[grabber])
             else:
-                answer = applied(await round_trip(play, ms.PlayRequest(act=request)))
+                answer = harness.applied(
+                    await harness.round_trip(play, ms.PlayRequest(act=request))
+                )
             answered, answered_wall = time.perf_counter_ns(), time.time_ns()
             watched = await last(watchers, revealed.version + 1)
             for watcher in watchers:
                 await watcher.close()
             if play is not None:
-                await close_play(play)
+                await harness.close_play(play)
             won = answer.events[0]
             if won.jungle_speed.WhichOneof("event") != "arrows_won":
                 raise RuntimeError(f"the grab did not win: {won}")
@@ -136,21 +122,21 @@ async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = arguments(__doc__)
+    parser = harness.arguments(__doc__)
     parser.add_argument("--races", type=int, default=1000)
     parser.add_argument("--warmup", type=int, default=20, help="races run first, not counted")
     parser.add_argument("--via", choices=("act", "play"), default="act")
     args = parser.parse_args(argv)
-    print(machine_line())
-    with EchoServer() as echo, serve(args) as server:
+    print(harness.machine_line())
+    with harness.EchoServer() as echo, harness.serve(args) as server:
         times = asyncio.run(run(args, server.address, echo.address))
-    rows = [[name, p50_p99(values, 1e-6)] for name, values in times.items()]
+    rows = [[name, harness.p50_p99(values, 1e-6)] for name, values in times.items()]
     print(f"\n{args.races} races via {args.via}, store {args.store}\n")
-    print(markdown_table(["", "ms, p50 / p99"], rows))
+    print(harness.markdown_table(["", "ms, p50 / p99"], rows))
     for floor in ("echo", "stream echo", "fan-out to 8 listeners"):
         top = "grab, until all 8 watchers have it" if floor.startswith("fan") else "grab"
         p50 = statistics.median(times[top]) / statistics.median(times[floor])
-        tail = p99(times[top]) / p99(times[floor])
+        tail = harness.p99(times[top]) / harness.p99(times[floor])
         verdict = "met" if p50 <= 2 and tail <= 4 else "not met"
         print(f"- {top} / {floor}: p50 {p50:.2f}x, p99 {tail:.2f}x (target 2x, 4x: {verdict})")
 

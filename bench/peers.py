@@ -26,19 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import (
-    ECHO,
-    REVEAL,
-    STEP_TIMEOUT,
-    EchoServer,
-    Revealer,
-    arguments,
-    machine_line,
-    markdown_table,
-    match_stub,
-    p99,
-    serve,
-)
+from bench import harness
 from totem.v1 import match_service_pb2 as ms
 
 PEERS = Path(__file__).resolve().parent / "peers"
@@ -49,14 +37,14 @@ class Echo:
     """A client of the bare echo, with :class:`Revealer`'s interface."""
 
     def __init__(self, address: str, size: int) -> None:
-        self.channel = match_stub(address)[0]
-        self.call, self.payload = self.channel.unary_unary(ECHO), b"x" * size
+        self.channel = harness.match_stub(address)[0]
+        self.call, self.payload = self.channel.unary_unary(harness.ECHO), b"x" * size
 
     async def prepare(self, ops: int) -> None:
         pass
 
     async def op(self) -> None:
-        await self.call(self.payload, timeout=STEP_TIMEOUT)
+        await self.call(self.payload, timeout=harness.STEP_TIMEOUT)
 
     async def close(self) -> None:
         await self.channel.close()
@@ -116,7 +104,7 @@ def durable_commit_ms(directory: Path, commits: int = 500) -> list[float]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = arguments(__doc__)
+    parser = harness.arguments(__doc__)
     parser.add_argument("--ops", type=int, default=2000, help="sequential operations timed")
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--concurrent-ops", type=int, default=4000, help="shared by the clients")
@@ -124,12 +112,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not (PEERS / "node_modules").is_dir():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PEERS, check=True)
-    print(machine_line())
-    size = len(ms.ActRequest(match_id="0" * 36, jungle_speed=REVEAL).SerializeToString())
+    print(harness.machine_line())
+    size = len(ms.ActRequest(match_id="0" * 36, jungle_speed=harness.REVEAL).SerializeToString())
     peers, ports = [], {}
     results: dict[str, dict[int, tuple[list[float], float]]] = {name: {} for name in NAMES}
     try:
-        with EchoServer() as echo, serve(args) as server:
+        with harness.EchoServer() as echo, harness.serve(args) as server:
             for name, kind in (("boardgame.io", "bgio"), ("Colyseus", "colyseus")):
                 argv = ["node", f"{kind}-server.js", "0"]
                 peers.append(subprocess.Popen(argv, cwd=PEERS, stdout=subprocess.PIPE, text=True))
@@ -141,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 ports[name] = (kind, int(found.group(1)))
             makers = {
                 "gRPC echo": lambda: Echo(echo.address, size),
-                "Act": lambda: Revealer(server.address),
+                "Act": lambda: harness.Revealer(server.address),
             }
             for clients in [1, *args.clients]:
                 each = args.ops if clients == 1 else max(1, args.concurrent_ops // clients)
@@ -159,18 +147,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         commit = durable_commit_ms(Path(tmp))
     rows = [
         [f"sequential {label}, ms", *(f"{f(results[n][1][0]):.3f}" for n in NAMES)]
-        for label, f in (("p50", statistics.median), ("p99", p99))
+        for label, f in (("p50", statistics.median), ("p99", harness.p99))
     ]
     for clients in args.clients:
         rates = [len(results[n][clients][0]) / results[n][clients][1] for n in NAMES]
         rows.append([f"{clients} clients, operations/s", *(f"{r:,.0f}" for r in rates)])
-    print(markdown_table(["", *NAMES], rows))
+    print(harness.markdown_table(["", *NAMES], rows))
     act, bgio = (statistics.median(results[n][1][0]) for n in ("Act", "boardgame.io"))
     floor = statistics.median(results["gRPC echo"][1][0]) + statistics.median(commit)
     print(
         f"\nAct / boardgame.io at p50: {act / bgio:.2f}x (target 2x); durable commit "
-        f"{statistics.median(commit):.3f} / {p99(commit):.3f} ms (p50 / p99); echo + commit "
-        f"= {floor / bgio:.2f}x boardgame.io's move"
+        f"{statistics.median(commit):.3f} / {harness.p99(commit):.3f} ms (p50 / p99); "
+        f"echo + commit = {floor / bgio:.2f}x boardgame.io's move"
     )
 
 

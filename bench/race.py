@@ -30,27 +30,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from bench.harness import (
-    GRAB,
-    ORGANISER,
-    REVEAL,
-    STEP_TIMEOUT,
-    Children,
-    Follower,
-    arguments,
-    arrows_options,
-    bearer,
-    chi_square_p,
-    close_play,
-    create_request,
-    machine_line,
-    markdown_table,
-    match_stub,
-    open_play,
-    p50_p99,
-    round_trip,
-    serve,
-)
+from bench import harness
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 from totem.v1.match_service_pb2_grpc import MatchServiceStub
@@ -130,9 +110,9 @@ def wait_until(target_ns: int, fifo: bool) -> None:
 async def child(conn: Any, index: int, address: str, fifo: bool, via: str, watchers: int) -> None:
     """A contender (``index`` >= 0: grabs when told) or the spectators (-1: ``watchers``
     Watch streams on each match)."""
-    channel, stub = match_stub(address)
-    await asyncio.wait_for(channel.channel_ready(), STEP_TIMEOUT)
-    followers: list[Follower] = []
+    channel, stub = harness.match_stub(address)
+    await asyncio.wait_for(channel.channel_ready(), harness.STEP_TIMEOUT)
+    followers: list[harness.Follower] = []
     stream: Any = None
     conn.send(("ready", None))
     try:
@@ -143,16 +123,16 @@ async def child(conn: Any, index: int, address: str, fifo: bool, via: str, watch
                     match_id, seat = rest
                     joined = await stub.JoinMatch(
                         ms.JoinMatchRequest(match_id=match_id, name=f"c{index}", seat=seat),
-                        timeout=STEP_TIMEOUT,
+                        timeout=harness.STEP_TIMEOUT,
                     )
-                    metadata = bearer(joined.player_token)
+                    metadata = harness.bearer(joined.player_token)
                     watch = ms.WatchRequest(match_id=match_id)
-                    followers = [Follower(stub.Watch(watch, metadata=metadata))]
+                    followers = [harness.Follower(stub.Watch(watch, metadata=metadata))]
                     await followers[0].reach(1)
                     conn.send(("joined", joined.player_token))
                 elif kind == "watch":  # the spectators
                     watch = ms.WatchRequest(match_id=rest[0])
-                    followers = [Follower(stub.Watch(watch)) for _ in range(watchers)]
+                    followers = [harness.Follower(stub.Watch(watch)) for _ in range(watchers)]
                     await asyncio.gather(*(f.reach(1) for f in followers))
                     conn.send(("watching", None))
                 elif kind == "reach":
@@ -164,11 +144,11 @@ async def child(conn: Any, index: int, address: str, fifo: bool, via: str, watch
                     version = rest[0]
                     await followers[0].reach(version)
                     request = ms.ActRequest(
-                        match_id=match_id, seen_version=version, jungle_speed=GRAB
+                        match_id=match_id, seen_version=version, jungle_speed=harness.GRAB
                     )
                     if via == PLAY:
-                        stream = await open_play(stub.Play, metadata)
-                    await stub.GetServerKey(ms.GetServerKeyRequest(), timeout=STEP_TIMEOUT)
+                        stream = await harness.open_play(stub.Play, metadata)
+                    await stub.GetServerKey(ms.GetServerKeyRequest(), timeout=harness.STEP_TIMEOUT)
                     conn.send(("armed", None))
                 elif kind == "go":
                     gc.disable()
@@ -176,10 +156,10 @@ async def child(conn: Any, index: int, address: str, fifo: bool, via: str, watch
                     sent = time.monotonic_ns()
                     if via == PLAY:
                         call = asyncio.ensure_future(
-                            round_trip(stream, ms.PlayRequest(act=request))
+                            harness.round_trip(stream, ms.PlayRequest(act=request))
                         )
                     else:
-                        call = stub.Act(request, metadata=metadata, timeout=STEP_TIMEOUT)
+                        call = stub.Act(request, metadata=metadata, timeout=harness.STEP_TIMEOUT)
                     await asyncio.sleep(0)  # the request handed to gRPC's core
                     if fifo:
                         os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
@@ -190,7 +170,7 @@ async def child(conn: Any, index: int, address: str, fifo: bool, via: str, watch
                     await followers[0].reach(done.version)  # the race is over for it
                     await followers.pop().close()
                     if via == PLAY:
-                        await close_play(stream)
+                        await harness.close_play(stream)
                     gc.collect()
                     conn.send(("done", asdict(done)))
             except Exception as error:
@@ -227,17 +207,23 @@ def own_grab(times: tuple[int, int, int, int], answer: Any) -> Grab:
 # ---- the coordinator ------------------------------------------------------------------------
 
 
-def new_match(stub: Any, children: Children, seats: dict[int, int], spectators: list[int]) -> int:
+def new_match(
+    stub: Any, children: harness.Children, seats: dict[int, int], spectators: list[int]
+) -> int:
     """A match of the contenders at ``seats``, watched, whose first reveal is the inward
     arrows: the version the race starts from."""
-    created = stub.CreateMatch(create_request(arrows_options(len(seats))), metadata=ORGANISER)
+    created = stub.CreateMatch(
+        harness.create_request(harness.arrows_options(len(seats))), metadata=harness.ORGANISER
+    )
     tokens: dict[int, str] = {}
     for c in sorted(seats, key=seats.__getitem__):  # seats in order (JS-1.5)
         tokens |= children.ask([c], "join", created.match_id, seats[c])
     children.ask(spectators, "watch", created.match_id)
     first = next(c for c in seats if seats[c] == 0)
-    request = ms.ActRequest(match_id=created.match_id, jungle_speed=REVEAL)
-    revealed = stub.Act(request, metadata=bearer(tokens[first]), timeout=STEP_TIMEOUT)
+    request = ms.ActRequest(match_id=created.match_id, jungle_speed=harness.REVEAL)
+    revealed = stub.Act(
+        request, metadata=harness.bearer(tokens[first]), timeout=harness.STEP_TIMEOUT
+    )
     if revealed.events[0].jungle_speed.revealed.card.kind != js.CARD_KIND_INWARD_ARROWS:
         raise RuntimeError("the reveal was not the inward arrows")
     children.ask(spectators, "reach", revealed.version, False)
@@ -255,9 +241,9 @@ def run(args: argparse.Namespace) -> tuple[list[Race], bool]:
     fifo = fifo_allowed()
     contenders, spectators = list(range(n)), [-1] if args.watchers else []
     with contextlib.ExitStack() as stack:
-        address = stack.enter_context(serve(args)).address
+        address = stack.enter_context(harness.serve(args)).address
         stub = MatchServiceStub(stack.enter_context(grpc.insecure_channel(address)))
-        children = stack.enter_context(Children(child))
+        children = stack.enter_context(harness.Children(child))
         for index in contenders + spectators:
             children.start(index, index, address, fifo, args.via, args.watchers)
             children.gather([index])  # connected one after another
@@ -297,10 +283,12 @@ def report(races: list[Race], n: int) -> str:
     rows = []
     for offset in offsets:
         group = [r for r in races if r.offset_ms == offset]
-        spreads = [p50_p99([r.spread(s) for r in group], 1e-6, 2) for s in ("sent_ns", "stamp_ns")]
+        spreads = [
+            harness.p50_p99([r.spread(s) for r in group], 1e-6, 2) for s in ("sent_ns", "stamp_ns")
+        ]
         rows.append([f"{offset:g}", len(group), *spreads, pct([r.in_order for r in group])])
     header = ["offset ms", "races", "send spread", "stamp spread", "stamp order = send"]
-    lines = ["ms, median / p99", "", markdown_table(header, rows)]
+    lines = ["ms, median / p99", "", harness.markdown_table(header, rows)]
     zero = [r for r in races if r.offset_ms == 0]
     if not zero:
         return "\n".join(lines)
@@ -314,8 +302,8 @@ def report(races: list[Race], n: int) -> str:
         f"between successive stamps, medians, µs: "
         + ", ".join(f"{statistics.median(g) / 1000:,.0f}" for g in zip(*gaps, strict=True)),
     ]
-    seat_p = chi_square_p(seats := counts([r.winner.seat for r in zero], n))
-    conn_p = chi_square_p(conns := counts([r.winner.contender for r in zero], n))
+    seat_p = harness.chi_square_p(seats := counts([r.winner.seat for r in zero], n))
+    conn_p = harness.chi_square_p(conns := counts([r.winner.contender for r in zero], n))
     ties = [sum(g.tied for g in r.grabs) for r in zero if any(g.tied for g in r.grabs)]
     tie_sizes = f", contenders per tie median {statistics.median(ties):g}, max {max(ties)}"
     winner = [(r.winner.answered_ns - r.winner.sent_ns) / 1e6 for r in zero]
@@ -328,8 +316,8 @@ def report(races: list[Race], n: int) -> str:
     lines += [
         f"Wins: seats {seats}, p = {seat_p:.3g}; connections {conns}, p = {conn_p:.3g}",
         f"Decided by a draw (JS-4.2a): {len(ties)}{tie_sizes if ties else ''}",
-        f"The winner's answer from its send, ms: {p50_p99(winner, 1, 2)}; the race's last "
-        f"answer from its first send: {p50_p99(last, 1, 2)}",
+        f"The winner's answer from its send, ms: {harness.p50_p99(winner, 1, 2)}; the race's last "
+        f"answer from its first send: {harness.p50_p99(last, 1, 2)}",
         "",
         f"Targets: stamp order = send order ≥ 95% at ≥ 1 ms: {met} {later}; no seat or connection "
         f"bias (p > 0.01): {bias}; stamp spread ≤ 2x send spread: {ratio <= 2}",
@@ -338,7 +326,7 @@ def report(races: list[Race], n: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = arguments(__doc__)
+    parser = harness.arguments(__doc__)
     parser.add_argument("-n", "--clients", type=int, default=6, help="contenders, 2 to 8")
     parser.add_argument("--races", type=int, default=600, help="races at offset 0")
     parser.add_argument("--races-per-offset", type=int, default=100)
@@ -352,7 +340,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--clients must be 2 to 8 and --offsets must hold 0")
     races, fifo = run(args)
     print(
-        f"{machine_line()}\n{args.clients} contenders via {args.via} "
+        f"{harness.machine_line()}\n{args.clients} contenders via {args.via} "
         f"({'SCHED_FIFO' if fifo else 'spinning'}) against "
         f"totem serve, store {args.store}, {args.watchers} spectators\n"
     )

@@ -24,39 +24,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bench.harness import (
-    ECHO,
-    ECHO_STREAM,
-    LISTEN,
-    MANY_CLIENTS_ENV,
-    OWN_CONNECTION,
-    REVEAL,
-    STORED_ECHO,
-    WATCH,
-    Children,
-    EchoServer,
-    Table,
-    arguments,
-    close_play,
-    fresh_store,
-    machine_line,
-    markdown_table,
-    match_stub,
-    open_play,
-    p50_p99,
-    process_ticks,
-    read,
-    round_trip,
-    serve,
-)
+from bench import harness
 from totem.v1 import match_service_pb2 as ms
 
 # isort: split
 import grpc  # after the harness, which sets totem serve's gRPC listener first
 
-ECHOES = {"echo": ECHO, "stored echo": STORED_ECHO, "stream echo": ECHO_STREAM}
+ECHOES = {
+    "echo": harness.ECHO,
+    "stored echo": harness.STORED_ECHO,
+    "stream echo": harness.ECHO_STREAM,
+}
 #: What 1,000 matches of 4 watchers and 2 players from one host need of the server.
-SERVER_ENV = MANY_CLIENTS_ENV | {"TOTEM_PENDING_CALLS": "1000000"}
+SERVER_ENV = harness.MANY_CLIENTS_ENV | {"TOTEM_PENDING_CALLS": "1000000"}
 CALL_TIMEOUT = 60.0
 #: How long the client processes may take to have every loop answered once.
 START_TIMEOUT = 330.0
@@ -69,19 +49,19 @@ async def game_round(stub: Any, watch: Any, via: str, stop: float, answered: lis
 
     async def watched(match_id: str) -> None:
         request = ms.WatchRequest(match_id=match_id)
-        watchers.extend(asyncio.ensure_future(read(watch(request))) for _ in range(4))
+        watchers.extend(asyncio.ensure_future(harness.read(watch(request))) for _ in range(4))
 
     plays: list[Any] = []
     try:
-        table = await Table.seated(stub, 2, watched)
+        table = await harness.Table.seated(stub, 2, watched)
         if via == "play":
-            plays = [await open_play(stub.Play, seat) for seat in table.seats]
+            plays = [await harness.open_play(stub.Play, seat) for seat in table.seats]
         while not table.done and time.perf_counter() < stop:
             began = time.perf_counter()
             if await table.act(stub, plays):
                 answered.append((time.perf_counter(), time.perf_counter() - began))
         while plays:
-            await close_play(plays.pop())
+            await harness.close_play(plays.pop())
     finally:
         for stream in plays:
             stream.cancel()
@@ -94,10 +74,13 @@ async def echo_round(channel: Any, kind: str, stop: float, answered: list[Any]) 
     """A key with 4 listeners, then 100 echoes to it (about a match's commands) of a
     reveal's size."""
     key = uuid.uuid4().bytes
-    act = ms.ActRequest(match_id=str(uuid.uuid4()), seen_version=42, jungle_speed=REVEAL)
+    act = ms.ActRequest(match_id=str(uuid.uuid4()), seen_version=42, jungle_speed=harness.REVEAL)
     payload = key + act.SerializeToString()
-    listeners = [asyncio.ensure_future(read(channel.unary_stream(LISTEN)(key))) for _ in range(4)]
-    stream = channel.stream_stream(ECHO_STREAM)() if kind == "stream echo" else None
+    listeners = [
+        asyncio.ensure_future(harness.read(channel.unary_stream(harness.LISTEN)(key)))
+        for _ in range(4)
+    ]
+    stream = channel.stream_stream(harness.ECHO_STREAM)() if kind == "stream echo" else None
     try:
         for _ in range(100):
             if time.perf_counter() >= stop:
@@ -107,7 +90,7 @@ async def echo_round(channel: Any, kind: str, stop: float, answered: list[Any]) 
                 if stream is None:
                     await channel.unary_unary(ECHOES[kind])(payload)
                 else:
-                    await round_trip(stream, payload)
+                    await harness.round_trip(stream, payload)
             answered.append((time.perf_counter(), time.perf_counter() - began))
     finally:
         if stream is not None:
@@ -120,7 +103,7 @@ async def echo_round(channel: Any, kind: str, stop: float, answered: list[Any]) 
 async def client(conn: Any, address: str, kind: str, loops: int) -> None:
     """``loops`` loops of ``kind`` on up to 8 channels (TCP connections); once each has
     been answered, the window comes down ``conn`` and what was answered in it goes back."""
-    channels = [match_stub(address, OWN_CONNECTION) for _ in range(min(loops, 8))]
+    channels = [harness.match_stub(address, harness.OWN_CONNECTION) for _ in range(min(loops, 8))]
     answered: list[tuple[float, float]] = []
     failures: list[str] = []
     first: set[int] = set()
@@ -128,7 +111,7 @@ async def client(conn: Any, address: str, kind: str, loops: int) -> None:
 
     async def loop(index: int) -> None:
         channel, stub = channels[index % len(channels)]
-        watch = channel.unary_stream(WATCH, ms.WatchRequest.SerializeToString)
+        watch = channel.unary_stream(harness.WATCH, ms.WatchRequest.SerializeToString)
         while time.perf_counter() < window[1]:
             mine: list[tuple[float, float]] = []
             try:
@@ -171,16 +154,16 @@ def drive(server: Any, kind: str, matches: int, args: argparse.Namespace) -> Res
     """``matches`` loops of ``kind`` over the client processes; one window counted, the
     server's CPU time in it too."""
     shares = [matches // args.clients + (i < matches % args.clients) for i in range(args.clients)]
-    with Children(client) as children:
+    with harness.Children(client) as children:
         for index, share in enumerate(filter(None, shares)):
             children.start(index, server.address, kind, share)
         children.gather(children.pipes, START_TIMEOUT)
         begin = time.perf_counter() + 1.0  # CLOCK_MONOTONIC: the same in every process
         children.send(children.pipes, "window", begin, begin + args.seconds)
         time.sleep(begin - time.perf_counter())
-        ticks = process_ticks([server.pid])
+        ticks = harness.process_ticks([server.pid])
         time.sleep(args.seconds)
-        ticks = process_ticks([server.pid]) - ticks
+        ticks = harness.process_ticks([server.pid]) - ticks
         reports = children.gather(children.pipes, CALL_TIMEOUT + 30).values()
     if failed := sum(r[1] for r in reports):
         print(f"  {kind}: {failed} failed, first {[r[2] for r in reports if r[2]][:1]}")
@@ -195,14 +178,14 @@ def report(matches: int, rounds: list[dict[str, Result]]) -> None:
             f"{matches}, {index + 1}, {name}",
             f"{r.rate:,.0f}",
             f"{r.rate / results['echo'].rate:.0%}" if results["echo"].rate else "-",
-            p50_p99(r.latencies, 1e3, 1),
+            harness.p50_p99(r.latencies, 1e3, 1),
             f"{r.server_ticks / per / max(1, len(r.latencies)) * 1e6:,.0f}",
         ]
         for index, results in enumerate(rounds)
         for name, r in results.items()
     ]
     header = ["matches, round, what", "commands/s", "of the echo", "latency p50 / p99 ms"]
-    print(f"\n{markdown_table([*header, 'server CPU µs/command'], rows)}\n")
+    print(f"\n{harness.markdown_table([*header, 'server CPU µs/command'], rows)}\n")
 
     def median(top: str, bottom: str) -> str:
         ratios = [r[top].rate / r[bottom].rate for r in rounds if r[bottom].rate]
@@ -217,20 +200,21 @@ def report(matches: int, rounds: list[dict[str, Result]]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = arguments(__doc__)
+    parser = harness.arguments(__doc__)
     parser.add_argument("--matches", type=int, nargs="+", default=[1, 10, 100, 1000])
     parser.add_argument("--seconds", type=float, default=20.0, help="the counted window")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--via", choices=("act", "play"), default="act")
     args = parser.parse_args(argv)
-    print(f"{machine_line()}\n{args.clients} client processes, store {args.store}, via {args.via}")
+    print(harness.machine_line())
+    print(f"{args.clients} client processes, store {args.store}, via {args.via}")
     with contextlib.ExitStack() as stack:
-        echo = stack.enter_context(EchoServer())
-        stored_env = stack.enter_context(fresh_store(args.store, args.dsn))[0]
-        stored = stack.enter_context(EchoServer(stored_env))
+        echo = stack.enter_context(harness.EchoServer())
+        stored_env = stack.enter_context(harness.fresh_store(args.store, args.dsn))[0]
+        stored = stack.enter_context(harness.EchoServer(stored_env))
         for matches in args.matches:
-            with serve(args, SERVER_ENV) as game:  # fresh for each count of matches
+            with harness.serve(args, SERVER_ENV) as game:  # fresh for each count of matches
                 servers = {"echo": echo, "game": game, "stored echo": stored, "stream echo": echo}
                 kinds = {name: args.via if name == "game" else name for name in servers}
                 rounds = [

@@ -19,25 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from bench.harness import (
-    ECHO,
-    LISTEN,
-    MANY_CLIENTS_ENV,
-    ORGANISER,
-    OWN_CONNECTION,
-    WATCH,
-    Children,
-    EchoServer,
-    Table,
-    arguments,
-    create_request,
-    machine_line,
-    markdown_table,
-    match_stub,
-    p50_p99,
-    rss_mib,
-    serve,
-)
+from bench import harness
 from totem.v1 import jungle_speed_pb2 as js
 from totem.v1 import match_service_pb2 as ms
 
@@ -46,14 +28,16 @@ import grpc  # after the harness, which sets totem serve's gRPC listener first
 
 WATCHER_PROCESSES = 4
 #: Many clients, and the idle matches kept in memory throughout.
-SERVER_ENV = MANY_CLIENTS_ENV | {"TOTEM_IDLE_ACTOR_SECONDS": "1000000"}
+SERVER_ENV = harness.MANY_CLIENTS_ENV | {"TOTEM_IDLE_ACTOR_SECONDS": "1000000"}
 
 
 async def watcher(conn: Any, address: str, game: bool, keys: list[str]) -> None:
     """A watcher process: a stream per key, 100 a connection; once all are open, how
     many, and once told the run is over, for each message its key, its version (or, from
     the echo, its send time) and its arrival, with the first failures."""
-    channels = [match_stub(address, OWN_CONNECTION)[0] for _ in range(len(keys) // 100 + 1)]
+    channels = [
+        harness.match_stub(address, harness.OWN_CONNECTION)[0] for _ in range(len(keys) // 100 + 1)
+    ]
     seen: list[tuple[str, float, float]] = []
     opened, failures = set(), []
 
@@ -61,7 +45,9 @@ async def watcher(conn: Any, address: str, game: bool, keys: list[str]) -> None:
         channel = channels[index % len(channels)]
         request = ms.WatchRequest(match_id=key).SerializeToString() if game else bytes.fromhex(key)
         try:
-            async for data in channel.unary_stream(WATCH if game else LISTEN)(request):
+            async for data in channel.unary_stream(harness.WATCH if game else harness.LISTEN)(
+                request
+            ):
                 now = time.time()
                 opened.add(index)
                 if game:
@@ -99,30 +85,30 @@ async def run(address: str, pid: int, game: bool, args: argparse.Namespace) -> d
     """The streams on ``totem serve`` (``game``) or the bare echo server, and what they
     cost and deliver."""
     sent: dict[tuple[str, float], float] = {}
-    channel, stub = match_stub(address)
+    channel, stub = harness.match_stub(address)
     async with channel:
         await asyncio.sleep(1.0)
-        out: dict[str, Any] = {"rss empty": rss_mib(pid)}
+        out: dict[str, Any] = {"rss empty": harness.rss_mib(pid)}
         if game:
-            idle = create_request(js.JungleSpeedOptions(max_players=2, turn_timeout_ms=0))
+            idle = harness.create_request(js.JungleSpeedOptions(max_players=2, turn_timeout_ms=0))
             for _ in range(args.idle):
-                await stub.CreateMatch(idle, metadata=ORGANISER)
+                await stub.CreateMatch(idle, metadata=harness.ORGANISER)
             await asyncio.sleep(1.0)
-            out["rss idle"] = rss_mib(pid)
-            tables = [await Table.seated(stub, 2) for _ in range(args.matches)]
+            out["rss idle"] = harness.rss_mib(pid)
+            tables = [await harness.Table.seated(stub, 2) for _ in range(args.matches)]
             await asyncio.sleep(1.0)
-            out["rss seated"] = rss_mib(pid)
+            out["rss seated"] = harness.rss_mib(pid)
             keys = [table.id for table in tables]
         else:
             keys = [uuid.uuid4().bytes.hex() for _ in range(args.matches)]
         streams = [keys[i % len(keys)] for i in range(args.streams)]
-        watchers = Children(watcher)
+        watchers = harness.Children(watcher)
         for index in range(WATCHER_PROCESSES):
             watchers.start(index, address, game, streams[index::WATCHER_PROCESSES])
         opened = await asyncio.to_thread(watchers.gather, watchers.pipes, 330)
         out["opened"] = sum(opened.values())
         await asyncio.sleep(1.0)
-        out["rss streams"] = rss_mib(pid)
+        out["rss streams"] = harness.rss_mib(pid)
 
         async def act(tick: int) -> None:
             """The next command of the next table free, round robin."""
@@ -140,7 +126,9 @@ async def run(address: str, pid: int, game: bool, args: argparse.Namespace) -> d
 
         async def echo(tick: int) -> None:
             key = bytes.fromhex(keys[tick % len(keys)])
-            await channel.unary_unary(ECHO)(key + struct.pack("!d", time.time()), timeout=30)
+            await channel.unary_unary(harness.ECHO)(
+                key + struct.pack("!d", time.time()), timeout=30
+            )
 
         await paced(args.rate, args.seconds, act if game else echo)
         await asyncio.sleep(3.0)
@@ -161,17 +149,17 @@ async def run(address: str, pid: int, game: bool, args: argparse.Namespace) -> d
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = arguments(__doc__)
+    parser = harness.arguments(__doc__)
     parser.add_argument("--streams", type=int, default=2000)
     parser.add_argument("--matches", type=int, default=100, help="matches watched")
     parser.add_argument("--idle", type=int, default=1000, help="idle matches held")
     parser.add_argument("--rate", type=float, default=50.0, help="commands/s in all")
     parser.add_argument("--seconds", type=float, default=30.0)
     args = parser.parse_args(argv)
-    print(machine_line())
-    with EchoServer() as echo:
+    print(harness.machine_line())
+    with harness.EchoServer() as echo:
         bare = asyncio.run(run(echo.address, echo.pid, False, args))
-    with serve(args, SERVER_ENV) as server:
+    with harness.serve(args, SERVER_ENV) as server:
         game = asyncio.run(run(server.address, server.pid, True, args))
 
     def kib(top: str, bottom: str, count: int, side: dict[str, Any] = game) -> str:
@@ -184,14 +172,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows = [
         ["streams open", bare["opened"], game["opened"]],
         ["deliveries", bare["deliveries"], game["deliveries"]],
-        ["from send, p50 / p99 ms", *(p50_p99(r["from send"], 1e3, 1) for r in (bare, game))],
+        [
+            "from send, p50 / p99 ms",
+            *(harness.p50_p99(r["from send"], 1e3, 1) for r in (bare, game)),
+        ],
         ["RSS empty, MiB", f"{bare['rss empty']:.1f}", f"{game['rss empty']:.1f}"],
         [f"RSS with {args.idle} idle matches, MiB (KiB each)", "-", idle],
         [f"RSS with {args.matches} seated, MiB", "-", f"{game['rss seated']:.1f}"],
         ["RSS with the streams, MiB (KiB a stream)", bare_streams, game_streams],
         ["failures", bare["failures"] or "-", game["failures"] or "-"],
     ]
-    print(markdown_table(["", "bare fan-out", "totem serve"], rows))
+    print(harness.markdown_table(["", "bare fan-out", "totem serve"], rows))
 
 
 if __name__ == "__main__":
