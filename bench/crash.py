@@ -32,7 +32,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from bench.harness import DEFAULT_DSN, ORGANISER_TOKEN, Server, arguments, fresh_store
+from bench import harness
 from domain.kernel.views import Viewer
 from entrypoints.totem_replay import main as replay_main
 from server import codec
@@ -159,10 +159,10 @@ async def crash_run(
     report = Report(store)
     recorder = Recorder()
     bot_base.MAX_TRANSIENT_FAILURES = 1000  # the bots ride out every restart
-    server = Server(env, workdir)
+    server = harness.Server(env, workdir)
     server.start()
     try:
-        async with connect(server.address, organiser_token=ORGANISER_TOKEN) as client:
+        async with connect(server.address, organiser_token=harness.ORGANISER_TOKEN) as client:
             recorder.watch(client)
             await client.wait_ready(30)
             # A Jungle Speed match of two whose players never act: only its timer moves it.
@@ -275,15 +275,17 @@ def print_report(report: Report, seconds: float) -> None:
 
 
 def main() -> None:
-    parser = arguments(__doc__, store=False, root=False)
+    parser = harness.arguments(__doc__, store=False, root=False)
     parser.add_argument("--kills", type=int, default=24, help="SIGKILLs per store")
-    parser.add_argument("--postgres", nargs="?", const=DEFAULT_DSN, help="also PostgreSQL (DSN)")
+    parser.add_argument(
+        "--postgres", nargs="?", const=harness.DEFAULT_DSN, help="also PostgreSQL (DSN)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="of the kills")
     args = parser.parse_args()
     failed = False
     for postgres in [None] + ([args.postgres] if args.postgres else []):
         kind = "sqlite" if postgres is None else "postgres"
-        with fresh_store(kind, postgres or "") as (env, name, folder):
+        with harness.fresh_store(kind, postgres or "") as (env, name, folder):
             began = time.monotonic()
             report = asyncio.run(crash_run(env, name, args.kills, args.seed, folder))
             print_report(report, time.monotonic() - began)

@@ -18,7 +18,7 @@ import contextlib
 import time
 from typing import Any
 
-from bench.harness import ORGANISER_TOKEN, Server, arguments, fresh_store
+from bench import harness
 from totem_client import TotemError, connect
 from totem_client.client import Client
 
@@ -45,11 +45,11 @@ async def first_answer_after(client: Client, since: list[float]) -> float:
 async def one_round(down: float) -> tuple[float, float]:
     """Seconds from the restarted server's ready line to each client's first answer:
     ``connect()``'s, then the one with gRPC's defaults."""
-    with fresh_store("sqlite") as (store, _, folder):
-        server = Server(store, folder)
+    with harness.fresh_store("sqlite") as (store, _, folder):
+        server = harness.Server(store, folder)
         server.start()
         try:
-            common: dict[str, Any] = {"organiser_token": ORGANISER_TOKEN, "call_timeout": 5}
+            common: dict[str, Any] = {"organiser_token": harness.ORGANISER_TOKEN, "call_timeout": 5}
             async with (
                 connect(server.address, **common) as ours,
                 connect(server.address, **common, options=GRPC_DEFAULTS) as default,
@@ -79,7 +79,7 @@ async def run(down: float, rounds: int) -> None:
 
 
 def main() -> None:
-    parser = arguments(__doc__, store=False, root=False)
+    parser = harness.arguments(__doc__, store=False, root=False)
     parser.add_argument("--down", type=float, default=30.0, help="seconds the server is down")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from unittest import mock
 from uuid import UUID
 
-from bench.harness import arguments, fresh_store, machine_line, markdown_table
+from bench import harness
 from domain.jungle_speed import JungleSpeed, Options
 from domain.kernel import MatchStatus, ReceiveStamp
 from replay.store import last_event, open_arena, read_records, walk
@@ -210,7 +210,7 @@ def report(every: Tool, at: dict[int, tuple[Tool, float]], events: int) -> None:
         millis = (f"{x * 1e3:,.0f}" for x in (t.read, t.walk, t.total, base))
         rows.append([f"{v:,}", *millis, f"{base / t.total:,.2f}"])
     header = ["version N", "replay: read ms", "walk ms", "total ms", "repository.get ms", "ratio"]
-    print(markdown_table(header, rows))
+    print(harness.markdown_table(header, rows))
     tool, base = sum(t.total for t, _ in at.values()), sum(b for _, b in at.values())
     ratio = f"{base / tool:,.2f}"
     print(
@@ -219,7 +219,7 @@ def report(every: Tool, at: dict[int, tuple[Tool, float]], events: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = arguments(__doc__, root=False)
+    parser = harness.arguments(__doc__, root=False)
     parser.add_argument("--events", type=int, default=100_000, help="events in the match")
     parser.add_argument("--versions", type=int, default=8, help="random versions for `at`")
     parser.add_argument("--repetitions", type=int, default=3, help="the median is kept")
@@ -227,8 +227,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not 2 <= args.versions <= args.events:
         parser.error("--versions must be between 2 and --events")
-    print(machine_line())
-    with fresh_store(args.store, args.dsn) as (env, name, _):
+    print(harness.machine_line())
+    with harness.fresh_store(args.store, args.dsn) as (env, name, _):
         match_id, events = build(env, args.events, args.seed, name)
         rng = random.Random(args.seed + 2)
         versions = rng.sample(range(1, events + 1), args.versions)

@@ -11,7 +11,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from bench.crash import Report, Server, check_answers
+from bench.crash import Report, check_answers
+from bench.harness import Server
 from storage.arena import Arena
 from tests.conftest import postgres_store
 from tests.service.helpers import (
