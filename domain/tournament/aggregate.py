@@ -431,12 +431,7 @@ class Tournament(ChainedAggregate):
         """Enter ``name`` (its id from now on), whose bearer token has ``token_hash``.
         Seed order is the order of entry."""
         rule = "TO-8.2"
-        self._require_not_ended()
-        name = name.strip()
-        if not name or len(name) > MAX_NAME_LENGTH:
-            raise InvalidArgument(rule, f"an entrant's name has 1 to {MAX_NAME_LENGTH} characters")
-        check_name(rule, name)
-        check_token_hash(rule, token_hash)
+        name = self._person(rule, "an entrant", name, token_hash)
         if self.round_states:
             raise RuleViolation(rule, "the first round has started: entries are closed")
         if len(self.registered) >= MAX_ENTRANTS:
@@ -459,12 +454,7 @@ class Tournament(ChainedAggregate):
         """Appoint a referee (at the organiser's request; the application checks who asks),
         whose bearer token has ``token_hash``."""
         rule = "TO-8.3"
-        self._require_not_ended()
-        name = name.strip()
-        if not name or len(name) > MAX_NAME_LENGTH:
-            raise InvalidArgument(rule, f"a referee's name has 1 to {MAX_NAME_LENGTH} characters")
-        check_name(rule, name)
-        check_token_hash(rule, token_hash)
+        name = self._person(rule, "a referee", name, token_hash)
         if name.casefold() in {e.casefold() for e in self.registered}:
             raise RuleViolation(rule, f"{name} is an entrant: no entrant referees a tournament")
         if name.casefold() in {r.casefold() for r in self.referees}:
@@ -478,6 +468,17 @@ class Tournament(ChainedAggregate):
     @event("RefereeAppointed")
     def _referee_appointed(self, name: str, token_hash: str) -> None:
         self.referees[name] = token_hash
+
+    def _person(self, rule: str, who: str, name: str, token_hash: str) -> str:
+        """The name of ``who`` (an entrant, a referee) to add, checked as every person's
+        of a tournament is, with the hash of their token; the tournament not ended."""
+        self._require_not_ended()
+        name = name.strip()
+        if not name or len(name) > MAX_NAME_LENGTH:
+            raise InvalidArgument(rule, f"{who}'s name has 1 to {MAX_NAME_LENGTH} characters")
+        check_name(rule, name)
+        check_token_hash(rule, token_hash)
+        return name
 
     def _token_taken(self, token_hash: str) -> bool:
         return (
