@@ -38,6 +38,7 @@ from replay.store import (
     read_records,
     walk,
 )
+from replay.tournament_command import tournament
 from replay.verifying import verify
 from storage.arena import DEFAULT_DB
 
@@ -371,3 +372,4 @@ main.add_command(explain)
 main.add_command(export)
 main.add_command(disputes)
 main.add_command(ruling)
+main.add_command(tournament)
