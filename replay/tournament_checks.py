@@ -43,7 +43,7 @@ from domain.tournament import sheet as sheets
 from domain.tournament.aggregate import is_final
 from domain.tournament.match_places import recorded_places, seat_entrants, table_places
 from replay.audit import FAILED, NOT_APPLICABLE, OK
-from replay.store import ReplayError, apply, open_arena, walk
+from replay.store import Record, ReplayError, apply, open_arena, walk
 from replay.tournament_source import LoadedTournament
 from replay.verifying import verify_stored
 from storage.keys import fingerprint
@@ -169,6 +169,8 @@ def verify_tournament(
     ``db`` (opened read-only)."""
     report = TournamentReport(loaded.tournament_id, loaded.source, len(loaded.records))
     events = _check_records(loaded, report)
+    if loaded.header is not None:
+        _check_header(loaded.header, loaded.records, events, report)
     if events is None:
         for check in (*REPLAYED, SIGNATURE, MATCHES, RESULTS, LUCK):
             report.skipped.setdefault(check, "not checked: the events are not all readable")
@@ -176,8 +178,6 @@ def verify_tournament(
     report.digest = vars(events[-1]).get("digest")
     report.game = str(vars(events[0]).get("game"))
     report.ended = is_final(events[-1])
-    if loaded.header is not None:
-        _check_header(loaded.header, events, report)
     for finding in sheets.verify(events):
         report.fail(finding.check, finding.message, version=finding.version)
     chain_broken = any(f.check == CHAIN for f in report.findings)
@@ -235,19 +235,25 @@ def _check_records(loaded: LoadedTournament, report: TournamentReport) -> list[A
     return events
 
 
-def _check_header(header: dict[str, Any], events: list[Any], report: TournamentReport) -> None:
-    """The header's claims against the lines (the id is checked line by line)."""
+def _check_header(
+    header: dict[str, Any],
+    records: list[Record],
+    events: list[Any] | None,
+    report: TournamentReport,
+) -> None:
+    """The header's claims against the lines (the id is checked line by line; the game
+    when the events can be read)."""
     extra = sorted(set(header) - HEADER_KEYS)
     if extra:
         report.fail(SHEET_FILE, f"the header holds keys no sheet has: {', '.join(extra)}")
     count = header.get("events")
-    if isinstance(count, bool) or not isinstance(count, int) or count != len(events):
+    if isinstance(count, bool) or not isinstance(count, int) or count != len(records):
         report.fail(
             SHEET_FILE,
-            f"the header counts {count!r} events, but the sheet holds {len(events)}: "
+            f"the header counts {count!r} events, but the sheet holds {len(records)}: "
             "lines were removed or added",
         )
-    game = vars(events[0]).get("game")
+    game = vars(events[0]).get("game") if events else header.get("game")
     if header.get("game") != game:
         report.fail(
             SHEET_FILE, f"the header names the game {header.get('game')!r}, the tournament {game!r}"
@@ -259,7 +265,7 @@ def _check_header(header: dict[str, Any], events: list[Any], report: TournamentR
         report.fail(SHEET_FILE, f"the header's exported_at {when!r} is not a time")
     if not any(f.check == SHEET_FILE for f in report.findings):
         report.found[SHEET_FILE] = (
-            f"the header's claims hold; each of the {len(events)} lines is as written"
+            f"the header's claims hold; each of the {len(records)} lines is as written"
         )
 
 

@@ -30,7 +30,7 @@ def lines(d: dict[str, Any]) -> Iterator[str]:
     yield "Referees: " + (", ".join(d["referees"]) or "none")
     for rnd in d["rounds_played"]:
         yield ""
-        yield from _round(rnd)
+        yield from _round(rnd, d["rulings"])
     yield ""
     yield "Disputes:" if d["disputes"] else "Disputes: none"
     for x in d["disputes"]:
@@ -57,7 +57,7 @@ def _options(options: dict[str, Any]) -> str:
     return f"({', '.join(shown)})" if shown else ""
 
 
-def _round(rnd: dict[str, Any]) -> Iterator[str]:
+def _round(rnd: dict[str, Any], rulings: list[dict[str, Any]]) -> Iterator[str]:
     ended = f", ended {rnd['ended_at']} UTC" if rnd["ended_at"] else ", under way"
     yield f"Round {rnd['round']} (started {rnd['started_at']} UTC{ended})"
     if rnd["duplicate_seed"]:
@@ -68,6 +68,9 @@ def _round(rnd: dict[str, Any]) -> Iterator[str]:
             f" (version {t['version']}, digest {t['digest']})" if t["version"] else ""
         )
         yield f"    result: {table_result(t)}"
+        for r in rulings:
+            if (r["round"], r["table"]) == (rnd["round"], t["table"]) and r["kind"] != "stands":
+                yield f"    ruling #{r['ruling']}: {ruling_text(r, t['seats'])}"
         for v in t["voided"]:
             yield (
                 f"    voided by a replay: match {v['match_id']} (version {v['version']}, "
