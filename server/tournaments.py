@@ -43,6 +43,7 @@ from domain.kernel.signing import Signer
 from domain.kernel.views import Viewer
 from domain.tournament import Format, TieBreak, Tournament
 from domain.tournament.aggregate import TableState, is_final
+from domain.tournament.match_places import seat_entrants, table_places
 from domain.tournament.model import TABLE_SIZES
 from domain.tournament.verdicts import ReplayFrom, Verdict
 from domain.tournament.views import event_view
@@ -666,17 +667,6 @@ def places_of(
     match: MatchAggregate, table: TableState, token_hashes: Mapping[str, str]
 ) -> dict[str, int]:
     """The place of each entrant of ``table`` who did not forfeit, as the ended
-    ``match`` placed their seat (found by their token hash), ranked among themselves
-    as a competition ranking (TO-9.4)."""
-    place_of_seat = {row["seat"]: row["place"] for row in match.result}
-    raw: dict[str, int] = {}
-    for entrant in table.seats:
-        if entrant in table.forfeits:
-            continue
-        seat = match.seat_of(token_hashes[entrant])
-        raw[entrant] = (
-            place_of_seat.get(seat, len(match.players))
-            if seat is not None
-            else (len(match.players) + 1)
-        )
-    return {e: 1 + sum(1 for other in raw.values() if other < p) for e, p in raw.items()}
+    ``match`` placed their seat (found by their token hash), TO-9.4."""
+    at = seat_entrants(table.seats, token_hashes, match.token_hashes)
+    return table_places(table.forfeits, match.result, at)
