@@ -174,28 +174,23 @@ class Matches:
         stamp: ReceiveStamp,
     ) -> Joined:
         """Take ``seat`` (None: the next free one) in ``name``; the referee and the
-        organisers, who see every hidden fact, may not. At a tournament's table the
-        caller's entrant token is the seat's token (TO-9.2); elsewhere a new one is made."""
-        new_token, new_hash = auth.new_token()
+        organisers, who see every hidden fact, may not. (A tournament table's seats are
+        kept for its entrants, whom :meth:`seat_table` seats.)"""
+        token, token_hash = auth.new_token()
 
-        def join(match: MatchAggregate) -> tuple[int, str, int]:
-            caller_hash = auth.token_hash(caller) if caller else ""
+        def join(match: MatchAggregate) -> tuple[int, int]:
             if caller and (
-                caller_hash == match.referee_token_hash or self.access.is_organiser(caller)
+                auth.token_hash(caller) == match.referee_token_hash
+                or self.access.is_organiser(caller)
             ):
                 raise PermissionDenied(
                     "the referee and the organisers see every hidden fact: they cannot take a seat",
                 )
-            token, token_hash = (
-                (caller, caller_hash)
-                if caller and match.reserves(caller_hash)
-                else (new_token, new_hash)
-            )
             taken = match.join(name, entropy, token_hash, stamp, seat)
             self.actors.presence.acted(match_id, taken)
-            return taken, token, match.version
+            return taken, match.version
 
-        taken, token, version = (await self.actors.run(match_id, join)).value
+        taken, version = (await self.actors.run(match_id, join)).value
         return Joined(taken, token, version)
 
     async def create_table(self, game: str, options: Any) -> UUID:
@@ -212,21 +207,27 @@ class Matches:
         self.actors.actor(match.id).resume(match)
         return match.id
 
-    async def take_reserved_seat(
-        self, match_id: UUID, token: str, name: str, stamp: ReceiveStamp
-    ) -> tuple[int, int]:
-        """The seat kept for the holder of ``token`` (a tournament's entrant, TO-9.2),
-        taken in ``name`` if it is not yet: the seat and the match's version."""
-        token_hash = auth.token_hash(token)
+    async def seat_table(
+        self,
+        match_id: UUID,
+        entrants: list[tuple[str, str]],
+        stamp: ReceiveStamp,
+        start: bool = False,
+    ) -> int:
+        """Seat a tournament table's entrants (``(name, token hash)`` each, in the
+        pairing's seat order) in its match, each with their own entrant token (TO-9.2),
+        those seated already left as they are; ``start``: begin with them though the
+        match has more seats (the others forfeited, TO-9.3). Returns the match's version."""
 
-        def take(match: MatchAggregate) -> tuple[int, int]:
-            seat = match.seat_of(token_hash)
-            if seat is None:
-                seat = match.join(name, b"", token_hash, stamp)
-                self.actors.presence.acted(match_id, seat)
-            return seat, match.version
+        def seat(match: MatchAggregate) -> int:
+            for name, token_hash in entrants:
+                if match.status is MatchStatus.WAITING and match.seat_of(token_hash) is None:
+                    self.actors.presence.acted(match_id, match.join(name, b"", token_hash, stamp))
+            if start and match.status is MatchStatus.WAITING and match.start_refusal(0) is None:
+                match.start(0, stamp)
+            return match.version
 
-        return (await self.actors.run(match_id, take)).value
+        return (await self.actors.run(match_id, seat)).value
 
     async def reissue(self, match_id: UUID, caller: str | None, seat: int) -> Reissued:
         """A new token for ``seat``, the old one no longer valid: the referee's to do."""

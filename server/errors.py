@@ -51,6 +51,7 @@ FAILURE_CODES: dict[type[failures.Refused], grpc.StatusCode] = {
     failures.BadRequest: grpc.StatusCode.INVALID_ARGUMENT,
     failures.OutOfRange: grpc.StatusCode.OUT_OF_RANGE,
     failures.Exhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    failures.Unavailable: grpc.StatusCode.UNAVAILABLE,
 }
 
 

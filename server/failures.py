@@ -34,5 +34,9 @@ class OutOfRange(Refused):
     """A number names something beyond what exists (a version after the last)."""
 
 
+class Unavailable(Refused):
+    """The server cannot do this now (it is shutting down): try again, elsewhere."""
+
+
 class Exhausted(Refused):
     """A quota is spent: try again after ``retry_after_ms``."""

@@ -154,6 +154,7 @@ def tournament_message(tournament: Tournament) -> pb.Tournament:
         open_disputes=len(tournament.open_disputes()),
         seed_commitment=bytes.fromhex(tournament.seed_commitment),
         next_round_due_ms=tournament.next_round_due_ms() or 0,
+        auto_rounds=tournament.auto_rounds,
     )
     game_codec = codec.codec_for(tournament.game)
     view = options_view(tournament.options, (), Viewer.spectator())
@@ -224,6 +225,7 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
             ),
             no_show_ms=request.no_show_ms if request.HasField("no_show_ms") else None,
             duplicate=request.duplicate,
+            auto_rounds=request.auto_rounds,
         )
         return pb.CreateTournamentResponse(
             tournament_id=str(created.tournament_id), seed_commitment=created.seed_commitment

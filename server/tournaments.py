@@ -50,7 +50,7 @@ from domain.tournament.verdicts import ReplayFrom, Verdict
 from domain.tournament.views import event_view
 from server import auth
 from server.application import Matches
-from server.failures import PermissionDenied, Unauthenticated
+from server.failures import PermissionDenied, Unauthenticated, Unavailable
 from server.fork import fork_match
 from storage.sheets import sheet_document
 from storage.tournaments import TournamentStore
@@ -144,6 +144,8 @@ class Tournaments:
         self._timers: dict[UUID, asyncio.TimerHandle] = {}
         #: Woken each time a tournament's events are saved here.
         self._saved: defaultdict[UUID, asyncio.Event] = defaultdict(asyncio.Event)
+        #: Woken when a table's match seats its entrants here (by match id).
+        self._table_seated: defaultdict[str, asyncio.Event] = defaultdict(asyncio.Event)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self.closed = False
@@ -240,6 +242,7 @@ class Tournaments:
         dispute_window_ms: int | None = None,
         no_show_ms: int | None = None,
         duplicate: bool = False,
+        auto_rounds: bool = False,
     ) -> Created:
         """A new tournament of ``game`` whose tables play with ``options`` (the game's,
         decoded and checked), created by an organiser of the server (TO-8.1)."""
@@ -271,6 +274,7 @@ class Tournaments:
                 title=title,
                 rounds=rounds,
                 duplicate=duplicate,
+                auto_rounds=auto_rounds,
                 min_seats=min_seats,
                 max_seats=max(TABLE_SIZES),
                 **extra,
@@ -304,14 +308,22 @@ class Tournaments:
         return token
 
     async def start_round(self, tournament_id: UUID, caller: str | None) -> Tournament:
+        """The organiser starts the next round (TO-9.1): see :meth:`_start_round`."""
+        return await self._start_round(tournament_id, caller, by_organiser=True)
+
+    async def _start_round(
+        self, tournament_id: UUID, caller: str | None, by_organiser: bool
+    ) -> Tournament:
         """Pair the next round, create each table's match (its seats kept for the
         table's entrants, TO-9.2; its luck the round's on duplicate tables, TO-12.1) and
         record the round. The matches are saved first: a round recorded always has its
         matches; a failure after them leaves waiting matches nobody can join, which
-        expire."""
+        expire. ``by_organiser``: the caller must be one; else it is the server's timer
+        of a tournament that starts its rounds by itself."""
         async with self._locks[tournament_id]:
             tournament = await self._load(tournament_id)
-            self._organiser(tournament, caller)
+            if by_organiser:
+                self._organiser(tournament, caller)
             at = self.clock()
             paired = tournament.pairing(at)
             seed = tournament.duplicate_seed_of(paired.number)
@@ -337,24 +349,67 @@ class Tournaments:
         return await self.matches.create_table(tournament.game, options)
 
     async def take_seat(self, tournament_id: UUID, caller: str | None) -> Seated:
-        """Seat the caller at their table of the round under way, in its match, with
-        their entrant token as the seat's (TO-9.2). Asking again answers the same seat."""
-        tournament = await self._load(tournament_id)
-        entrant = self._entrant(tournament, caller)
+        """The caller comes to their table of the round under way (recorded, TO-9.3) and
+        is answered once its match has seated them: when every entrant of the table has
+        come, all are seated in the pairing's seat order (so the seat the rules gave,
+        TO-3.3, is the seat played); at the start deadline, those who came. Their entrant
+        token is their seat's token in the match (TO-9.2). Asking again answers the same
+        seat."""
+
+        def come(t: Tournament) -> tuple[int, int, str]:
+            entrant = self._entrant(t, caller)
+            t.arrive(entrant, self.clock())
+            current = t.round_states[-1]
+            table = current.table_of(entrant)
+            assert table is not None
+            return current.number, table.number, table.match_id
+
+        round_number, table_number, match_id = await self._run(tournament_id, come)
+        await self._seat_if_ready(tournament_id, match_id)
         assert caller is not None
-        current = tournament.round_states[-1] if tournament.round_states else None
-        table = current.table_of(entrant) if current is not None else None
-        if current is None or table is None:
-            raise RuleViolation("TO-9.2", f"{entrant} has no table in a round under way")
-        if table.result is not None:
-            raise RuleViolation("TO-9.4", f"table {table.number} already has its result")
-        if entrant in table.forfeits:
-            raise RuleViolation("TO-9.3", f"{entrant} forfeits table {table.number}")
-        match_id = UUID(table.match_id)
-        seat, version = await self.matches.take_reserved_seat(
-            match_id, caller, entrant[:NAME_LIMIT], self.matches.stamper.stamp()
+        seat, version = await self._seat_of(tournament_id, match_id, auth.token_hash(caller))
+        return Seated(UUID(match_id), seat, round_number, table_number, version)
+
+    async def _seat_of(
+        self, tournament_id: UUID, match_id: str, token_hash: str
+    ) -> tuple[int, int]:
+        """The seat ``token_hash`` holds in the table's match and the match's version,
+        once it holds one; refused if the table is decided without it meanwhile."""
+        while True:
+            seated = self._table_seated[match_id]
+            match = await self.threads.call(self.matches.store.load, UUID(match_id))
+            seat = match.seat_of(token_hash)
+            if seat is not None:
+                return seat, match.version
+            tournament = await self._load(tournament_id)
+            found = tournament.table_of_match(match_id)
+            if found is None or tournament.round_state(found[0]).tables[found[1] - 1].result:
+                raise RuleViolation("TO-9.4", "the table was decided without you: no seat")
+            if self.closed:
+                raise Unavailable("the server is shutting down: take your seat again")
+            # Seated here or, with other instances, by one of them: look again now and then.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(seated.wait(), WATCH_POLL_S)
+
+    async def _seat_if_ready(self, tournament_id: UUID, match_id: str) -> None:
+        """Seat a table's entrants in its match, in the pairing's seat order, once every
+        one who still plays it has come; past the start deadline (the absent recorded),
+        start it with them if they are fewer than its seats (TO-9.3)."""
+        tournament = await self._load(tournament_id)
+        found = tournament.table_of_match(match_id)
+        if found is None:
+            return
+        state = tournament.round_state(found[0])
+        table = state.tables[found[1] - 1]
+        present = [e for e in table.seats if e not in table.forfeits]
+        if table.result is not None or not present or not set(present) <= set(table.arrived):
+            return
+        entrants = [(e[:NAME_LIMIT], tournament.token_hashes[e]) for e in present]
+        short = len(present) < len(table.seats) and len(present) >= tournament.min_seats
+        await self.matches.seat_table(
+            UUID(match_id), entrants, self.matches.stamper.stamp(), start=short
         )
-        return Seated(match_id, seat, current.number, table.number, version)
+        self._table_seated.pop(match_id, asyncio.Event()).set()
 
     async def view(self, tournament_id: UUID) -> Tournament:
         """The tournament as it stands, for anyone: the service shows only what its
@@ -485,7 +540,11 @@ class Tournaments:
         one, until the final event."""
         await self._load(tournament_id)  # raises: no such tournament
         last = after_version
-        while not self.closed:
+        while True:
+            if self.closed:
+                raise Unavailable(
+                    f"the server is shutting down: watch again with after_version={last}"
+                )
             saved = self._saved[tournament_id]
             events = await self.threads.call(self.store.events, tournament_id, last)
             for evt in events:
@@ -533,6 +592,8 @@ class Tournaments:
         tournament = await self._load(tournament_id)
         if not tournament.ended and tournament.end_refusal(at) is None:
             await self._run(tournament_id, functools.partial(end_if_due, at=at))
+        elif tournament.auto_rounds and tournament.start_refusal(at) is None:
+            await self._start_round(tournament_id, None, by_organiser=False)
 
     async def _settle_table(self, tournament_id: UUID, match_id: str) -> None:
         match = await self.threads.call(self.matches.store.load, UUID(match_id))
@@ -557,8 +618,7 @@ class Tournaments:
                 return
             if at >= state.no_show_deadline_ms:
                 for entrant in table.seats:
-                    seated = match.seat_of(t.token_hashes[entrant]) is not None
-                    if entrant not in table.forfeits and not seated:
+                    if entrant not in table.forfeits and entrant not in table.arrived:
                         t.record_no_show(entrant, at)
             # Too few left to play (absent, or withdrawn at any time): no match decides.
             present = [e for e in table.seats if e not in table.forfeits]
@@ -573,13 +633,8 @@ class Tournaments:
         table = tournament.round_state(found[0]).tables[found[1] - 1]
         if table.result is not None and not table.digest and match.status is not MatchStatus.ENDED:
             await self._stop_undecisive(UUID(match_id))
-        elif (
-            table.result is None
-            and match.status is MatchStatus.WAITING
-            and len(match.players) >= tournament.min_seats
-            and at >= tournament.round_state(found[0]).no_show_deadline_ms
-        ):
-            await self._start_short_table(UUID(match_id))
+        elif table.result is None and match.status is MatchStatus.WAITING:
+            await self._seat_if_ready(tournament_id, match_id)
 
     async def _stop_undecisive(self, match_id: UUID) -> None:
         """Stop a table's match that no longer decides anything: the table was decided
@@ -593,17 +648,6 @@ class Tournaments:
 
         await self.matches.actors.run(match_id, stop)
 
-    async def _start_short_table(self, match_id: UUID) -> None:
-        """Start a table whose absent entrants forfeited with the seats taken (TO-9.3):
-        at the server's observation, as a seated player could ask."""
-        stamp = self.matches.stamper.stamp()
-
-        def start(match: MatchAggregate) -> None:
-            if match.status is MatchStatus.WAITING and match.start_refusal(0) is None:
-                match.start(0, stamp)
-
-        await self.matches.actors.run(match_id, start)
-
     def _schedule(self, tournament: Tournament) -> None:
         """Set the tournament's timer to its round's start deadline or to its end, when
         either is still to come; settle it at once when its end is due now (a ruling
@@ -615,7 +659,8 @@ class Tournaments:
         if tournament.ended or self.closed:
             return
         at = self.clock()
-        if tournament.end_refusal(at) is None:
+        auto_start = tournament.auto_rounds and tournament.start_refusal(at) is None
+        if tournament.end_refusal(at) is None or (auto_start and tournament.round_states):
             self._spawn(self._settle(tournament.id))
             return
         due = None
@@ -624,6 +669,8 @@ class Tournaments:
             due = current.no_show_deadline_ms
         elif current is not None and len(tournament.round_states) >= tournament.total_rounds():
             due = current.dispute_deadline_ms
+        elif tournament.auto_rounds:
+            due = tournament.next_round_due_ms()
         if due is None or due <= at:
             return
         loop = asyncio.get_running_loop()

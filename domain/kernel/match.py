@@ -208,7 +208,7 @@ class MatchAggregate(ChainedAggregate):
                 raise RuleViolation(
                     "TO-9.2",
                     "this match is a tournament table: only its entrants take its seats, "
-                    "each with their entrant token",
+                    "seated by their tournament",
                 )
             if token_hash in self.token_hashes:
                 raise RuleViolation("TO-9.2", "this entrant has already taken a seat here")

@@ -140,6 +140,8 @@ class TableState:
     #: Seats that forfeit: absent at the start deadline (TO-9.3), or withdrawn once
     #: seated (TO-8.4).
     forfeits: list[str] = field(default_factory=list)
+    #: The entrants who have taken their seats, in the order they came (TO-9.3).
+    arrived: list[str] = field(default_factory=list)
     result: MatchResult | None = None
     #: The final digest and version of the match that gave the result ("" and 0: decided
     #: without a match, TO-9.4).
@@ -293,6 +295,7 @@ class Tournament(ChainedAggregate):
         dispute_window_ms: int = 10 * 60 * 1000,
         no_show_ms: int = 10 * 60 * 1000,
         duplicate: bool = False,
+        auto_rounds: bool = False,
         min_seats: int = 2,
         max_seats: int = max(TABLE_SIZES),
     ) -> Tournament:
@@ -358,6 +361,7 @@ class Tournament(ChainedAggregate):
             dispute_window_ms=dispute_window_ms,
             no_show_ms=no_show_ms,
             duplicate=bool(duplicate),
+            auto_rounds=bool(auto_rounds),
             seed=seed.hex(),
         )
 
@@ -377,6 +381,7 @@ class Tournament(ChainedAggregate):
         no_show_ms: int,
         duplicate: bool,
         seed: str,
+        auto_rounds: bool = False,
     ) -> None:
         #: SHA-256 of the organiser's bearer token. Never in a view.
         self.organiser_token_hash = organiser_token_hash
@@ -393,6 +398,9 @@ class Tournament(ChainedAggregate):
         self.dispute_window_ms = dispute_window_ms
         self.no_show_ms = no_show_ms
         self.duplicate = duplicate
+        #: The server starts each round by itself once the one before allows it (TO-9.1);
+        #: otherwise the organiser does. (Created events before it existed: False.)
+        self.auto_rounds = auto_rounds
         #: The secret seed (hex): in the store like a match's, in no view before the end.
         self.seed = seed
         self.seed_commitment = commitment(bytes.fromhex(seed))
@@ -669,10 +677,35 @@ class Tournament(ChainedAggregate):
             )
         )
 
+    def arrive(self, entrant: str, now_ms: int) -> bool:
+        """``entrant`` takes their seat at their table of the round under way (TO-9.3):
+        the server seats a table's entrants in its match, in the pairing's seat order,
+        once all have come (or, at the start deadline, those who came). Returns whether
+        this was news: coming again records nothing."""
+        rule = "TO-9.3"
+        self._require_not_ended()
+        check_ms(rule, now_ms, "the time")
+        current = self._current_round()
+        table = current.table_of(entrant) if current is not None and not current.ended else None
+        if current is None or table is None:
+            raise RuleViolation("TO-9.2", f"{entrant} has no table in a round under way")
+        if entrant in table.forfeits:
+            raise RuleViolation(rule, f"{entrant} forfeits table {table.number}")
+        if table.result is not None:
+            raise RuleViolation("TO-9.4", f"table {table.number} already has its result")
+        if entrant in table.arrived:
+            return False
+        self._arrived(round=current.number, table=table.number, entrant=entrant, at_ms=now_ms)
+        return True
+
+    @event("Arrived")
+    def _arrived(self, round: int, table: int, entrant: str, at_ms: int) -> None:
+        self.round_states[round - 1].tables[table - 1].arrived.append(entrant)
+
     def record_no_show(self, entrant: str, now_ms: int) -> None:
         """``entrant`` had not taken their seat at the round's start deadline: they forfeit
-        their table (TO-9.3). Whether they were there is the application's observation
-        (the table's match shows who joined)."""
+        their table (TO-9.3): they never came (:meth:`arrive`), as the application observed
+        at the deadline."""
         rule = "TO-9.3"
         self._require_not_ended()
         check_ms(rule, now_ms, "the time")
@@ -686,6 +719,8 @@ class Tournament(ChainedAggregate):
             raise RuleViolation(rule, f"table {seated.number} already has its result")
         if entrant in seated.forfeits:
             raise RuleViolation(rule, f"{entrant} already forfeits table {seated.number}")
+        if entrant in seated.arrived:
+            raise RuleViolation(rule, f"{entrant} took their seat at table {seated.number}")
         if now_ms < current.no_show_deadline_ms:
             raise RuleViolation(
                 rule,

@@ -6,13 +6,15 @@ table at once (TO-8.4)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 
+import grpc
 import pytest
 
 from server.serve import RunningServer
-from tests.service.helpers import bearer
+from tests.service.helpers import bearer, rule_of
 from tests.service.tournament_helpers import Stubs
 from totem.v1 import common_pb2
 from totem.v1 import match_service_pb2 as ms
@@ -20,6 +22,12 @@ from totem.v1 import tournament_service_pb2 as tp
 
 #: Short enough for a test, long enough for every seat meant to be taken to be taken.
 NO_SHOW_MS = 1_500
+
+
+async def refusal(call: object) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await call  # type: ignore[misc]
+    return info.value
 
 
 @pytest.fixture
@@ -36,7 +44,7 @@ async def test_an_absent_entrant_forfeits_and_a_short_table_is_decided_TO_9_3(
 ) -> None:
     field = await stubs.create(["ann", "bob"], rounds=1, no_show_ms=NO_SHOW_MS)
     table = (await stubs.start_round(field)).tables[0]
-    await stubs.seat(field, "ann")
+    alone = asyncio.create_task(stubs.seat(field, "ann"))
     absent = await stubs.first(field, "NoShow")
     assert json.loads(absent.fields_json)["entrant"] == "bob"
     result = json.loads((await stubs.first(field, "ResultRecorded")).fields_json)
@@ -44,6 +52,9 @@ async def test_an_absent_entrant_forfeits_and_a_short_table_is_decided_TO_9_3(
     assert (result["match_digest"], result["match_version"]) == ("", 0)
     assert result["forfeited"] == ["bob"]
     assert dict(zip(result["seats"], result["places"], strict=True)) == {"ann": 1, "bob": 2}
+    # Ann, who came, is told the table was decided without a match.
+    refused = await refusal(alone)
+    assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(refused) == "TO-9.4"
     await stubs.events(field, "TournamentEnded")
     standings = {r.entrant: r.points for r in (await stubs.get(field)).standings}
     assert standings == {"ann": "1", "bob": "0"}
@@ -55,7 +66,8 @@ async def test_an_absent_entrant_forfeits_and_a_short_table_is_decided_TO_9_3(
 async def test_a_table_with_enough_present_is_started_with_them_TO_9_3(stubs: Stubs) -> None:
     field = await stubs.create(["ann", "bob", "cat"], table_size=3, no_show_ms=NO_SHOW_MS)
     table = (await stubs.start_round(field)).tables[0]
-    seats = {e: (await stubs.seat(field, e)).seat for e in ("ann", "cat")}
+    ann, cat = await asyncio.gather(stubs.seat(field, "ann"), stubs.seat(field, "cat"))
+    seats = {"ann": ann.seat, "cat": cat.seat}
     await stubs.first(field, "NoShow", entrant="bob")
     # The server starts the table with the two present; it plays as any match.
     async for event in stubs.matches.Watch(ms.WatchRequest(match_id=table.match_id)):

@@ -4,6 +4,7 @@ recorded as the matches end, disputes and rulings, the end and its signed sheet.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from uuid import UUID
@@ -93,15 +94,19 @@ async def test_entrant_tokens_take_their_own_seats_and_nobody_else_does_TO_9_2(
     )
     assert stranger.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert rule_of(stranger) == "TO-9.2"
-    seated = await stubs.seat(field, "bob")
-    assert seated.seat == 0 and seated.match_id == table.match_id
+    # Bob comes first, and waits for Ann; both are seated in the pairing's order.
+    bob = asyncio.create_task(stubs.seat(field, "bob"))
+    await stubs.first(field, "Arrived", entrant="bob")
+    assert not bob.done()
+    ann = await stubs.seat(field, "ann")
+    assert (ann.seat, (await bob).seat) == (0, 1) and ann.match_id == table.match_id
+    assert list(table.seats) == ["ann", "bob"]
     # Asking again answers the same seat; the entrant token acts in the match.
-    assert (await stubs.seat(field, "bob")).seat == 0
-    await stubs.seat(field, "ann")
+    assert (await stubs.seat(field, "bob")).seat == 1
     view = await stubs.matches.GetMatch(
         ms.GetMatchRequest(match_id=table.match_id), metadata=bearer(field.tokens["bob"])
     )
-    assert view.role == common_pb2.VIEWER_ROLE_PLAYER and view.seat == 0
+    assert view.role == common_pb2.VIEWER_ROLE_PLAYER and view.seat == 1
     assert view.summary.status == common_pb2.MATCH_STATUS_PLAYING
     wrong = await refusal(
         stubs.tournaments.TakeSeat(
@@ -204,7 +209,7 @@ async def test_a_replay_ruling_forks_the_match_for_the_same_entrants_TO_10_3(
     # The fork is the table's match now; each entrant's token is still their seat's.
     again = await stubs.seat(field, table.seats[1])
     assert again.match_id == ruled.replay_match_id
-    seats = {e: (await stubs.seat(field, e)).seat for e in table.seats}
+    seats = await stubs.seat_table(field, table)
     await stubs.stop(ruled.replay_match_id, {seats[table.seats[1]]: 1, seats[table.seats[0]]: 2})
     await stubs.recorded(field, ruled.replay_match_id)
     await stubs.play_table(field, other)
@@ -318,3 +323,16 @@ async def test_every_table_of_a_duplicate_round_gets_the_same_luck_TO_12_1(
         luck.append(cards[0])
     # Each round draws its own luck from the tournament's seed.
     assert luck[0] != luck[1]
+
+
+async def test_a_tournament_may_start_its_rounds_by_itself_TO_9_1(stubs: Stubs) -> None:
+    field = await stubs.create(ENTRANTS, rounds=3, auto_rounds=True)
+    await stubs.start_round(field)  # the first round is the organiser's
+    for number in (1, 2, 3):
+        started = await stubs.first(field, "RoundStarted", round=number)
+        for table in json.loads(started.fields_json)["tables"]:
+            listed = tp.TournamentTable(seats=table["seats"], match_id=table["match_id"])
+            await stubs.play_table(field, listed)
+    await stubs.events(field, "TournamentEnded")
+    tournament = await stubs.get(field)
+    assert tournament.auto_rounds and len(tournament.rounds) == 3

@@ -52,6 +52,7 @@ class Stubs:
         dispute_window_ms: int = 0,
         no_show_ms: int | None = None,
         duplicate: bool = False,
+        auto_rounds: bool = False,
         referee: bool = True,
     ) -> Field:
         created = await self.tournaments.CreateTournament(
@@ -63,6 +64,7 @@ class Stubs:
                 dispute_window_ms=dispute_window_ms,
                 no_show_ms=no_show_ms,
                 duplicate=duplicate,
+                auto_rounds=auto_rounds,
                 title="Test open",
             ),
             metadata=self.organiser,
@@ -95,8 +97,10 @@ class Stubs:
         )
 
     async def seat_table(self, field: Field, table: tp.TournamentTable) -> dict[str, int]:
-        """Every entrant of ``table`` takes their seat: their seat by entrant."""
-        return {e: (await self.seat(field, e)).seat for e in table.seats}
+        """Every entrant of ``table`` comes at once (each answer waits for the table to be
+        seated): their seat by entrant."""
+        seated = await asyncio.gather(*(self.seat(field, e) for e in table.seats))
+        return {e: s.seat for e, s in zip(table.seats, seated, strict=True)}
 
     async def stop(self, match_id: str, places: Mapping[int, int]) -> None:
         """End a table's match with these places by seat, as its referee (an organiser)."""

@@ -104,6 +104,7 @@ class CreateTournamentRequest(_message.Message):
     NO_SHOW_MS_FIELD_NUMBER: _builtins.int
     DUPLICATE_FIELD_NUMBER: _builtins.int
     ABANDON_AFTER_MS_FIELD_NUMBER: _builtins.int
+    AUTO_ROUNDS_FIELD_NUMBER: _builtins.int
     game: _common_pb2.Game.ValueType
     """The game every table plays; required."""
     title: _builtins.str
@@ -127,6 +128,11 @@ class CreateTournamentRequest(_message.Message):
     abandon_after_ms: _builtins.int
     """How long every remaining player of a table may be away before its match ends as
     abandoned (ms; 0: the server's default), as in CreateMatchRequest.
+    """
+    auto_rounds: _builtins.bool
+    """The server starts each round by itself once the one before allows it (TO-9.1: its
+    results all in, its dispute window closed, no dispute open); otherwise the organiser
+    starts every round (StartRound). The first round is always the organiser's to start.
     """
     @_builtins.property
     def jungle_speed(self) -> _jungle_speed_pb2.JungleSpeedOptions:
@@ -162,10 +168,11 @@ class CreateTournamentRequest(_message.Message):
         no_show_ms: _builtins.int | None = ...,
         duplicate: _builtins.bool = ...,
         abandon_after_ms: _builtins.int = ...,
+        auto_rounds: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_dispute_window_ms", b"_dispute_window_ms", "_no_show_ms", b"_no_show_ms", "dispute_window_ms", b"dispute_window_ms", "jungle_speed", b"jungle_speed", "no_show_ms", b"no_show_ms", "options", b"options", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dispute_window_ms", b"_dispute_window_ms", "_no_show_ms", b"_no_show_ms", "abandon_after_ms", b"abandon_after_ms", "dispute_window_ms", b"dispute_window_ms", "duplicate", b"duplicate", "format", b"format", "game", b"game", "jungle_speed", b"jungle_speed", "no_show_ms", b"no_show_ms", "options", b"options", "rounds", b"rounds", "table_size", b"table_size", "tie_breaks", b"tie_breaks", "title", b"title", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dispute_window_ms", b"_dispute_window_ms", "_no_show_ms", b"_no_show_ms", "abandon_after_ms", b"abandon_after_ms", "auto_rounds", b"auto_rounds", "dispute_window_ms", b"dispute_window_ms", "duplicate", b"duplicate", "format", b"format", "game", b"game", "jungle_speed", b"jungle_speed", "no_show_ms", b"no_show_ms", "options", b"options", "rounds", b"rounds", "table_size", b"table_size", "tie_breaks", b"tie_breaks", "title", b"title", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__dispute_window_ms: _TypeAlias = _typing.Literal["dispute_window_ms"]  # noqa: Y015
     _WhichOneofArgType__dispute_window_ms: _TypeAlias = _typing.Literal["_dispute_window_ms", b"_dispute_window_ms"]  # noqa: Y015
@@ -1142,6 +1149,7 @@ class Tournament(_message.Message):
     OPEN_DISPUTES_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     NEXT_ROUND_DUE_MS_FIELD_NUMBER: _builtins.int
+    AUTO_ROUNDS_FIELD_NUMBER: _builtins.int
     table_size: _builtins.int
     """Seats at each table."""
     dispute_window_ms: _builtins.int
@@ -1155,9 +1163,11 @@ class Tournament(_message.Message):
     seed_commitment: _builtins.bytes
     """SHA-256 of the tournament's secret seed."""
     next_round_due_ms: _builtins.int
-    """When the next round may start, when a timer will start it (ms since the epoch; 0:
-    not set).
+    """When the next round may start (ms since the epoch; 0: not now, or none is left);
+    with `auto_rounds`, when the server will start it.
     """
+    auto_rounds: _builtins.bool
+    """Whether the server starts the rounds after the first by itself."""
     @_builtins.property
     def summary(self) -> Global___TournamentSummary:
         """Its summary."""
@@ -1218,10 +1228,11 @@ class Tournament(_message.Message):
         open_disputes: _builtins.int = ...,
         seed_commitment: _builtins.bytes = ...,
         next_round_due_ms: _builtins.int = ...,
+        auto_rounds: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["jungle_speed", b"jungle_speed", "options", b"options", "summary", b"summary", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dispute_window_ms", b"dispute_window_ms", "duplicate", b"duplicate", "entrants", b"entrants", "jungle_speed", b"jungle_speed", "next_round_due_ms", b"next_round_due_ms", "no_show_ms", b"no_show_ms", "open_disputes", b"open_disputes", "options", b"options", "referees", b"referees", "rounds", b"rounds", "rulings", b"rulings", "seed_commitment", b"seed_commitment", "standings", b"standings", "summary", b"summary", "table_size", b"table_size", "tie_breaks", b"tie_breaks", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["auto_rounds", b"auto_rounds", "dispute_window_ms", b"dispute_window_ms", "duplicate", b"duplicate", "entrants", b"entrants", "jungle_speed", b"jungle_speed", "next_round_due_ms", b"next_round_due_ms", "no_show_ms", b"no_show_ms", "open_disputes", b"open_disputes", "options", b"options", "referees", b"referees", "rounds", b"rounds", "rulings", b"rulings", "seed_commitment", b"seed_commitment", "standings", b"standings", "summary", b"summary", "table_size", b"table_size", "tie_breaks", b"tie_breaks", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_options: _TypeAlias = _typing.Literal["jungle_speed", "tribes", "village"]  # noqa: Y015
     _WhichOneofArgType_options: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015

@@ -182,9 +182,14 @@ class TournamentServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def TakeSeat(self, request, context):
-        """Take the caller's seat at their table of the round under way (TO-9.2), with their
-        entrant token: the token is the seat's token in that match (Act, Play, Watch).
-        Taking it again answers the same seat.
+        """The caller, by their entrant token, comes to their table of the round under way
+        (recorded, TO-9.3). Answered once the table's match has seated them: when every
+        entrant of the table has come, all are seated in the pairing's seat order (the seat
+        the pairing gave is the seat played); at the round's start deadline, those who came
+        (the others forfeit). The entrant token is then the seat's token in that match (Act,
+        Play, Watch); nobody else may join it (JoinMatch: FAILED_PRECONDITION, TO-9.2).
+        Asking again answers the same seat. FAILED_PRECONDITION if the table is decided
+        without the caller.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

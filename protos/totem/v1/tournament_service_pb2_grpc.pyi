@@ -72,9 +72,14 @@ class TournamentServiceStub:
     window is open, or a dispute waits for a ruling.
     """
     TakeSeat: _grpc.UnaryUnaryMultiCallable[_tournament_service_pb2.TakeSeatRequest, _tournament_service_pb2.TakeSeatResponse]
-    """Take the caller's seat at their table of the round under way (TO-9.2), with their
-    entrant token: the token is the seat's token in that match (Act, Play, Watch).
-    Taking it again answers the same seat.
+    """The caller, by their entrant token, comes to their table of the round under way
+    (recorded, TO-9.3). Answered once the table's match has seated them: when every
+    entrant of the table has come, all are seated in the pairing's seat order (the seat
+    the pairing gave is the seat played); at the round's start deadline, those who came
+    (the others forfeit). The entrant token is then the seat's token in that match (Act,
+    Play, Watch); nobody else may join it (JoinMatch: FAILED_PRECONDITION, TO-9.2).
+    Asking again answers the same seat. FAILED_PRECONDITION if the table is decided
+    without the caller.
     """
     GetTournament: _grpc.UnaryUnaryMultiCallable[_tournament_service_pb2.GetTournamentRequest, _tournament_service_pb2.GetTournamentResponse]
     """The tournament as it stands: options, entrants, rounds with their tables and
@@ -154,9 +159,14 @@ class TournamentServiceAsyncStub(TournamentServiceStub):
     window is open, or a dispute waits for a ruling.
     """
     TakeSeat: _aio.UnaryUnaryMultiCallable[_tournament_service_pb2.TakeSeatRequest, _tournament_service_pb2.TakeSeatResponse]  # type: ignore[assignment]
-    """Take the caller's seat at their table of the round under way (TO-9.2), with their
-    entrant token: the token is the seat's token in that match (Act, Play, Watch).
-    Taking it again answers the same seat.
+    """The caller, by their entrant token, comes to their table of the round under way
+    (recorded, TO-9.3). Answered once the table's match has seated them: when every
+    entrant of the table has come, all are seated in the pairing's seat order (the seat
+    the pairing gave is the seat played); at the round's start deadline, those who came
+    (the others forfeit). The entrant token is then the seat's token in that match (Act,
+    Play, Watch); nobody else may join it (JoinMatch: FAILED_PRECONDITION, TO-9.2).
+    Asking again answers the same seat. FAILED_PRECONDITION if the table is decided
+    without the caller.
     """
     GetTournament: _aio.UnaryUnaryMultiCallable[_tournament_service_pb2.GetTournamentRequest, _tournament_service_pb2.GetTournamentResponse]  # type: ignore[assignment]
     """The tournament as it stands: options, entrants, rounds with their tables and
@@ -263,9 +273,14 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _tournament_service_pb2.TakeSeatRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_tournament_service_pb2.TakeSeatResponse, _abc.Awaitable[_tournament_service_pb2.TakeSeatResponse]]:
-        """Take the caller's seat at their table of the round under way (TO-9.2), with their
-        entrant token: the token is the seat's token in that match (Act, Play, Watch).
-        Taking it again answers the same seat.
+        """The caller, by their entrant token, comes to their table of the round under way
+        (recorded, TO-9.3). Answered once the table's match has seated them: when every
+        entrant of the table has come, all are seated in the pairing's seat order (the seat
+        the pairing gave is the seat played); at the round's start deadline, those who came
+        (the others forfeit). The entrant token is then the seat's token in that match (Act,
+        Play, Watch); nobody else may join it (JoinMatch: FAILED_PRECONDITION, TO-9.2).
+        Asking again answers the same seat. FAILED_PRECONDITION if the table is decided
+        without the caller.
         """
 
     @_abc_1.abstractmethod

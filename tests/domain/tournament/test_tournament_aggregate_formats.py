@@ -14,6 +14,7 @@ from tournament_support import (
     finish,
     match_digest,
     new_tournament,
+    refused_by,
     replayed,
     start,
 )
@@ -173,3 +174,32 @@ def test_to_6_2_a_penalty_ruling_takes_points_off() -> None:
     (ruled,) = events_named(t, "Ruled")
     assert (ruled.kind, ruled.entrant, ruled.points) == ("penalty", "A", "1/2")
     assert {r.entrant: r.points for r in t.standings()}["A"] == Fraction(1, 2)
+
+
+def test_to_9_3_taking_a_seat_is_recorded_once_and_is_no_absence() -> None:
+    """Each entrant's coming is an event (``Arrived``), recorded once; who came is
+    never recorded absent, who did not is, at the deadline."""
+    t = new_tournament(Format.SWISS, list("ABCD"), rounds=1)
+    start(t, 0)
+    assert t.arrive("C", 10) is True
+    assert t.arrive("C", 11) is False
+    assert [e.entrant for e in events_named(t, "Arrived")] == ["C"]
+    assert t.round_state(1).tables[0].arrived == ["C"]
+    refused_by(t, "TO-9.3", t.record_no_show, "C", NO_SHOW_MS)
+    t.record_no_show("A", NO_SHOW_MS)
+    refused_by(t, "TO-9.3", t.arrive, "A", NO_SHOW_MS + 1)
+    assert replayed(t).round_state(1).tables[0].arrived == ["C"]
+
+
+def test_to_9_2_nobody_takes_a_seat_outside_a_round_under_way() -> None:
+    t = new_tournament(Format.SWISS, list("ABC"), rounds=1)
+    refused_by(t, "TO-9.2", t.arrive, "A", 0)
+    r1, _ = start(t, 0)
+    (bye,) = r1.byes
+    refused_by(t, "TO-9.2", t.arrive, bye.entrant, 1)
+
+
+def test_to_9_1_a_tournament_may_start_its_rounds_by_itself() -> None:
+    t = new_tournament(Format.SWISS, list("ABCD"), rounds=2, auto_rounds=True)
+    assert t.auto_rounds and replayed(t).auto_rounds
+    assert not new_tournament(Format.SWISS, list("AB")).auto_rounds
