@@ -172,7 +172,7 @@ class Entrant {
         if (event.name === 'RoundStarted') {
           this.rounds.set(fields.round, fields);
           await this.roundStarted(fields);
-        } else if (event.name === 'Ruled') {
+        } else if (event.name === 'Ruled' && fields.kind === 'replay') {
           // A replay makes a fork the table's match: its seats are taken again.
           if (this.result.withdrawnFrom === null) await this.playSeat(fields.round);
         } else if (event.name === 'Withdrew' && fields.entrant === this.result.name) {
