@@ -104,9 +104,11 @@ export const verdicts = Object.freeze({
  * @property {string[]} [tieBreaks] after points, in order ('buchholz',
  *   'median_buchholz', 'sonneborn_berger', 'head_to_head'); default Buchholz,
  *   Sonneborn-Berger, head-to-head
- * @property {number} [disputeWindowMs] after a round's last result (0: 600000)
- * @property {number} [noShowMs] after a round starts, an entrant not seated forfeits
- *   (TO-9.3; 0: 600000)
+ * @property {number} [disputeWindowMs] how long after a round's last result disputes
+ *   may be filed (unset: the server's default, 600000; 0: no window, the next round may
+ *   start at once)
+ * @property {number} [noShowMs] after a round starts, an entrant not seated by then
+ *   forfeits (TO-9.3; unset: 600000)
  * @property {boolean} [duplicate] every table of a round plays the same luck (TO-12.1)
  * @property {number} [abandonAfterMs] as CreateMatch's (0: the server's default)
  */
@@ -515,11 +517,12 @@ export function createRequest(options) {
     table_size: options.tableSize ?? 0,
     rounds: options.rounds ?? 0,
     tie_breaks: (options.tieBreaks ?? []).map((t) => enumValue(TIE_BREAKS, t, 'a tie-break')),
-    dispute_window_ms: options.disputeWindowMs ?? 0,
-    no_show_ms: options.noShowMs ?? 0,
     duplicate: Boolean(options.duplicate),
     abandon_after_ms: options.abandonAfterMs ?? 0,
   };
+  // Optional in the contract: unset is the server's default, 0 is no window.
+  if (options.disputeWindowMs !== undefined) request.dispute_window_ms = options.disputeWindowMs;
+  if (options.noShowMs !== undefined) request.no_show_ms = options.noShowMs;
   if (options.options !== undefined) request[info.field] = info.options(options.options);
   return request;
 }

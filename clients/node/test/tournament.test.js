@@ -101,7 +101,13 @@ test('tournament requests: options by short name, the game’s options, and Type
   assert.deepEqual(request.tie_breaks, ['TIE_BREAK_SONNEBORN_BERGER', 'TIE_BREAK_BUCHHOLZ']);
   assert.equal(request.tribes.turn_timeout_ms, 500);
   assert.equal(request.dispute_window_ms, 50);
-  assert.equal(request.no_show_ms, 0);
+  assert.equal('no_show_ms' in request, false, 'unset: the server’s default');
+  assert.equal(
+    createRequest({ game: 'tribes', format: 'swiss', tableSize: 2, disputeWindowMs: 0 })
+      .dispute_window_ms,
+    0,
+    '0 is no window, not the default',
+  );
   assert.equal(request.jungle_speed, undefined);
 
   const js = createRequest({ game: 'GAME_JUNGLE_SPEED', format: 'round_robin', tableSize: 3 });
