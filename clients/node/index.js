@@ -24,9 +24,11 @@ export { playSeats } from './lib/table.js';
 export {
   FORMATS,
   TIE_BREAKS,
+  TOURNAMENT_SIGNATURE_PREFIX,
   TournamentClient,
   TournamentEventStream,
   connectTournaments,
+  resultSheetMessage,
   verdicts,
 } from './lib/tournament.js';
 export { gameBot, playTournament } from './tournament-bot.js';

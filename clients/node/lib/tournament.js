@@ -399,11 +399,12 @@ export class TournamentClient {
   }
 
   /**
-   * The signed result sheet of an ended tournament (TO-11.2): `sheet` (a Buffer, JSON
-   * Lines: the file `totem-replay tournament verify` checks offline), `digest`,
-   * `signature` and `public_key` (hex). FAILED_PRECONDITION (TO-11.1) before the end.
+   * The signed result sheet of an ended tournament (TO-11.2): `sheet` (JSON Lines: the
+   * file `totem-replay tournament verify` checks offline), `digest` (hex), the server's
+   * Ed25519 `signature` (64 bytes) over `resultSheetMessage` and its `public_key` (32
+   * bytes, as GetServerKey gives it). FAILED_PRECONDITION (TO-11.1) before the end.
    * @param {string} tournamentId
-   * @returns {Promise<{sheet: Buffer, digest: string, signature: string, public_key: string}>}
+   * @returns {Promise<{sheet: Buffer, digest: string, signature: Buffer, public_key: Buffer}>}
    */
   getResultSheet(tournamentId) {
     return this.unary('GetResultSheet', { tournament_id: tournamentId });
@@ -467,6 +468,23 @@ export class TournamentEventStream extends ResumableStream {
       bearer(this.token),
     );
   }
+}
+
+/** The prefix of a tournament's signature: never a match's, nor the reverse. */
+export const TOURNAMENT_SIGNATURE_PREFIX = 'totem-arena tournament signature v1\n';
+
+/**
+ * The exact bytes the server signs at a tournament's end (TO-11.2): the prefix, then the
+ * tournament id, the final event's version and its digest (hex, lower case), one per
+ * line. Check the result sheet's `signature` over them with its `public_key` (Ed25519).
+ * @param {string} tournamentId
+ * @param {number} version the final event's
+ * @param {string} digest the final event's
+ * @returns {Buffer}
+ */
+export function resultSheetMessage(tournamentId, version, digest) {
+  const lines = `${tournamentId.toLowerCase()}\n${version}\n${digest.toLowerCase()}`;
+  return Buffer.from(TOURNAMENT_SIGNATURE_PREFIX + lines, 'utf8');
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   TournamentClient,
   connectTournaments,
   playTournament,
+  resultSheetMessage,
   verdicts,
 } from '../index.js';
 import { createRequest } from '../lib/tournament.js';
@@ -164,7 +165,7 @@ test(
   'a Swiss tournament played by Node bots: a dispute ruled, standings, the signed sheet, TO refusals',
   { timeout: TOURNAMENT_BOUND_MS },
   async (t) => {
-    const { server } = await serverFor(t);
+    const { server, client } = await serverFor(t);
     const organiser = connectTournaments(server.address, { organiserToken: ORGANISER_TOKEN });
     t.after(() => organiser.close());
     const anyone = connectTournaments(server.address);
@@ -477,18 +478,19 @@ test(
     const lines = sheet.sheet.toString('utf8').trim().split('\n');
     assert.ok(lines.length >= seen.length);
     for (const line of lines) JSON.parse(line);
+    const serverKey = await new Promise((resolve, reject) =>
+      client.stub.GetServerKey({}, (/** @type {any} */ error, /** @type {any} */ answer) =>
+        error ? reject(error) : resolve(answer.public_key),
+      ),
+    );
+    assert.deepEqual(sheet.public_key, serverKey, 'the key GetServerKey gives');
     const key = createPublicKey({
-      key: Buffer.concat([
-        Buffer.from('302a300506032b6570032100', 'hex'),
-        Buffer.from(sheet.public_key, 'hex'),
-      ]),
+      key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), sheet.public_key]),
       format: 'der',
       type: 'spki',
     });
-    const message = Buffer.from(
-      `totem-arena tournament signature v1\n${id}\n${final.version}\n${final.digest}`,
-    );
-    assert.ok(verify(null, message, key, Buffer.from(sheet.signature, 'hex')));
+    const message = resultSheetMessage(id, final.version, final.digest);
+    assert.ok(verify(null, message, key, sheet.signature));
 
     // Nothing is recorded after the end.
     await assert.rejects(organiser.endTournament(id), (error) => {
