@@ -4,6 +4,9 @@
 // refusals decoded with their TO rule ids.
 import assert from 'node:assert/strict';
 import { createPublicKey, verify } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 
 import {
@@ -15,7 +18,7 @@ import {
   verdicts,
 } from '../index.js';
 import { createRequest } from '../lib/tournament.js';
-import { ORGANISER_TOKEN, bounded, serverFor } from './support.js';
+import { ORGANISER_TOKEN, Server, bounded, collectUntil, serverFor } from './support.js';
 
 /** A whole tournament is longer than one wait; still a bound, not a timing assertion. */
 const TOURNAMENT_BOUND_MS = 240_000;
@@ -513,3 +516,52 @@ test(
     assert.deepEqual(tail, [final.version - 1, final.version]);
   },
 );
+
+test('WatchTournament resumes after the server restarts on the same store', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'totem-node-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = path.join(dir, 'restart.db');
+  let server = await Server.start(db);
+  t.after(() => server.stop());
+  const organiser = connectTournaments(server.address, { organiserToken: ORGANISER_TOKEN });
+  t.after(() => organiser.close());
+
+  const { tournament_id: id } = await organiser.createTournament({
+    game: 'jungle_speed',
+    format: 'round_robin',
+    tableSize: 2,
+  });
+  await organiser.addEntrant(id, 'ada');
+  await organiser.addEntrant(id, 'bo');
+  const stream = organiser.watchTournament(id);
+  const events = stream[Symbol.asyncIterator]();
+  const seen = await bounded(collectUntil(events, 3));
+
+  await server.stop();
+  server = await Server.start(db, server.port);
+  // Events the second server records, after all the first one did.
+  await organiser.addEntrant(id, 'cy');
+  await organiser.appointReferee(id, 'rita');
+  seen.push(...(await bounded(collectUntil(events, 5))));
+  stream.close();
+  assert.equal((await events.next()).done, true, 'a closed stream ends');
+
+  assert.ok(stream.resumes >= 1, `resumed ${stream.resumes} times`);
+  assert.deepEqual(
+    seen.map((e) => e.version),
+    [1, 2, 3, 4, 5],
+  );
+  assert.deepEqual(
+    seen.map((e) => e.name),
+    ['Created', 'EntrantAdded', 'EntrantAdded', 'EntrantAdded', 'RefereeAppointed'],
+  );
+  assert.deepEqual(
+    seen.slice(1, 4).map((e) => e.fields.entrant ?? e.fields.name),
+    ['ada', 'bo', 'cy'],
+  );
+  // The same events as a fresh reading of the store.
+  const again = organiser.watchTournament(id);
+  const fresh = await bounded(collectUntil(again[Symbol.asyncIterator](), 5));
+  again.close();
+  assert.deepEqual(fresh, seen);
+});
