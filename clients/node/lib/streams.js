@@ -93,6 +93,17 @@ export class ResumableStream {
     throw new TypeError('a resuming stream says how to open its call');
   }
 
+  /**
+   * Whether a stream the server ended cleanly has carried everything: then the iteration
+   * ends; otherwise the stream is opened again, as after a transient failure. A match's
+   * Watch ends only after its last event; a subclass whose events say where the end is
+   * checks it.
+   * @returns {boolean}
+   */
+  complete() {
+    return true;
+  }
+
   /** Stop watching: the call is cancelled and the iteration ends. */
   close() {
     this.closed = true;
@@ -124,7 +135,9 @@ export class ResumableStream {
           this.onEvent?.(event);
           yield event;
         }
-        return;
+        if (this.complete()) return;
+        // The server ended the stream cleanly, yet more is to come: a break, as any other.
+        failure = new TotemError('UNAVAILABLE', 'the server ended the stream before its end');
       } catch (error) {
         if (this.closed) return;
         if (error instanceof GapError) {

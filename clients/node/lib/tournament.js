@@ -423,6 +423,9 @@ export class TournamentClient {
   }
 }
 
+/** The name of a tournament's last event: its result sheet (TO-11.2). */
+export const FINAL_EVENT = 'TournamentEnded';
+
 /**
  * @typedef {ResumeOptions & {token?: string | null,
  *   onEvent?: (event: TournamentEvent) => void}} WatchTournamentOptions `token`: whose
@@ -434,8 +437,9 @@ export class TournamentClient {
  * A tournament's events in version order, each exactly once, with `fields` (the event's
  * `fields_json` parsed): WatchTournament, opened again after a transient failure from the
  * last version yielded, as EventStream does for a match (ResumableStream in
- * streams.js). It ends after the tournament's final event, or on `close()` (or leaving
- * the loop).
+ * streams.js). It ends after the tournament's final event (TournamentEnded), or on
+ * `close()` (or leaving the loop); a stream the server ends cleanly before the final event
+ * (a server shutting down) is opened again, as after a transient failure.
  * @extends {ResumableStream<TournamentEvent>}
  */
 export class TournamentEventStream extends ResumableStream {
@@ -450,12 +454,24 @@ export class TournamentEventStream extends ResumableStream {
       ...rest,
       onEvent: (event) => {
         event.fields = parseFields(event.fields_json);
+        if (event.name === FINAL_EVENT) this.ended = true;
         onEvent?.(event);
       },
     });
+    /** Whether the final event has been yielded: the stream has nothing more. */
+    this.ended = false;
     this.tournaments = client;
     this.tournamentId = tournamentId;
     this.token = options.token ?? null;
+  }
+
+  /**
+   * Only the final event ends the tournament's story: a stream the server ends cleanly
+   * before it (a server shutting down) is opened again.
+   * @returns {boolean}
+   */
+  complete() {
+    return this.ended;
   }
 
   /**
