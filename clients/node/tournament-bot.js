@@ -219,7 +219,6 @@ class Entrant {
     const seat = await this.takeSeat();
     if (seat === null || this.played.has(seat.match_id)) return;
     this.played.add(seat.match_id);
-    this.result.name ??= this.nameAt(seat);
     const session = new Session(this.client, seat.match_id, {
       token: this.options.entrantToken,
       seat: seat.seat,
@@ -227,6 +226,10 @@ class Entrant {
       version: seat.version,
       game: this.game,
     });
+    if (this.result.name === null) {
+      this.result.name = await this.nameAt(session, seat);
+      session.name = this.result.name ?? '';
+    }
     const bot = this.options.bot?.(session, seat) ?? gameBot(this.game, session, this.options.botOptions);
     const state = await bot.run();
     /** @type {PlayedTable} */
@@ -262,15 +265,28 @@ class Entrant {
   }
 
   /**
-   * The entrant's name as the round's table lists it at `seat` (seats in seat order).
+   * The entrant's name, learnt from their seat: the name the match gives the seat (the
+   * server seats an entrant in their own name, cut to a player name's length), as the
+   * round's table lists it. The match's seats fill in the order they are taken, so a
+   * seat's number says nothing of the table's seat order.
+   * @param {Session} session the seat's
    * @param {Seat} seat
-   * @returns {string | null}
+   * @returns {Promise<string | null>}
    */
-  nameAt(seat) {
-    const table = (this.rounds.get(seat.round)?.tables ?? []).find(
-      (/** @type {any} */ t) => t.table === seat.table,
+  async nameAt(session, seat) {
+    const view = await session.get();
+    const player = view.summary.players.find((/** @type {any} */ p) => p.seat === seat.seat);
+    if (!player) return null;
+    /** @type {string[]} */
+    const seats =
+      (this.rounds.get(seat.round)?.tables ?? []).find(
+        (/** @type {any} */ t) => t.table === seat.table,
+      )?.seats ?? [];
+    return (
+      seats.find((name) => name === player.name) ??
+      seats.find((name) => name.startsWith(player.name)) ??
+      player.name
     );
-    return table?.seats?.[seat.seat] ?? null;
   }
 }
 
