@@ -21,7 +21,7 @@ from uuid import UUID
 
 from domain.kernel.topics import UnknownTopic, chained_aggregate_class, chained_event_class
 from domain.tournament import Tournament
-from replay.bundle import rebuild, record_of_line
+from replay.bundle import file_header, rebuild, record_of_line
 from replay.store import Record, ReplayError
 from storage.sheets import FORMAT, is_tournament_event, sheet_line
 
@@ -107,14 +107,4 @@ def _not_as_written(data: dict[str, Any], event: Any) -> str | None:
 
 
 def _header(file: Path, line: bytes) -> dict[str, Any]:
-    try:
-        head = json.loads(line)
-    except ValueError:
-        head = None
-    if not isinstance(head, dict) or head.get("format") != FORMAT:
-        raise ReplayError(f"{file} is not a result sheet: its first line is no {FORMAT} header")
-    try:
-        UUID(str(head.get("tournament_id")))
-    except ValueError:
-        raise ReplayError(f"the sheet {file} names no valid tournament id in its header") from None
-    return head
+    return file_header(file, line, FORMAT, "a result sheet", "tournament_id")

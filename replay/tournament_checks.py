@@ -521,19 +521,16 @@ def _check_result(
         report.fail(RESULTS, "the match has not ended: it has no result", **where)
         return
     forfeited = list(recorded["forfeited"])
-    at = seat_entrants(seats, forfeited, len(match.players))
-    if not match.origin:  # a fork's seats have tokens of their own
-        for seat, entrant in enumerate(at):
-            if seat < len(match.token_hashes) and (
-                match.token_hashes[seat] != tournament.token_hashes.get(entrant)
-            ):
-                report.fail(
-                    RESULTS,
-                    f"seat {seat} of the match was taken with another token than {entrant}'s "
-                    "(TO-8.2)",
-                    **where,
-                )
-    given = table_places(seats, forfeited, match.result, len(match.players))
+    at = seat_entrants(seats, tournament.token_hashes, match.token_hashes)
+    for seat, entrant in enumerate(at):
+        if entrant is None:
+            report.fail(
+                RESULTS,
+                f"seat {seat} of the match was taken with no entrant's token of this table "
+                "(TO-9.2)",
+                **where,
+            )
+    given = table_places(forfeited, match.result, at)
     said = recorded_places(recorded["seats"], recorded["places"], forfeited)
     if given != said:
         report.fail(

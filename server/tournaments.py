@@ -37,12 +37,14 @@ from uuid import UUID, uuid4
 from eventsourcing.persistence import IntegrityError
 
 from domain.games import GAMES
+from domain.kernel.commands import Stop
 from domain.kernel.errors import RuleViolation
 from domain.kernel.match import MatchAggregate, MatchStatus
 from domain.kernel.signing import Signer
 from domain.kernel.views import Viewer
 from domain.tournament import Format, TieBreak, Tournament
 from domain.tournament.aggregate import TableState, is_final
+from domain.tournament.match_places import seat_entrants, table_places
 from domain.tournament.model import TABLE_SIZES
 from domain.tournament.verdicts import ReplayFrom, Verdict
 from domain.tournament.views import event_view
@@ -383,7 +385,10 @@ class Tournaments:
             t.withdraw(who, self.clock())
             return t.withdrawn[who]
 
-        return await self._run(tournament_id, go)
+        first = await self._run(tournament_id, go)
+        # Their table may now be short of players.
+        self._spawn(self._settle(tournament_id))
+        return first
 
     async def file_dispute(
         self, tournament_id: UUID, caller: str | None, match_id: UUID, version: int, text: str
@@ -550,11 +555,12 @@ class Tournaments:
                     at,
                 )
                 return
-            if at < state.no_show_deadline_ms and match.status is not MatchStatus.ENDED:
-                return
-            for entrant in table.seats:
-                if entrant not in table.forfeits and match.seat_of(t.token_hashes[entrant]) is None:
-                    t.record_no_show(entrant, at)
+            if at >= state.no_show_deadline_ms:
+                for entrant in table.seats:
+                    seated = match.seat_of(t.token_hashes[entrant]) is not None
+                    if entrant not in table.forfeits and not seated:
+                        t.record_no_show(entrant, at)
+            # Too few left to play (absent, or withdrawn at any time): no match decides.
             present = [e for e in table.seats if e not in table.forfeits]
             if len(present) < t.min_seats:
                 t.record_result(match_id, {e: 1 for e in present}, "", 0, at)
@@ -565,13 +571,27 @@ class Tournaments:
         if found is None:
             return
         table = tournament.round_state(found[0]).tables[found[1] - 1]
-        if (
+        if table.result is not None and not table.digest and match.status is not MatchStatus.ENDED:
+            await self._stop_undecisive(UUID(match_id))
+        elif (
             table.result is None
             and match.status is MatchStatus.WAITING
             and len(match.players) >= tournament.min_seats
             and at >= tournament.round_state(found[0]).no_show_deadline_ms
         ):
             await self._start_short_table(UUID(match_id))
+
+    async def _stop_undecisive(self, match_id: UUID) -> None:
+        """Stop a table's match that no longer decides anything: the table was decided
+        without it (TO-9.4), so nobody is left playing for nothing."""
+        stamp = self.matches.stamper.stamp()
+        statement = "the tournament decided this table without the match: too few entrants remain"
+
+        def stop(match: MatchAggregate) -> None:
+            if match.status is not MatchStatus.ENDED:
+                match.execute(Stop(statement), None, stamp)
+
+        await self.matches.actors.run(match_id, stop)
 
     async def _start_short_table(self, match_id: UUID) -> None:
         """Start a table whose absent entrants forfeited with the seats taken (TO-9.3):
@@ -666,17 +686,6 @@ def places_of(
     match: MatchAggregate, table: TableState, token_hashes: Mapping[str, str]
 ) -> dict[str, int]:
     """The place of each entrant of ``table`` who did not forfeit, as the ended
-    ``match`` placed their seat (found by their token hash), ranked among themselves
-    as a competition ranking (TO-9.4)."""
-    place_of_seat = {row["seat"]: row["place"] for row in match.result}
-    raw: dict[str, int] = {}
-    for entrant in table.seats:
-        if entrant in table.forfeits:
-            continue
-        seat = match.seat_of(token_hashes[entrant])
-        raw[entrant] = (
-            place_of_seat.get(seat, len(match.players))
-            if seat is not None
-            else (len(match.players) + 1)
-        )
-    return {e: 1 + sum(1 for other in raw.values() if other < p) for e, p in raw.items()}
+    ``match`` placed their seat (found by their token hash), TO-9.4."""
+    at = seat_entrants(table.seats, token_hashes, match.token_hashes)
+    return table_places(table.forfeits, match.result, at)

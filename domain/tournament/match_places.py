@@ -1,13 +1,13 @@
 """From a table's ended match to the places the tournament records for it (TO-9.4).
 
-The application seats a table's entrants at its match in the table's seat order, each
-with their own token (TO-8.2), and records the places the ended match gave them. Anyone
-holding the match and the tournament's events checks that the tournament recorded what
-the match says: the match's seat ``i`` is the table's ``i``-th entrant, or, when the
-match has fewer seats than the table (some entrants forfeited before it began, TO-9.3),
-the ``i``-th of those who did not forfeit. A forfeiting seat is placed by the
-tournament, after the others (TO-5.1), whatever the match says; the others keep their
-order among themselves, as a competition ranking (1, 1, 3).
+Each entrant takes their seat at the table's match with their own entrant token
+(TO-9.2), in the order they arrive, so the match's seat ``i`` is the entrant whose token
+hash seat ``i`` holds (a replay's fork keeps those hashes, TO-10.3). The application
+records the places the ended match gave them; anyone holding the match and the
+tournament's events checks that the tournament recorded what the match says. A
+forfeiting seat is placed by the tournament, after the others (TO-5.1), whatever the
+match says; the others keep their order among themselves, as a competition ranking
+(1, 1, 3).
 """
 
 from __future__ import annotations
@@ -15,12 +15,14 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 
-def seat_entrants(seats: Sequence[str], forfeited: Collection[str], match_seats: int) -> list[str]:
-    """The entrant at each seat of the match, by seat number (see the module's
-    docstring)."""
-    if match_seats == len(seats):
-        return list(seats)
-    return [e for e in seats if e not in forfeited]
+def seat_entrants(
+    seats: Sequence[str], token_hashes: Mapping[str, str], seat_hashes: Sequence[str]
+) -> list[str | None]:
+    """The entrant at each seat of the match, by seat number: the table's entrant whose
+    token hash (``token_hashes``, the tournament's) the seat holds (``seat_hashes``, the
+    match's); None for a seat taken with no entrant's token of this table."""
+    by_hash = {token_hashes[e]: e for e in seats if e in token_hashes}
+    return [by_hash.get(h) for h in seat_hashes]
 
 
 def competition_ranking(values: Mapping[str, int]) -> dict[str, int]:
@@ -30,22 +32,19 @@ def competition_ranking(values: Mapping[str, int]) -> dict[str, int]:
 
 
 def table_places(
-    seats: Sequence[str],
     forfeited: Collection[str],
     match_result: Iterable[Mapping[str, int]],
-    match_seats: int,
+    at: Sequence[str | None],
 ) -> dict[str, int]:
     """The place the tournament records for each entrant of the table who did not
-    forfeit, from the result (``{"seat", "place"}`` each) of the match of
-    ``match_seats`` seats, by entrant. A seat the result does not place is left out (and
-    so differs from any place recorded)."""
-    places = list(match_result)
-    at = seat_entrants(seats, forfeited, match_seats)
-    by_entrant = {
-        at[p["seat"]]: p["place"]
-        for p in places
-        if 0 <= p["seat"] < len(at) and at[p["seat"]] not in forfeited
-    }
+    forfeit, from the result (``{"seat", "place"}`` each) of the match whose seats hold
+    the entrants ``at`` (:func:`seat_entrants`), by entrant. A seat the result does not
+    place is left out (and so differs from any place recorded)."""
+    by_entrant: dict[str, int] = {}
+    for p in match_result:
+        entrant = at[p["seat"]] if 0 <= p["seat"] < len(at) else None
+        if entrant is not None and entrant not in forfeited:
+            by_entrant[entrant] = p["place"]
     return competition_ranking(by_entrant)
 
 

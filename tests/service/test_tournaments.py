@@ -289,3 +289,32 @@ async def test_nobody_is_shown_a_token_hash_or_the_seed_before_the_end(stubs: St
     table = (await stubs.get(field)).rounds[0].tables[0]
     spectator = await stubs.matches.GetMatch(ms.GetMatchRequest(match_id=table.match_id))
     assert "reserved" not in str(spectator)
+
+
+async def test_every_table_of_a_duplicate_round_gets_the_same_luck_TO_12_1(
+    stubs: Stubs,
+) -> None:
+    field = await stubs.create(ENTRANTS, rounds=2, duplicate=True)
+    rounds = [await stubs.start_round(field)]
+    for table in rounds[0].tables:
+        await stubs.play_table(field, table)
+    await stubs.round_ended(field, 1)
+    rounds.append(await stubs.start_round(field))
+    luck = []
+    for round_ in rounds:
+        cards = []
+        for table in round_.tables:
+            # The organisers see a table as its referee: the prearranged luck included.
+            seen = await stubs.matches.GetMatch(
+                ms.GetMatchRequest(match_id=table.match_id), metadata=organiser()
+            )
+            options = seen.tribes.options
+            assert options.prearranged
+            cards.append([list(c.cards) for c in options.prearranged_cards])
+            spectator = await stubs.matches.GetMatch(ms.GetMatchRequest(match_id=table.match_id))
+            assert spectator.tribes.options.prearranged
+            assert not spectator.tribes.options.prearranged_cards
+        assert cards[0] and cards[0] == cards[1]
+        luck.append(cards[0])
+    # Each round draws its own luck from the tournament's seed.
+    assert luck[0] != luck[1]

@@ -130,14 +130,14 @@ class Stubs:
             ),
         )
 
-    async def first(
-        self, field: Field, name: str, **fields: object
-    ) -> tp.TournamentEvent:
+    async def first(self, field: Field, name: str, **fields: object) -> tp.TournamentEvent:
         """The first event named ``name`` whose fields include ``fields``."""
         return await self._first(
             field,
-            lambda e: e.name == name
-            and all(json.loads(e.fields_json).get(k) == v for k, v in fields.items()),
+            lambda e: (
+                e.name == name
+                and all(json.loads(e.fields_json).get(k) == v for k, v in fields.items())
+            ),
         )
 
     async def _first(
