@@ -13,7 +13,7 @@ export {
   tribesCommands,
   villageCommands,
 } from './lib/games.js';
-export { EventStream, PlayStream, RESUMABLE_CODES } from './lib/streams.js';
+export { EventStream, PlayStream, RESUMABLE_CODES, ResumableStream } from './lib/streams.js';
 export { Session } from './lib/session.js';
 export { TotemError, decodeErrorInfo } from './lib/errors.js';
 export { instanceFor, instancesFor } from './lib/routing.js';
@@ -21,6 +21,17 @@ export { OBJECT_OPTIONS, PROTOS_DIR, loadContract } from './lib/proto.js';
 export { RECEIPT_FORMAT, Receipts, receiptObject, writeReceipt } from './lib/receipts.js';
 export { BotStats, JungleSpeedBot, playTable, seeded } from './bot.js';
 export { playSeats } from './lib/table.js';
+export {
+  FORMATS,
+  TIE_BREAKS,
+  TOURNAMENT_SIGNATURE_PREFIX,
+  TournamentClient,
+  TournamentEventStream,
+  connectTournaments,
+  resultSheetMessage,
+  verdicts,
+} from './lib/tournament.js';
+export { gameBot, playTournament } from './tournament-bot.js';
 export {
   TribesBot,
   TribesBotStats,

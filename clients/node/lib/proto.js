@@ -25,12 +25,13 @@ export const OBJECT_OPTIONS = Object.freeze({
   oneofs: true,
 });
 
-const SERVICE_FILES = ['totem/v1/match_service.proto'];
+const SERVICE_FILES = ['totem/v1/match_service.proto', 'totem/v1/tournament_service.proto'];
 const ERROR_FILES = ['google/rpc/status.proto', 'google/rpc/error_details.proto'];
 
 /**
  * @typedef {object} Contract
  * @property {grpc.ServiceClientConstructor} MatchService the generated client class
+ * @property {grpc.ServiceClientConstructor} TournamentService the generated client class
  * @property {protobuf.Type} Status `google.rpc.Status`
  * @property {protobuf.Type} ErrorInfo `google.rpc.ErrorInfo`
  * @property {protobuf.Type} RetryInfo `google.rpc.RetryInfo`
@@ -40,7 +41,8 @@ const ERROR_FILES = ['google/rpc/status.proto', 'google/rpc/error_details.proto'
 const loaded = new Map();
 
 /**
- * The MatchService client class and the rich error types, loaded once per directory.
+ * The MatchService and TournamentService client classes and the rich error types,
+ * loaded once per directory.
  * @param {string} [protosDir] the include root (default: the repository's `protos/`)
  * @returns {Contract}
  */
@@ -59,6 +61,7 @@ export function loadContract(protosDir = PROTOS_DIR) {
     root.loadSync(ERROR_FILES, { keepCase: true });
     contract = {
       MatchService: services.totem.v1.MatchService,
+      TournamentService: services.totem.v1.TournamentService,
       Status: root.lookupType('google.rpc.Status'),
       ErrorInfo: root.lookupType('google.rpc.ErrorInfo'),
       RetryInfo: root.lookupType('google.rpc.RetryInfo'),

@@ -33,7 +33,17 @@ export const RESUMABLE_CODES = Object.freeze(
  */
 
 /**
- * The events of one match in version order, each exactly once, as an async iterable.
+ * @typedef {object} ResumeOptions what every resuming stream takes
+ * @property {number} [afterVersion] send the events after this version (default 0: all)
+ * @property {number | null} [maxFailures] failures in a row before giving up (default
+ *   10; null: never)
+ * @property {AbortSignal} [signal] stops the stream, as `close()` does
+ */
+
+/**
+ * The events of one aggregate (a match, a tournament) in version order, each exactly
+ * once, as an async iterable; a subclass says how to open the server's stream from a
+ * version (`open`).
  *
  * When the stream breaks with a transient status (RESUMABLE_CODES: the server is
  * unavailable or restarting, or the stream fell behind and was closed with
@@ -41,29 +51,27 @@ export const RESUMABLE_CODES = Object.freeze(
  * yielded, after a pause (lib/reconnect.js: what the server's retry hint says, else 50 ms
  * doubling up to 1 s; none the first time it fell behind). A version already
  * yielded is skipped; a missing version is treated as a break. It ends when the server
- * ends the stream (the match has ended and every event was sent), or on `close()`.
+ * ends the stream (every event was sent and there will be no more), or on `close()`.
  * After `maxFailures` failures in a row with no event in between, the last one is thrown
  * as a TotemError, as is any failure that is not transient.
+ * @template {Message} E
  */
-export class EventStream {
+export class ResumableStream {
   /**
-   * @param {Client} client
-   * @param {string} matchId
-   * @param {WatchOptions} [options]
+   * @param {{closed: boolean}} client what the stream is read through: once it is
+   *   closed, no failure is worth a resume
+   * @param {ResumeOptions & {onEvent?: ((event: E) => void) | null}} [options]
    */
-  constructor(client, matchId, options = {}) {
+  constructor(client, options = {}) {
     this.client = client;
-    this.matchId = matchId;
     /** The version of the last event yielded. */
     this.lastVersion = options.afterVersion ?? 0;
     /** How often the stream was opened again. */
     this.resumes = 0;
-    this.token = options.token ?? null;
-    this.omitState = options.omitState ?? false;
     this.maxFailures = options.maxFailures === undefined ? 10 : options.maxFailures;
     this.onEvent = options.onEvent ?? null;
     this.closed = false;
-    /** @type {grpc.ClientReadableStream<MatchEvent> | null} */
+    /** @type {grpc.ClientReadableStream<E> | null} */
     this.call = null;
     /** @type {AbortController} */
     this.stopping = new AbortController();
@@ -76,6 +84,26 @@ export class EventStream {
     return this.events;
   }
 
+  /**
+   * Open the server's stream of the events after `afterVersion`.
+   * @param {number} _afterVersion
+   * @returns {grpc.ClientReadableStream<E>}
+   */
+  open(_afterVersion) {
+    throw new TypeError('a resuming stream says how to open its call');
+  }
+
+  /**
+   * Whether a stream the server ended cleanly has carried everything: then the iteration
+   * ends; otherwise the stream is opened again, as after a transient failure. A match's
+   * Watch ends only after its last event; a subclass whose events say where the end is
+   * checks it.
+   * @returns {boolean}
+   */
+  complete() {
+    return true;
+  }
+
   /** Stop watching: the call is cancelled and the iteration ends. */
   close() {
     this.closed = true;
@@ -83,14 +111,11 @@ export class EventStream {
     this.call?.cancel();
   }
 
-  /** @returns {AsyncGenerator<MatchEvent, void, undefined>} */
+  /** @returns {AsyncGenerator<E, void, undefined>} */
   async *run() {
     let failures = 0;
     while (!this.closed) {
-      const call = this.client.stub.Watch(
-        { match_id: this.matchId, after_version: this.lastVersion, omit_state: this.omitState },
-        bearer(this.token),
-      );
+      const call = this.open(this.lastVersion);
       // Errors reach the loop below; this keeps one that comes after it stopped listening
       // (a cancelled call reports CANCELLED) from being an unhandled 'error' event.
       call.on('error', () => {});
@@ -110,7 +135,9 @@ export class EventStream {
           this.onEvent?.(event);
           yield event;
         }
-        return;
+        if (this.complete()) return;
+        // The server ended the stream cleanly, yet more is to come: a break, as any other.
+        failure = new TotemError('UNAVAILABLE', 'the server ended the stream before its end');
       } catch (error) {
         if (this.closed) return;
         if (error instanceof GapError) {
@@ -143,6 +170,39 @@ export class EventStream {
     const exhausted = failure.code === 'RESOURCE_EXHAUSTED';
     if (failures === 1 && exhausted && failure.retryDelayMs === null) return 0; // it fell behind
     return pause(failures, failure);
+  }
+}
+
+/**
+ * The events of one match in version order, each exactly once, as an async iterable
+ * (MatchService.Watch), resuming as ResumableStream says. It ends when the server ends
+ * the stream (the match has ended and every event was sent), or on `close()`.
+ * @extends {ResumableStream<MatchEvent>}
+ */
+export class EventStream extends ResumableStream {
+  /**
+   * @param {Client} client
+   * @param {string} matchId
+   * @param {WatchOptions} [options]
+   */
+  constructor(client, matchId, options = {}) {
+    super(client, options);
+    /** The client whose stub it watches through. */
+    this.matches = client;
+    this.matchId = matchId;
+    this.token = options.token ?? null;
+    this.omitState = options.omitState ?? false;
+  }
+
+  /**
+   * @param {number} afterVersion
+   * @returns {grpc.ClientReadableStream<MatchEvent>}
+   */
+  open(afterVersion) {
+    return this.matches.stub.Watch(
+      { match_id: this.matchId, after_version: afterVersion, omit_state: this.omitState },
+      bearer(this.token),
+    );
   }
 }
 
