@@ -267,8 +267,9 @@ class Entrant {
   /**
    * The entrant's name, learnt from their seat: the name the match gives the seat (the
    * server seats an entrant in their own name, cut to a player name's length), as the
-   * round's table lists it. The match's seats fill in the order they are taken, so a
-   * seat's number says nothing of the table's seat order.
+   * round's table lists it. The server seats a table's entrants together in the table's
+   * seat order, those absent at the start deadline left out, so a seat's number is an
+   * entrant's place among those present, not always their place in the table.
    * @param {Session} session the seat's
    * @param {Seat} seat
    * @returns {Promise<string | null>}
