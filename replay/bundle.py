@@ -4,7 +4,8 @@ The first line is a header (``format``, ``match_id``, ``game``, ``events``,
 ``refusals``, ``exported_at``); then one line per event: the ``events --json`` export
 (:func:`replay.export.event_record`) plus the event's ``topic``, which names its class,
 and ``unhashed``: the server's signature over the match digest and its public key, where
-the event carries them; then one line per event of the match's refusal log
+the event carries them (written by :mod:`storage.event_lines`, as a tournament's result
+sheet is); then one line per event of the match's refusal log
 (:func:`refusal_line`, ``"log": "refusals"``), as many as the header's ``refusals``,
 rebuilt as one of that log's three classes only and read by
 :func:`replay.refusals.kept_refusals`, which checks their chain and count.
@@ -21,7 +22,7 @@ imported. The header's match id and event count are bound to the lines by ``veri
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,8 +35,10 @@ from domain.kernel.chain import NOT_HASHED, UPCAST
 from domain.kernel.match import MatchAggregate
 from domain.kernel.refusals import RefusalLog
 from domain.kernel.topics import check_fields, event_class
-from replay.export import METADATA, event_record
+from replay.export import referee_view
 from replay.store import Record, ReplayError
+from storage import event_lines
+from storage.event_lines import METADATA, UNHASHED
 
 FORMAT = "totem-audit-bundle/1"
 
@@ -79,17 +82,12 @@ def header(
     }
 
 
-#: Fields an event carries outside its digest, besides the digest itself: the server's
-#: signature over the digest and the key that made it (in MatchEnded).
-UNHASHED = NOT_HASHED - {"digest"}
-
-
 def event_line(match: MatchAggregate, event: Any) -> dict[str, Any]:
     """The bundle line of one event; ``match`` is the state the event has been applied to.
+    Written by :func:`storage.event_lines.event_line` with the game's referee view:
     ``unhashed`` carries the signature and its key, so the bundle alone proves who
     vouched for the match."""
-    unhashed = {k: v for k, v in vars(event).items() if k in UNHASHED}
-    return event_record(match, event) | {"topic": get_topic(type(event)), "unhashed": unhashed}
+    return event_lines.event_line(event, *referee_view(match, event))
 
 
 #: The ``log`` of a refusal line, which tells it from an event line.
@@ -135,11 +133,9 @@ def bundle_lines(
 
 def _dumps(obj: dict[str, Any], version: int) -> str:
     try:
-        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:
-        raise ReplayError(f"the event at version {version} cannot be written as JSON: {exc}") from (
-            exc
-        )
+        return event_lines.dumps(obj, version)
+    except event_lines.LineError as exc:
+        raise ReplayError(str(exc)) from exc
 
 
 def read_bundle(path: str | Path) -> list[Record]:
@@ -166,7 +162,7 @@ def open_bundle(path: str | Path) -> Bundle:
         if b'"log"' in line and _is_refusal_line(line):
             refused.append(_refusal_record(line, position, len(refused) + 1))
         else:
-            records.append(_record(line, len(records) + 1, position))
+            records.append(record_of_line(line, len(records) + 1, position))
     if not records:
         raise ReplayError(f"the bundle {file} holds no events")
     said = head.get("refusals")
@@ -229,10 +225,18 @@ def _header(file: Path, line: bytes) -> dict[str, Any]:
     return head
 
 
-def _record(line: bytes, number: int, position: int) -> Record:
-    """One event line as a Record. ``number`` (its place among the event lines) stands
-    in for the version when the line does not say it; ``position`` is its place after
-    the header, for messages."""
+#: Rebuilds the domain event of one decoded line (:func:`rebuild` for a match's).
+Rebuild = Callable[[dict[str, Any]], Any]
+
+
+def record_of_line(
+    line: bytes, number: int, position: int, decode: Rebuild | None = None
+) -> Record:
+    """One event line as a Record, its event rebuilt by ``decode`` (a match's event by
+    :func:`rebuild` when None). ``number`` (its place among the event lines) stands in
+    for the version when the line does not say it; ``position`` is its place after the
+    header, for messages."""
+    decode = decode or rebuild
     try:
         data = json.loads(line)
     except ValueError as exc:
@@ -244,26 +248,33 @@ def _record(line: bytes, number: int, position: int) -> Record:
         return Record(number, "", line, error=f"line {position + 1} has no integer version")
     topic = data.get("topic")
     try:
-        event = rebuild(data)
+        event = decode(data)
     except Exception as exc:  # every way a line can be wrong means "cannot be decoded"
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return Record(version, str(topic or ""), line, error=f"line {position + 1}: {reason}")
     return Record(version, str(topic), line, event)
 
 
-def rebuild(data: dict[str, Any]) -> Any:
+def rebuild(
+    data: dict[str, Any],
+    classes: Callable[[object], type] = event_class,
+    check: Callable[[dict[str, Any]], None] = check_fields,
+) -> Any:
     """The domain event of a bundle line, as the store's mapper would have decoded it:
     an object of the topic's class whose fields are the hashed fields plus the metadata.
-    The class is one of the games' (:func:`domain.kernel.topics.event_class`), and so is
-    the match class a creation names: nothing the line names is imported."""
+    The class is one ``classes`` knows (by default the games',
+    :func:`domain.kernel.topics.event_class`), and ``check`` holds the fields to it (by
+    default: the match class a creation names is a game's): nothing the line names is
+    imported. A tournament's sheet line is rebuilt with its own two
+    (:mod:`replay.sheet_file`)."""
     topic = data.get("topic")
     if not isinstance(topic, str):
         raise ValueError("no topic naming the event's class")
-    cls = event_class(topic)
+    cls = classes(topic)
     hashed = data.get("hashed")
     if not isinstance(hashed, dict):
         raise ValueError("no hashed fields")
-    check_fields(hashed)
+    check(hashed)
     timestamp = datetime.fromisoformat(str(data.get("timestamp")))
     unhashed = data.get("unhashed", {})
     if not isinstance(unhashed, dict) or not set(unhashed) <= UNHASHED:

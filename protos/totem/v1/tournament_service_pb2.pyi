@@ -115,10 +115,12 @@ class CreateTournamentRequest(_message.Message):
     rounds: _builtins.int
     """Swiss only: the number of rounds (0: as many as a bracket of the field would take)."""
     dispute_window_ms: _builtins.int
-    """How long after a round's last result disputes may be filed (ms; 0: 600000)."""
+    """How long after a round's last result disputes may be filed (ms; unset: 600000; 0:
+    no window, the next round may start at once).
+    """
     no_show_ms: _builtins.int
     """How long after a round starts an entrant who has not taken their seat forfeits
-    (TO-9.3; ms; 0: 600000).
+    (TO-9.3; ms; unset: 600000).
     """
     duplicate: _builtins.bool
     """Duplicate tables: every table of a round plays the same prearranged luck (TO-12.1)."""
@@ -156,17 +158,26 @@ class CreateTournamentRequest(_message.Message):
         table_size: _builtins.int = ...,
         rounds: _builtins.int = ...,
         tie_breaks: _abc.Iterable[Global___TieBreak.ValueType] | None = ...,
-        dispute_window_ms: _builtins.int = ...,
-        no_show_ms: _builtins.int = ...,
+        dispute_window_ms: _builtins.int | None = ...,
+        no_show_ms: _builtins.int | None = ...,
         duplicate: _builtins.bool = ...,
         abandon_after_ms: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["jungle_speed", b"jungle_speed", "options", b"options", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_dispute_window_ms", b"_dispute_window_ms", "_no_show_ms", b"_no_show_ms", "dispute_window_ms", b"dispute_window_ms", "jungle_speed", b"jungle_speed", "no_show_ms", b"no_show_ms", "options", b"options", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abandon_after_ms", b"abandon_after_ms", "dispute_window_ms", b"dispute_window_ms", "duplicate", b"duplicate", "format", b"format", "game", b"game", "jungle_speed", b"jungle_speed", "no_show_ms", b"no_show_ms", "options", b"options", "rounds", b"rounds", "table_size", b"table_size", "tie_breaks", b"tie_breaks", "title", b"title", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dispute_window_ms", b"_dispute_window_ms", "_no_show_ms", b"_no_show_ms", "abandon_after_ms", b"abandon_after_ms", "dispute_window_ms", b"dispute_window_ms", "duplicate", b"duplicate", "format", b"format", "game", b"game", "jungle_speed", b"jungle_speed", "no_show_ms", b"no_show_ms", "options", b"options", "rounds", b"rounds", "table_size", b"table_size", "tie_breaks", b"tie_breaks", "title", b"title", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__dispute_window_ms: _TypeAlias = _typing.Literal["dispute_window_ms"]  # noqa: Y015
+    _WhichOneofArgType__dispute_window_ms: _TypeAlias = _typing.Literal["_dispute_window_ms", b"_dispute_window_ms"]  # noqa: Y015
+    _WhichOneofReturnType__no_show_ms: _TypeAlias = _typing.Literal["no_show_ms"]  # noqa: Y015
+    _WhichOneofArgType__no_show_ms: _TypeAlias = _typing.Literal["_no_show_ms", b"_no_show_ms"]  # noqa: Y015
     _WhichOneofReturnType_options: _TypeAlias = _typing.Literal["jungle_speed", "tribes", "village"]  # noqa: Y015
     _WhichOneofArgType_options: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__dispute_window_ms) -> _WhichOneofReturnType__dispute_window_ms | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__no_show_ms) -> _WhichOneofReturnType__no_show_ms | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType_options) -> _WhichOneofReturnType_options | None: ...
 
 Global___CreateTournamentRequest: _TypeAlias = CreateTournamentRequest  # noqa: Y015
