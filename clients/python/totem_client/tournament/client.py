@@ -41,8 +41,8 @@ from totem_client.tournament.results import (
     RoundInfo,
     Ruled,
     Seat,
-    Standings,
     StandingRow,
+    Standings,
     TournamentEvent,
     TournamentInfo,
     TournamentPage,
@@ -175,8 +175,8 @@ class TournamentClient:
         rounds: int = 0,
         title: str = "",
         tie_breaks: Sequence[str] = (),
-        dispute_window_ms: int = 0,
-        no_show_ms: int = 0,
+        dispute_window_ms: int | None = None,
+        no_show_ms: int | None = None,
         duplicate: bool = False,
         abandon_after_ms: int = 0,
     ) -> CreatedTournament:
@@ -186,7 +186,8 @@ class TournamentClient:
         ``single-elimination``) at tables of ``table_size`` (TO-8.1). ``rounds``: Swiss
         only (0: as many as a bracket). ``tie_breaks`` by name (``buchholz``,
         ``median-buchholz``, ``sonneborn-berger``, ``head-to-head``; empty: the
-        server's). ``dispute_window_ms`` and ``no_show_ms`` 0: the server's 10 minutes."""
+        server's). ``dispute_window_ms`` and ``no_show_ms`` None: the server's 10 minutes;
+        a dispute window of 0 lets the next round start as soon as one ends."""
         try:
             info = GAMES[game]
         except KeyError:
@@ -205,11 +206,13 @@ class TournamentClient:
             table_size=table_size,
             rounds=rounds,
             tie_breaks=[TIE_BREAKS[t] for t in tie_breaks],
-            dispute_window_ms=dispute_window_ms,
-            no_show_ms=no_show_ms,
             duplicate=duplicate,
             abandon_after_ms=abandon_after_ms,
         )
+        if dispute_window_ms is not None:
+            request.dispute_window_ms = dispute_window_ms
+        if no_show_ms is not None:
+            request.no_show_ms = no_show_ms
         if options is not None:
             if game_of_message(options) is not info:
                 raise TypeError(f"{type(options).__name__} are not options of {game}")

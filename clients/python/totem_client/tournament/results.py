@@ -32,8 +32,8 @@ TIE_BREAKS: dict[str, pb.TieBreak.ValueType] = {
     "sonneborn-berger": pb.TIE_BREAK_SONNEBORN_BERGER,
     "head-to-head": pb.TIE_BREAK_HEAD_TO_HEAD,
 }
-_FORMAT_NAMES = {value: name for name, value in FORMATS.items()}
-_TIE_BREAK_NAMES = {value: name for name, value in TIE_BREAKS.items()}
+_FORMAT_NAMES: dict[int, str] = {int(value): name for name, value in FORMATS.items()}
+_TIE_BREAK_NAMES: dict[int, str] = {int(value): name for name, value in TIE_BREAKS.items()}
 
 
 def exact(text: str) -> Fraction | None:
