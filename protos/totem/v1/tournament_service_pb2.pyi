@@ -1032,18 +1032,18 @@ class GetResultSheetResponse(_message.Message):
     fields and the server's signature over the final digest.
     """
     digest: _builtins.str
-    """The final event's digest (hex)."""
-    signature: _builtins.str
-    """The server's Ed25519 signature over the sheet's message (hex)."""
-    public_key: _builtins.str
-    """The server's public key (hex)."""
+    """The final event's digest (hex), which the signature covers."""
+    signature: _builtins.bytes
+    """The server's Ed25519 signature over the sheet's message (64 bytes)."""
+    public_key: _builtins.bytes
+    """The server's public key (32 bytes), as GetServerKey gives it."""
     def __init__(
         self,
         *,
         sheet: _builtins.bytes = ...,
         digest: _builtins.str = ...,
-        signature: _builtins.str = ...,
-        public_key: _builtins.str = ...,
+        signature: _builtins.bytes = ...,
+        public_key: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
