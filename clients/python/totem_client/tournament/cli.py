@@ -738,8 +738,8 @@ def sheet(
     output.write_bytes(result.sheet)
     click.echo(f"result sheet written to {output} ({len(result.sheet)} bytes)")
     click.echo(f"digest:     {result.digest}")
-    click.echo(f"signature:  {result.signature}")
-    click.echo(f"public key: {result.public_key}")
+    click.echo(f"signature:  {result.signature.hex()}")
+    click.echo(f"public key: {result.public_key.hex()}")
 
 
 def event_line(event: TournamentEvent) -> str:
@@ -865,7 +865,7 @@ def run_command(info: GameInfo[Any], table: BotTable[CountingBot]) -> click.Comm
             sheet_path.write_bytes(result.sheet.sheet)
             console.print(
                 f"result sheet written to {sheet_path} ({len(result.sheet.sheet)} bytes), "
-                f"signed by {result.sheet.public_key}"
+                f"signed by {result.sheet.public_key.hex()}"
             )
 
     return click.command(

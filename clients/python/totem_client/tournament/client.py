@@ -375,7 +375,10 @@ class TournamentClient:
             self._stub.GetResultSheet, pb.GetResultSheetRequest(tournament_id=tournament_id)
         )
         return ResultSheet(
-            bytes(response.sheet), response.digest, response.signature, response.public_key
+            bytes(response.sheet),
+            response.digest,
+            bytes(response.signature),
+            bytes(response.public_key),
         )
 
     def watch(

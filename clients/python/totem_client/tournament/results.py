@@ -400,13 +400,13 @@ class TournamentInfo:
 class ResultSheet:
     """The signed result sheet of an ended tournament (TO-11.2): the file (JSON Lines,
     UTF-8) that ``totem-replay tournament verify`` checks offline, the final event's
-    digest, the server's Ed25519 signature over the sheet's message and its public key
-    (hex)."""
+    digest (hex), the server's Ed25519 signature over the sheet's message (64 bytes) and
+    its raw public key."""
 
     sheet: bytes
     digest: str
-    signature: str
-    public_key: str
+    signature: bytes
+    public_key: bytes
 
 
 @dataclass(frozen=True)
