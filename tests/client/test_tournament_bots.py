@@ -209,7 +209,7 @@ async def test_an_eight_entrant_swiss_tournament_is_played_to_a_verified_sheet(
     assert is_final(events[-1])
     assert vars(events[-1])["digest"] == sheet.digest
     # ... and its signature is the server's, over the tournament's final digest.
-    algorithm, key = await client.server_key()
+    _, key = await client.server_key()
     assert sheet.public_key == key
     Ed25519PublicKey.from_public_bytes(key).verify(
         sheet.signature, sheet_message(UUID(tid), events[-1])
