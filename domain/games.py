@@ -11,15 +11,18 @@ from typing import Any
 
 from domain.jungle_speed import JungleSpeed
 from domain.jungle_speed import duplicate as jungle_speed_duplicate
+from domain.jungle_speed import options as jungle_speed_options
 from domain.jungle_speed import views as jungle_speed_views
 from domain.kernel.fork import forked_view
 from domain.kernel.match import MatchAggregate, event_name
 from domain.kernel.views import Viewer
 from domain.tribes import Tribes
 from domain.tribes import duplicate as tribes_duplicate
+from domain.tribes import options as tribes_options
 from domain.tribes import views as tribes_views
 from domain.village import Village
 from domain.village import duplicate as village_duplicate
+from domain.village import options as village_options
 from domain.village import views as village_views
 from domain.village.commitments import SECRET_BYTES
 
@@ -37,6 +40,9 @@ class Game:
     personal_view: Callable[[Any, Viewer], dict[str, Any] | None]
     #: ``(options, seed, entropy, referee_token_hash[, secret=...]) ->`` a new match.
     create: Callable[..., MatchAggregate]
+    #: ``(plain dict) ->`` the game's options, as a match's ``Created`` event stores them
+    #: (a tournament keeps its tables' options so).
+    options_from_dict: Callable[[dict[str, Any]], Any]
     #: ``(options, round_seed, seats) ->`` the options of a table of a tournament's
     #: duplicate round: the game's luck prearranged from the round's seed (TO-12.1).
     duplicate_luck: Callable[[Any, bytes, int], Any]
@@ -71,6 +77,7 @@ GAMES: dict[str, Game] = {
             jungle_speed_views.state_view,
             jungle_speed_views.personal_view,
             JungleSpeed.create,
+            jungle_speed_options.Options.from_dict,
             jungle_speed_duplicate.duplicate_luck,
         ),
         Game(
@@ -80,6 +87,7 @@ GAMES: dict[str, Game] = {
             tribes_views.state_view,
             tribes_views.personal_view,
             Tribes.create,
+            tribes_options.Options.from_dict,
             tribes_duplicate.duplicate_luck,
         ),
         Game(
@@ -89,6 +97,7 @@ GAMES: dict[str, Game] = {
             village_views.state_view,
             village_views.personal_view,
             Village.create,
+            village_options.Options.from_dict,
             village_duplicate.duplicate_luck,
             SECRET_BYTES,
         ),

@@ -211,18 +211,25 @@ def _refusal_record(line: bytes, position: int, number: int) -> Record:
     return Record(version, topic, line, event)
 
 
-def _header(file: Path, line: bytes) -> dict[str, Any]:
+def file_header(file: Path, line: bytes, form: str, kind: str, id_key: str) -> dict[str, Any]:
+    """The first line of a file of lines (an audit bundle, a result sheet): a JSON object
+    of format ``form`` naming a valid id under ``id_key``; refused in words otherwise."""
     try:
         head = json.loads(line)
     except ValueError:
         head = None
-    if not isinstance(head, dict) or head.get("format") != FORMAT:
-        raise ReplayError(f"{file} is not an audit bundle: its first line is no {FORMAT} header")
+    if not isinstance(head, dict) or head.get("format") != form:
+        raise ReplayError(f"{file} is not {kind}: its first line is no {form} header")
     try:
-        UUID(str(head.get("match_id")))
+        UUID(str(head.get(id_key)))
     except ValueError:
-        raise ReplayError(f"the bundle {file} names no valid match id in its header") from None
+        what = id_key.replace("_", " ")
+        raise ReplayError(f"{file} names no valid {what} in its header") from None
     return head
+
+
+def _header(file: Path, line: bytes) -> dict[str, Any]:
+    return file_header(file, line, FORMAT, "an audit bundle", "match_id")
 
 
 #: Rebuilds the domain event of one decoded line (:func:`rebuild` for a match's).

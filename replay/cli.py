@@ -38,6 +38,7 @@ from replay.store import (
     read_records,
     walk,
 )
+from replay.tournament_command import tournament
 from replay.verifying import verify
 from storage.arena import DEFAULT_DB
 
@@ -101,9 +102,12 @@ def main(ctx: click.Context, db: str) -> None:
     MATCH is a match id or any unique beginning of it (dashes optional), or an audit
     bundle file written by `export` (an existing file, or a name ending in .jsonl).
 
-    Exit status: 0 done; 1 a check of `verify` failed, or a command that shows a match
-    (show, events, at, step, explain, export) printed one that fails verification, with
-    a warning on stderr; 2 an error.
+    `tournament verify|show|export` check, show and export a tournament's result sheet
+    (a sheet file, or a tournament id in the store) and the matches it lists.
+
+    Exit status: 0 done; 1 a check of `verify` (or `tournament verify`) failed, or a
+    command that shows a match (show, events, at, step, explain, export) or a tournament
+    printed one that fails verification, with a warning on stderr; 2 an error.
     """
     ctx.obj = Settings(db)
 
@@ -371,3 +375,4 @@ main.add_command(explain)
 main.add_command(export)
 main.add_command(disputes)
 main.add_command(ruling)
+main.add_command(tournament)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -17,6 +18,7 @@ from eventsourcing.utils import get_topic
 
 from domain.kernel.match import MatchAggregate
 from domain.kernel.refusals import RefusalLog
+from domain.kernel.topics import UnknownTopic, chained_event_class
 from storage.arena import (
     MATCH_LOG_ID,
     TRANSPARENCY_LOG_ID,
@@ -24,6 +26,7 @@ from storage.arena import (
     MatchLogged,
     store_env,
 )
+from storage.sheets import is_tournament_event
 
 HEX_DIGITS = frozenset("0123456789abcdef")
 
@@ -90,17 +93,31 @@ REFUSAL_TOPICS = frozenset(
 )
 
 
+@lru_cache(maxsize=256)
+def is_tournament_topic(topic: str) -> bool:
+    """Whether a stored event's topic names a tournament's event: a tournament shares the
+    store with the matches, and is none."""
+    try:
+        return is_tournament_event(chained_event_class(topic))
+    except UnknownTopic:
+        return False
+
+
 def stored_match_ids(arena: Arena) -> dict[UUID, int]:
     """Every match that has events in the store, whatever its log says, with its number
     of stored events: read from the store's notification log, in pages. The store's own
-    logs and the matches' refusal logs are not matches."""
+    logs, the matches' refusal logs and the tournaments are not matches."""
     found: dict[UUID, int] = {}
     start = 1
     try:
         while True:
             page = arena.recorder.select_notifications(start, ID_PAGE)
             for item in page:
-                if item.originator_id not in NOT_MATCHES and item.topic not in REFUSAL_TOPICS:
+                if (
+                    item.originator_id not in NOT_MATCHES
+                    and item.topic not in REFUSAL_TOPICS
+                    and not is_tournament_topic(item.topic)
+                ):
                     match_id = UUID(str(item.originator_id))
                     found[match_id] = found.get(match_id, 0) + 1
             if len(page) < ID_PAGE:

@@ -21,7 +21,7 @@ from replay import format as fmt
 from replay.audit import FAILED, OK, Report, checks_of, fork_origin, verify_records
 from replay.checkpoints import check_store, read_checkpoint
 from replay.checkpoints import print_report as print_checkpoint
-from replay.claims import Claims, all_summaries, check_claims, logged_leaves
+from replay.claims import Claims, all_summaries, check_claims, logged_leaves, store_claims
 from replay.receipts import check_receipt, read_receipt
 from replay.refusal_check import check_refusals
 from replay.refusals import kept_refusals, read_refusals
@@ -317,6 +317,24 @@ def _verify_one(
     except ReplayError as exc:
         report.notes.append(f"the refused commands are not checked: {exc}")
     return report_object(match_id, report)
+
+
+def verify_stored(
+    arena: Any, match_id: UUID, expected_key: bytes | None = None
+) -> tuple[list[Record], Report]:
+    """A match of the store verified as ``verify MATCH`` verifies it (without outside
+    values but the key): the chain, the signature, the seed and the draws, the store's
+    records beside the events and the refused commands; with its records. For the
+    matches a tournament's sheet lists (:mod:`replay.tournament_checks`). Raises
+    ReplayError when the store holds no event of it."""
+    claims = store_claims(arena, match_id)
+    records = read_records(arena, match_id)
+    report = verify_records(
+        records, expected_key=expected_key, origin=origin_records(arena, records)
+    )
+    check_claims(claims, records, report)
+    check_refusals(report, records, read_refusals(arena, match_id))
+    return records, report
 
 
 def _where(source: str) -> str:

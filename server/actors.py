@@ -29,7 +29,7 @@ from uuid import UUID
 import grpc
 from eventsourcing.persistence import IntegrityError
 
-from domain.kernel.match import MatchAggregate, MatchStatus
+from domain.kernel.match import MatchAggregate, MatchStatus, is_final
 from domain.kernel.refusals import DEFAULT_QUOTA
 from domain.kernel.signing import Signer
 from server.commits import Committer
@@ -324,6 +324,8 @@ class MatchActor:
         if events:
             self.actors.publisher.send(self.match_id, events)
             self.published = events[-1].originator_version
+            if is_final(events[-1]):
+                self.actors.ended(self.match_id)
 
     def heard(self, version: int) -> None:
         """Another server instance saved this match up to ``version``."""
@@ -650,6 +652,7 @@ class Actors:
         self.idle_seconds = idle_seconds
         #: Told the id of each match whose actor leaves (per-match memory to let go).
         self._on_retired: list[Callable[[UUID], None]] = [stamper.forget]
+        self._on_ended: list[Callable[[UUID], None]] = []
         #: Signs the MatchEnded of every match these actors end (storage/keys.py).
         self.signer = signer
         self.hub = hub
@@ -738,6 +741,15 @@ class Actors:
             self.publisher.forget(actor.match_id)
             for forget in self._on_retired:
                 forget(actor.match_id)
+
+    def when_ended(self, listener: Callable[[UUID], None]) -> None:
+        """Call ``listener(match_id)`` whenever a match's final event is saved (or, saved
+        by another instance, reaches this one's actor)."""
+        self._on_ended.append(listener)
+
+    def ended(self, match_id: UUID) -> None:
+        for listener in self._on_ended:
+            listener(match_id)
 
     def when_retired(self, forget: Callable[[UUID], None]) -> None:
         """Call ``forget(match_id)`` whenever a match's actor leaves."""

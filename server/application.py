@@ -174,23 +174,59 @@ class Matches:
         stamp: ReceiveStamp,
     ) -> Joined:
         """Take ``seat`` (None: the next free one) in ``name``; the referee and the
-        organisers, who see every hidden fact, may not."""
-        token, token_hash = auth.new_token()
+        organisers, who see every hidden fact, may not. At a tournament's table the
+        caller's entrant token is the seat's token (TO-9.2); elsewhere a new one is made."""
+        new_token, new_hash = auth.new_token()
 
-        def join(match: MatchAggregate) -> tuple[int, int]:
+        def join(match: MatchAggregate) -> tuple[int, str, int]:
+            caller_hash = auth.token_hash(caller) if caller else ""
             if caller and (
-                auth.token_hash(caller) == match.referee_token_hash
-                or self.access.is_organiser(caller)
+                caller_hash == match.referee_token_hash or self.access.is_organiser(caller)
             ):
                 raise PermissionDenied(
                     "the referee and the organisers see every hidden fact: they cannot take a seat",
                 )
+            token, token_hash = (
+                (caller, caller_hash)
+                if caller and match.reserves(caller_hash)
+                else (new_token, new_hash)
+            )
             taken = match.join(name, entropy, token_hash, stamp, seat)
             self.actors.presence.acted(match_id, taken)
-            return taken, match.version
+            return taken, token, match.version
 
-        taken, version = (await self.actors.run(match_id, join)).value
+        taken, token, version = (await self.actors.run(match_id, join)).value
         return Joined(taken, token, version)
+
+    async def create_table(self, game: str, options: Any) -> UUID:
+        """A new match of ``game`` for a tournament's table (:mod:`server.tournaments`):
+        its seats kept for the table's entrants (``options.reserved_for``), no referee of
+        its own (the organisers see it as one), the server's tie windows recorded."""
+        self.actors.check_open()
+        options = ties.with_windows(options, *self.limits.tie_windows_us())
+        kind = GAMES[game]
+        extra = {"secret": secrets.token_bytes(kind.secret_bytes)} if kind.secret_bytes else {}
+        match = await self.actors.threads.call(
+            self.store.create_match, lambda seed: kind.create(options, seed, b"", "", **extra)
+        )
+        self.actors.actor(match.id).resume(match)
+        return match.id
+
+    async def take_reserved_seat(
+        self, match_id: UUID, token: str, name: str, stamp: ReceiveStamp
+    ) -> tuple[int, int]:
+        """The seat kept for the holder of ``token`` (a tournament's entrant, TO-9.2),
+        taken in ``name`` if it is not yet: the seat and the match's version."""
+        token_hash = auth.token_hash(token)
+
+        def take(match: MatchAggregate) -> tuple[int, int]:
+            seat = match.seat_of(token_hash)
+            if seat is None:
+                seat = match.join(name, b"", token_hash, stamp)
+                self.actors.presence.acted(match_id, seat)
+            return seat, match.version
+
+        return (await self.actors.run(match_id, take)).value
 
     async def reissue(self, match_id: UUID, caller: str | None, seat: int) -> Reissued:
         """A new token for ``seat``, the old one no longer valid: the referee's to do."""

@@ -19,6 +19,7 @@ from google.rpc import error_details_pb2, status_pb2
 from domain.kernel.errors import DomainError, InvalidArgument, NotPermitted
 from server import failures
 from storage.arena import MatchNotFound
+from storage.tournaments import TournamentNotFound
 
 RULE_METADATA_KEY = "totem-rule"
 RETRY_METADATA_KEY = "grpc-retry-pushback-ms"
@@ -68,6 +69,10 @@ def to_service_error(error: Exception) -> ServiceError | None:
         return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, error.message, error.rule)
     if isinstance(error, MatchNotFound):
         return ServiceError(grpc.StatusCode.NOT_FOUND, f"there is no match {error.match_id}")
+    if isinstance(error, TournamentNotFound):
+        return ServiceError(
+            grpc.StatusCode.NOT_FOUND, f"there is no tournament {error.tournament_id}"
+        )
     return None
 
 

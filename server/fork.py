@@ -55,9 +55,12 @@ def fork_match(
     token: str | None,
     stamp: ReceiveStamp,
     organiser: bool = False,
+    keep_tokens: bool = False,
 ) -> NewFork:
     """Check, then create and save the fork (synchronous: runs in a store thread).
-    ``organiser``: the caller's token is an organiser's."""
+    ``organiser``: the caller's token is an organiser's. ``keep_tokens``: every seat
+    keeps the origin's token (a tournament's replay, whose entrants play on with their
+    entrant tokens, TO-10.3), and no new one is handed out."""
     origin = app.load(origin_id)
     check_referee(origin, token, organiser)
     check_version(origin, version)
@@ -68,11 +71,15 @@ def fork_match(
     history = events[:version]
     referee_token, referee_hash = auth.new_token()
     # A version in play: the seats were all taken by then, and are the origin's now.
-    tokens = [auth.new_token() for _ in origin.players]
+    tokens = (
+        [("", h) for h in origin.token_hashes]
+        if keep_tokens
+        else [auth.new_token() for _ in origin.players]
+    )
     hashes = [digest for _, digest in tokens]
     created = app.create_match(
         lambda seed: fork(
             type(origin), history, seed, secrets.token_bytes(32), referee_hash, hashes, stamp
         )
     )
-    return NewFork(created, referee_token, [token for token, _ in tokens])
+    return NewFork(created, referee_token, [token for token, _ in tokens if token])

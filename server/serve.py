@@ -10,6 +10,7 @@ import signal
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool
@@ -28,13 +29,24 @@ from server.hub import EventHub
 from server.limits import CallLimit, Limits
 from server.service import MatchService, tolerant
 from server.stamps import ArrivalStamps, Stamper
+from server.tournament_service import TournamentService
+from server.tournaments import Tournaments
 from storage import keys
 from storage.arena import Arena, store_env
-from totem.v1 import match_service_pb2, match_service_pb2_grpc
+from storage.tournaments import TournamentStore
+from totem.v1 import (
+    match_service_pb2,
+    match_service_pb2_grpc,
+    tournament_service_pb2,
+    tournament_service_pb2_grpc,
+)
 
 log = logging.getLogger(__name__)
 
 SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
+TOURNAMENT_SERVICE_NAME = tournament_service_pb2.DESCRIPTOR.services_by_name[
+    "TournamentService"
+].full_name
 #: How long calls still running when the port closes may take to finish.
 GRACE_SECONDS = 5.0
 #: How long a stopping server stays up, NOT_SERVING, refusing new commands while those
@@ -74,6 +86,7 @@ class RunningServer:
     hub: EventHub
     health: health.aio.HealthServicer
     service: MatchService | None = None
+    tournaments: Tournaments | None = None
     calls: CallLimit | None = None
     cluster: Cluster | None = None
     stopped: bool = False
@@ -99,6 +112,8 @@ class RunningServer:
             log.warning("%d waiting commands refused: the server is shutting down", refused)
         if self.service is not None:
             self.service.end_plays()
+        if self.tournaments is not None:
+            await self.tournaments.close()
         await self.server.stop(grace)
         await self.actors.close()
         if self.cluster is not None:
@@ -132,16 +147,37 @@ def add_match_service(servicer: MatchService, server: grpc.aio.Server) -> None:
     :func:`server.codec.state_bytes`; a stream event once per kind of viewer, see
     :mod:`server.hub`), and that request bytes that do not decode reach the handler as
     :class:`Undecodable`."""
+    add_service(
+        match_service_pb2_grpc.add_MatchServiceServicer_to_server,
+        servicer,
+        server,
+        SERVICE_NAME,
+        raw=("Act", "Play", "Watch"),
+    )
+
+
+def add_service(
+    add: Callable[[Any, Any], None],
+    servicer: object,
+    server: grpc.aio.Server,
+    name: str,
+    raw: tuple[str, ...] = (),
+) -> None:
+    """Register a servicer with the generated ``add`` function, its request bytes that do
+    not decode reaching the handler as :class:`Undecodable` (an INVALID_ARGUMENT in
+    words, not gRPC's UNKNOWN), and the methods named in ``raw`` answering wire bytes."""
     collected = _Registrations()
-    match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, collected)
+    add(servicer, collected)
     handlers = {
-        name: handler._replace(request_deserializer=tolerant(handler.request_deserializer, name))
-        for name, handler in collected.handlers.items()
+        method: handler._replace(
+            request_deserializer=tolerant(handler.request_deserializer, method)
+        )
+        for method, handler in collected.handlers.items()
     }
-    for name in ("Act", "Play", "Watch"):
-        handlers[name] = handlers[name]._replace(response_serializer=_raw)
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
-    server.add_registered_method_handlers(SERVICE_NAME, handlers)
+    for method in raw:
+        handlers[method] = handlers[method]._replace(response_serializer=_raw)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, handlers),))
+    server.add_registered_method_handlers(name, handlers)
 
 
 def _register_reflection_v1() -> None:
@@ -254,9 +290,19 @@ async def start(
         access = Access(organisers_from_env(Organisers(), env))
     service = MatchService(app, actors, hub, stamper, access, limits)
     add_match_service(service, server)
+    tournaments = Tournaments(
+        TournamentStore(app), service.matches, signer, shared=cluster is not None
+    )
+    await tournaments.recover()
+    add_service(
+        tournament_service_pb2_grpc.add_TournamentServiceServicer_to_server,
+        TournamentService(tournaments),
+        server,
+        TOURNAMENT_SERVICE_NAME,
+    )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    add_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
+    add_reflection((SERVICE_NAME, TOURNAMENT_SERVICE_NAME, health.SERVICE_NAME), server)
     if tls is None:
         port = server.add_insecure_port(address)
     else:
@@ -264,10 +310,10 @@ async def start(
     if port == 0:
         raise OSError(f"cannot listen on {address}")
     await server.start()
-    for name in ("", SERVICE_NAME):
+    for name in ("", SERVICE_NAME, TOURNAMENT_SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return RunningServer(
-        server, port, app, actors, hub, health_servicer, service, calls, cluster=cluster
+        server, port, app, actors, hub, health_servicer, service, tournaments, calls, cluster
     )
 
 

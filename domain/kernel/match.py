@@ -202,6 +202,16 @@ class MatchAggregate(ChainedAggregate):
         self._require_not_ended()
         if self.status is not MatchStatus.WAITING:
             raise RuleViolation(self.PLAYERS_RULE, "the match has started: no seat is free")
+        reserved = self.options_data.get("reserved_for")
+        if reserved is not None:
+            if token_hash not in reserved:
+                raise RuleViolation(
+                    "TO-9.2",
+                    "this match is a tournament table: only its entrants take its seats, "
+                    "each with their entrant token",
+                )
+            if token_hash in self.token_hashes:
+                raise RuleViolation("TO-9.2", "this entrant has already taken a seat here")
         taken = len(self.players)
         if seat is None:
             seat = taken
@@ -269,6 +279,12 @@ class MatchAggregate(ChainedAggregate):
 
     def _on_start(self, stamp: ReceiveStamp) -> None:
         raise NotImplementedError
+
+    def reserves(self, token_hash: str) -> bool:
+        """Whether this match keeps a seat for the holder of this token (a tournament
+        table's entrant, TO-9.2): their own token is then their seat's."""
+        reserved = self.options_data.get("reserved_for")
+        return reserved is not None and token_hash in reserved
 
     def seat_of(self, token_hash: str) -> int | None:
         """The seat whose token has this hash, if any."""

@@ -63,14 +63,19 @@ def shown_payload(evt: object) -> tuple[str, dict[str, Any]]:
     return event_name(evt), data
 
 
+#: The option naming who may take a seat (:class:`domain.kernel.options.CommonOptions`).
+RESERVED = "reserved_for"
+
+
 def options_view(
     options: Mapping[str, Any], prearranged: tuple[str, ...], viewer: Viewer
 ) -> dict[str, Any]:
     """A match's options as ``viewer`` may see them. What was arranged beforehand instead
     of drawn (a deal, the cards or dice of a tournament's table, children's sexes) is
     hidden until it happens: everyone learns that something was, the referee alone what
-    (a copy, so that no view shares a list with the match)."""
-    view = {k: v for k, v in options.items() if k not in prearranged}
+    (a copy, so that no view shares a list with the match). The token hashes of a
+    tournament table's entrants (``reserved_for``) are nobody's business."""
+    view = {k: v for k, v in options.items() if k not in prearranged and k != RESERVED}
     view["prearranged"] = any(options.get(k) is not None for k in prearranged)
     if viewer.sees_everything:
         for key in prearranged:

@@ -18,7 +18,7 @@ from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer, ViewerRole
 from server import receipts
 from server.codec import jungle_speed, tribes, village
-from server.codec.wire import timestamp
+from server.codec.wire import OptionsRequest, timestamp
 from storage.summaries import Summary
 from totem.v1 import common_pb2, match_service_pb2
 
@@ -45,7 +45,9 @@ class GameCodec(Protocol):
     #: Name of the game's field in the ``oneof`` of requests, events and states.
     FIELD: str
 
-    def options_from_request(self, request: match_service_pb2.CreateMatchRequest) -> Any: ...
+    def options_from_request(self, request: OptionsRequest) -> Any: ...
+
+    def options_message(self, view: dict[str, Any]) -> Message: ...
 
     def command(self, request: match_service_pb2.ActRequest) -> Command: ...
 
@@ -75,7 +77,7 @@ def common_command(request: match_service_pb2.ActRequest) -> Command:
     return Stop(stop.statement, [{"seat": p.seat, "place": p.place} for p in stop.result])
 
 
-def options_with_common(options: Any, request: match_service_pb2.CreateMatchRequest) -> Any:
+def options_with_common(options: Any, request: OptionsRequest) -> Any:
     """A game's options with the options every match has, from the request's own fields."""
     if request.abandon_after_ms:
         options = replace(options, abandon_after_ms=request.abandon_after_ms)

@@ -18,7 +18,7 @@ from domain.jungle_speed.match import GRAB_ARROWS, GRAB_DUEL
 from domain.kernel.commands import Command, Start
 from domain.kernel.errors import InvalidArgument
 from domain.kernel.stamps import ReceiveStamp
-from server.codec.wire import stamp_message
+from server.codec.wire import OptionsRequest, stamp_message
 from totem.v1 import jungle_speed_pb2 as pb
 from totem.v1 import match_service_pb2
 
@@ -40,7 +40,7 @@ RESOLUTIONS = {GRAB_DUEL: pb.GRAB_RESOLUTION_DUEL, GRAB_ARROWS: pb.GRAB_RESOLUTI
 CAUSES = {"turn": pb.REVEAL_CAUSE_TURN, "timeout": pb.REVEAL_CAUSE_TIMEOUT}
 
 
-def options_from_request(request: match_service_pb2.CreateMatchRequest) -> Options:
+def options_from_request(request: OptionsRequest) -> Options:
     if request.WhichOneof("options") not in (None, FIELD):
         raise InvalidArgument("JS-2.1", "the options given are not Jungle Speed options")
     msg = request.jungle_speed

@@ -27,7 +27,7 @@ from domain.tribes.match import (
     FROM_MAT,
 )
 from domain.tribes.pieces import BADGES, DOOM, FACES, MINI, SIZES
-from server.codec.wire import stamp_message
+from server.codec.wire import OptionsRequest, stamp_message
 from totem.v1 import match_service_pb2
 from totem.v1 import tribes_pb2 as pb
 
@@ -65,7 +65,7 @@ def _faces(values: Any, what: str) -> list[str]:
     return faces
 
 
-def options_from_request(request: match_service_pb2.CreateMatchRequest) -> Options:
+def options_from_request(request: OptionsRequest) -> Options:
     if request.WhichOneof("options") not in (None, FIELD):
         raise InvalidArgument("TR-1.1", "the options given are not Tribes options")
     msg = request.tribes

@@ -28,7 +28,7 @@ from domain.village import (
 )
 from domain.village.model import KINDS, SPELLS, Person, tie
 from domain.village.phases import DECISION_RULES
-from server.codec.wire import stamp_message
+from server.codec.wire import OptionsRequest, stamp_message
 from totem.v1 import match_service_pb2
 from totem.v1 import village_pb2 as pb
 
@@ -50,7 +50,7 @@ VARIATIONS = ("village", "spells_a", "spells_b", "feast_a", "feast_b", "totem_a"
 # ---- requests --------------------------------------------------------------------------
 
 
-def options_from_request(request: match_service_pb2.CreateMatchRequest) -> Options:
+def options_from_request(request: OptionsRequest) -> Options:
     if request.WhichOneof("options") not in (None, FIELD):
         raise InvalidArgument("VI-1.1", "the options given are not Village options")
     msg = request.village

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.kernel.stamps import ReceiveStamp
-from totem.v1 import common_pb2
+from totem.v1 import common_pb2, match_service_pb2, tournament_service_pb2
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MICROSECOND = timedelta(microseconds=1)
@@ -39,3 +39,11 @@ def stamp_message(stamp: ReceiveStamp) -> common_pb2.ReceiveStamp:
         on_stream=stamp.on_stream,
         receive=stamp.receive,
     )
+
+
+#: A request that carries a game's options in a ``options`` oneof (``jungle_speed``,
+#: ``tribes``, ``village``) and ``abandon_after_ms``: a match's creation, or a
+#: tournament's, whose tables are all created with them.
+OptionsRequest = (
+    match_service_pb2.CreateMatchRequest | tournament_service_pb2.CreateTournamentRequest
+)
