@@ -5,7 +5,8 @@ and plays the match (TO-9.2), the organiser starts each round once the rules all
 result sheet verifies offline (TO-11).
 
 The sheet is verified with ``domain.tournament.sheet.verify`` over the events decoded
-from the sheet file, and its Ed25519 signature with the server's key; the standings are
+from the sheet file, its Ed25519 signature with the server's key, and by
+``totem-replay tournament verify`` with the store and that key; the standings are
 recomputed from those events (TO-10.4) and compared with those GetStandings serves.
 """
 
@@ -15,15 +16,18 @@ import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import pytest
+from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from domain.kernel.topics import chained_event_class
 from domain.tournament.aggregate import is_final
 from domain.tournament.sheet import recompute_standings, sheet_message, verify
+from entrypoints.totem_replay import main as totem_replay
 from replay.bundle import rebuild
 from tests.client.support import BOUND
 from totem.v1 import common_pb2
@@ -132,12 +136,13 @@ class Referee:
     ("game", "penalise"), [("jungle_speed", False), ("tribes", True), ("village", False)]
 )
 async def test_an_eight_entrant_swiss_tournament_is_played_to_a_verified_sheet(
-    client: Client, game: str, penalise: bool
+    client: Client, game: str, penalise: bool, tmp_path: Path
 ) -> None:
     """TO-3, TO-9, TO-10, TO-11: eight bots play a three-round Swiss tournament to its
     end; one dispute stands and one replaces the result (or penalises); the standings
     recomputed from the sheet's events are those the server serves, and the sheet
-    verifies offline with the server's signature."""
+    verifies offline with the server's signature, by the domain's checks and by
+    `totem-replay tournament verify`."""
     tournaments = TournamentClient.of(client)
     created = await tournaments.create(
         game,
@@ -214,3 +219,15 @@ async def test_an_eight_entrant_swiss_tournament_is_played_to_a_verified_sheet(
     Ed25519PublicKey.from_public_bytes(key).verify(
         sheet.signature, sheet_message(UUID(tid), events[-1])
     )
+
+    # The judge's tool agrees, from the sheet file and the store's matches, with the
+    # server's key (`totem-replay tournament verify`).
+    sheet_file = tmp_path / "sheet.jsonl"
+    sheet_file.write_bytes(sheet.sheet)
+    judged = await asyncio.to_thread(
+        CliRunner().invoke,
+        totem_replay,
+        ["--db", str(tmp_path / "client.db"), "tournament", "verify", str(sheet_file),
+         "--key", key.hex()],
+    )  # fmt: skip
+    assert judged.exit_code == 0, judged.output
