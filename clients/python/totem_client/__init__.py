@@ -7,7 +7,8 @@
 ...         ...
 
 Each game's own names (its commands, its options from keywords, its names of badges or
-spells) are in its module of :mod:`totem_client.games`. See ``docs/client.md``.
+spells) are in its module of :mod:`totem_client.games`. Tournaments have their own
+client, :class:`TournamentClient` (:mod:`totem_client.tournament`). See ``docs/client.md``.
 """
 
 from totem_client.client import Client, ClientTls, Page, connect
@@ -23,6 +24,13 @@ from totem_client.messages import (
 )
 from totem_client.session import Session
 from totem_client.streams import RESUMABLE_CODES, EventStream, PlayStream
+from totem_client.tournament import (
+    TournamentClient,
+    TournamentEvent,
+    TournamentEventStream,
+    TournamentInfo,
+    connect_tournaments,
+)
 
 __all__ = [
     "GAMES",
@@ -41,5 +49,10 @@ __all__ = [
     "PlayStream",
     "Session",
     "TotemError",
+    "TournamentClient",
+    "TournamentEvent",
+    "TournamentEventStream",
+    "TournamentInfo",
     "connect",
+    "connect_tournaments",
 ]

@@ -23,6 +23,9 @@ from totem_client.command_line import failure_line
 from totem_client.errors import TotemError
 from totem_client.games import GAMES, GameInfo
 from totem_client.session import Session
+from totem_client.tournament.client import TournamentClient
+from totem_client.tournament.entrant import EntrantRun, TablePlayed, play_entrant
+from totem_client.tournament.results import Seat
 
 MAX_ENTROPY_BYTES = 64
 
@@ -36,13 +39,41 @@ def bots() -> None:
 
     Each game's command creates a match and seats a bot in every seat, or with
     --join MATCH --token TOKEN ... seats bots in the seats those tokens hold in an
-    existing match (a fork's, from `totem-replay fork`).
+    existing match (a fork's, from `totem-replay fork`), or with --tournament ID
+    --entrant-token TOKEN ... plays those entrants' tables of a tournament, round after
+    round, until it ends.
     """
 
 
 #: Options of every table of bots that still apply with --join (beside the connection's
 #: and the bots' own).
 SEAT_OPTIONS = frozenset({"stats", "join", "tokens"})
+#: Those that still apply with --tournament.
+TOURNAMENT_OPTIONS = frozenset({"stats", "tournament", "entrant_tokens", "receipts"})
+
+
+def entrants_to_play(
+    ctx: click.Context,
+    tournament: str | None,
+    entrant_tokens: tuple[str, ...],
+    join: str | None,
+    bot_options: Collection[str],
+) -> bool:
+    """True when --tournament and --entrant-token ask to play entrants of a tournament;
+    refuse them apart, with --join, and with an option that describes a new match."""
+    if not tournament and not entrant_tokens:
+        return False
+    if not tournament:
+        raise click.UsageError("--entrant-token goes with --tournament ID")
+    if not entrant_tokens:
+        raise click.UsageError(
+            "--tournament ID plays the entrants whose tokens are given: add "
+            "--entrant-token TOKEN for each"
+        )
+    if join:
+        raise click.UsageError("--join is for one match; not with --tournament")
+    options.refuse_new_match_options(ctx, TOURNAMENT_OPTIONS | set(bot_options), "--tournament")
+    return True
 
 
 def seats_to_take(
@@ -100,6 +131,20 @@ def table_options(command: F) -> F:
             help="With --join: the token of a seat for a bot to take (repeat for each; "
             "`totem-replay fork` prints one per seat). The server says which seat it holds.",
         ),
+        click.option(
+            "--tournament",
+            metavar="ID",
+            help="Play entrants of this tournament instead: at each round, take each "
+            "entrant's seat (TakeSeat) and play the table's match, until the tournament ends.",
+        ),
+        click.option(
+            "--entrant-token",
+            "entrant_tokens",
+            multiple=True,
+            metavar="TOKEN",
+            help="With --tournament: an entrant's token (repeat for each), as `totem "
+            "tournament add` printed it; it is the entrant's seat token at every table.",
+        ),
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
@@ -155,6 +200,82 @@ def _print_result(info: GameInfo[Any], result: TableResult[CountingBot], stats: 
     click.echo(f"replay:   totem-replay show {result.match_id}")
 
 
+def _play_entrants(
+    info: GameInfo[Any],
+    tournament: str,
+    tokens: tuple[str, ...],
+    bot: Callable[[Session], CountingBot],
+    address: str,
+    organiser_token: str | None,
+    tls: ClientTls | None,
+    connect_timeout: float,
+    receipts: Path | None,
+    stats: bool,
+) -> None:
+    """Play the entrants of ``tokens`` in ``tournament`` to its end, one task each, and
+    print each table as it is taken and as it ends."""
+    bots: list[CountingBot] = []
+
+    def counted(session: Session) -> CountingBot:
+        made = bot(session)
+        bots.append(made)
+        return made
+
+    def seated(seat: Seat) -> None:
+        click.echo(
+            f"round {seat.round}, table {seat.table}: seat {seat.seat} of match {seat.match_id}",
+            err=True,
+        )
+
+    def played(table: TablePlayed) -> None:
+        seat = table.seat
+        click.echo(
+            f"round {seat.round}, table {seat.table}: match {seat.match_id} ended, "
+            f"seat {seat.seat} placed {table.place or '-'}"
+        )
+
+    async def play() -> list[EntrantRun]:
+        async with connect(
+            address, organiser_token=organiser_token, tls=tls, receipts_dir=receipts
+        ) as client:
+            await client.wait_ready(connect_timeout)
+            tournaments = TournamentClient.of(client)
+            async with asyncio.TaskGroup() as group:
+                tasks = [
+                    group.create_task(
+                        play_entrant(
+                            client,
+                            tournament,
+                            token,
+                            counted,
+                            tournaments=tournaments,
+                            game=info.name,
+                            on_seat=seated,
+                            on_played=played,
+                        )
+                    )
+                    for token in tokens
+                ]
+            return [task.result() for task in tasks]
+
+    try:
+        runs = asyncio.run(play())
+    except ExceptionGroup as failed:
+        error = failed.exceptions[0]
+        if isinstance(error, TotemError):
+            raise click.ClickException(failure_line(error, address)) from None
+        if isinstance(error, ValueError):
+            raise click.ClickException(str(error)) from None
+        raise
+    except TotemError as error:
+        raise click.ClickException(failure_line(error, address)) from None
+    tables = sum(len(r.tables) for r in runs)
+    click.echo(f"tournament {tournament} ended: {len(runs)} entrant(s), {tables} table(s) played")
+    if stats:
+        for made in bots:
+            click.echo(f"  {made.name}: {made.stats.line()}")
+
+
 def table_command(info: GameInfo[Any], table: BotTable[CountingBot]) -> click.Command:
     """``totem bots <game>``: the game's table of bots, with its options handed as they
     are to its ``play_table`` (a new match) or its ``bot`` (--join)."""
@@ -174,10 +295,28 @@ def table_command(info: GameInfo[Any], table: BotTable[CountingBot]) -> click.Co
         stats: bool,
         join: str | None,
         tokens: tuple[str, ...],
+        tournament: str | None,
+        entrant_tokens: tuple[str, ...],
         **game_options: Any,
     ) -> None:
         def seat_bot(session: Session, _: int) -> CountingBot:
             return table.bot(session, **{name: game_options[name] for name in bot_options})
+
+        if entrants_to_play(ctx, tournament, entrant_tokens, join, bot_options):
+            assert tournament is not None
+            _play_entrants(
+                info,
+                tournament,
+                entrant_tokens,
+                lambda session: seat_bot(session, 0),
+                address,
+                organiser_token,
+                tls,
+                connect_timeout,
+                receipts,
+                stats,
+            )
+            return
 
         def play(client: Client, seated: OnSeated) -> Awaitable[TableResult[CountingBot]]:
             if join:
