@@ -530,6 +530,13 @@ def _check_result(
                 "(TO-9.2)",
                 **where,
             )
+    if None not in at and at != [e for e in seats if e in at]:
+        report.fail(
+            RESULTS,
+            f"the match seats {', '.join(str(e) for e in at)}: not in the pairing's seat order "
+            f"({', '.join(seats)}, TO-9.3)",
+            **where,
+        )
     given = table_places(forfeited, match.result, at)
     said = recorded_places(recorded["seats"], recorded["places"], forfeited)
     if given != said:

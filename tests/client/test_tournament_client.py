@@ -4,6 +4,7 @@ and their typed answers, and refusals mapped to TotemError with the rule id
 
 from __future__ import annotations
 
+import asyncio
 from fractions import Fraction
 
 import grpc
@@ -66,12 +67,17 @@ async def test_an_organiser_creates_enters_appoints_and_starts_a_round(
     assert sorted(e for t in round_1.tables for e in t.seats) == ["ana", "bo", "cy", "di"]
     assert all(t.reason and t.match_id and not t.has_result for t in round_1.tables)
 
-    # TO-9.2: the entrant's token takes their seat; asking again answers the same seat.
-    seat = await tournaments.take_seat(tid, token=tickets[0].token)
-    again = await tournaments.take_seat(tid, token=tickets[0].token)
-    assert seat == again
+    # TO-9.2, TO-9.3: the table's entrants come, and are seated together in the
+    # pairing's order; asking again answers the same seat.
     table = round_1.table_of("ana")
     assert table is not None
+    token_of = {t.name: t.token for t in tickets}
+    seats = await asyncio.gather(
+        *(tournaments.take_seat(tid, token=token_of[e]) for e in table.seats)
+    )
+    seat = seats[table.seats.index("ana")]
+    again = await tournaments.take_seat(tid, token=tickets[0].token)
+    assert seat == again
     assert (seat.round, seat.table, seat.match_id) == (1, table.number, table.match_id)
     assert seat.seat == table.seats.index("ana")
 

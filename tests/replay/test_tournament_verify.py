@@ -14,11 +14,18 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from replay_support import forge, open_store
+from replay_support import Stamps, forge, open_store
 from tournament_store import (
+    WINDOW_MS,
+    Clock,
     Played,
+    create_match,
+    new_tournament,
     rechained,
+    stopped,
     swiss_cup,
+    table_options,
+    token_hash,
     under_way,
     version_of,
     write,
@@ -26,8 +33,10 @@ from tournament_store import (
 )
 
 from domain.jungle_speed import JungleSpeed
+from domain.tournament import Format
 from domain.tournament import sheet as sheets
 from domain.tournament.aggregate import standing_fields
+from domain.tournament.match_places import seat_entrants, table_places
 from entrypoints.totem_replay import main
 from replay.sheet_file import read_sheet
 from storage.event_lines import METADATA
@@ -327,3 +336,39 @@ def test_a_result_recorded_otherwise_than_the_match_placed_fails_TO_9_4(
     assert sorted(problems) == ["match results", "signature"], problems
     assert (problems["match results"][0]["round"], problems["match results"][0]["table"]) == (2, 1)
     assert "the tournament recorded" in problems["match results"][0]["reason"]
+
+
+def test_a_match_seated_out_of_the_pairing_s_order_fails_TO_9_3(tmp_path: Path) -> None:
+    """The server seats a table's entrants in the pairing's seat order, so that the
+    first seat the rules gave (TO-3.3) is the one played: a match seated the other way
+    round fails the results check, even with the places recorded right."""
+    db = tmp_path / "swapped.db"
+    arena = open_store(db)
+    try:
+        key = ephemeral()
+        tournament = new_tournament(["Ivy", "Jon"], format=Format.ROUND_ROBIN, duplicate=False)
+        tournament.signer = key.signer()
+        clock = Clock()
+        now = clock()
+        (table,) = tournament.pairing(now).tables
+        match = create_match(arena, table_options(tournament, 1), key)
+        stamps = Stamps(now)
+        for name in reversed(table.seats):
+            match.join(name, b"", token_hash(name), stamps())
+        tournament.start_round(now, [match.id])
+        stopped(match, first=0)
+        arena.save(match)
+        at = seat_entrants(table.seats, tournament.token_hashes, match.token_hashes)
+        places = table_places((), match.result, at)
+        tournament.record_result(match.id, places, match.digest, match.version, clock())
+        tournament.end(clock(WINDOW_MS + 1_000))
+        arena.save(tournament)
+        tid = tournament.id
+    finally:
+        arena.close()
+    argv = ["--db", str(db), "tournament", "verify", str(tid), "--json"]
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 1, result.output
+    problems = failed(json.loads(result.stdout))
+    assert list(problems) == ["match results"]
+    assert "pairing's seat order" in problems["match results"][0]["reason"]

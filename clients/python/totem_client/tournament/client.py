@@ -148,9 +148,13 @@ class TournamentClient:
                 grpc.StatusCode.UNAVAILABLE, f"no connection within {seconds:g} s"
             ) from None
 
-    async def _unary(self, method: Any, request: Any, token: str | None = None) -> Any:
+    async def _unary(
+        self, method: Any, request: Any, token: str | None = None, bounded: bool = True
+    ) -> Any:
+        """One call, within the client's call timeout unless not ``bounded``."""
+        seconds = self.call_timeout if bounded else None
         try:
-            return await method(request, metadata=bearer_metadata(token), timeout=self.call_timeout)
+            return await method(request, metadata=bearer_metadata(token), timeout=seconds)
         except grpc.aio.AioRpcError as error:
             raise TotemError.from_rpc_error(error) from error
 
@@ -256,10 +260,13 @@ class TournamentClient:
     # ---- an entrant's calls ------------------------------------------------------------
 
     async def take_seat(self, tournament_id: str, *, token: str) -> Seat:
-        """Take the entrant's seat (``token``: theirs) at their table of the round under
-        way: the token is the seat's token in that match (TO-9.2). Again: the same seat."""
+        """Come to the entrant's table (``token``: theirs) of the round under way
+        (TO-9.3), and return once its match has seated them: when the table's other
+        entrants have come too, or at the round's start deadline (so no call timeout
+        applies). The token is the seat's token in that match (TO-9.2). Again: the same
+        seat."""
         response: pb.TakeSeatResponse = await self._unary(
-            self._stub.TakeSeat, pb.TakeSeatRequest(tournament_id=tournament_id), token
+            self._stub.TakeSeat, pb.TakeSeatRequest(tournament_id=tournament_id), token, False
         )
         return Seat(
             response.match_id, response.seat, response.round, response.table, response.version
