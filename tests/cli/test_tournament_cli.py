@@ -90,3 +90,33 @@ def test_organiser_commands_name_the_setting_without_a_token(served: str) -> Non
     )
     assert refused.returncode != 0
     assert "TOTEM_ORGANISER_TOKEN" in refused.stderr
+
+
+def test_entrants_come_to_their_table_by_hand_and_are_told_how_to_play_TO_9_3(
+    served: str,
+) -> None:
+    """`totem tournament seat`: each entrant's command waits until the table's match has
+    seated them all, in the pairing's seat order, then names the seat and the command
+    that plays it."""
+    created = totem("tournament", "create", "tribes", "--server", served, "--rounds", "1")
+    assert created.returncode == 0, created.stderr
+    tid = re.findall(r"^tournament id: (\S+)$", created.stdout, re.MULTILINE)[0]
+    added = totem("tournament", "add", tid, "ana", "bo", "--server", served)
+    assert added.returncode == 0, added.stderr
+    tokens = dict(re.findall(r"^\d+\. (\w+): token (\S+)$", added.stdout, re.MULTILINE))
+    started = totem("tournament", "start", tid, "--server", served)
+    assert started.returncode == 0, started.stderr
+    # Each command returns only once both have come, whoever came first.
+    bo = subprocess.Popen(
+        [totem_command(), "tournament", "seat", tid, "--server", served, "--token", tokens["bo"]],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    ana = totem("tournament", "seat", tid, "--server", served, "--token", tokens["ana"])
+    out, err = bo.communicate(timeout=RUN_BOUND)
+    assert bo.returncode == 0 and ana.returncode == 0, err + ana.stderr
+    assert "round 1, table 1: seat 0 of match" in ana.stdout
+    assert "round 1, table 1: seat 1 of match" in out
+    match = re.findall(r"of match (\S+)$", out, re.MULTILINE)[0]
+    assert f"totem play tribes --join {match} --token TOKEN" in out

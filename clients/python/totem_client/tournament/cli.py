@@ -37,6 +37,7 @@ from totem_client.tournament.results import (
     Replace,
     Replay,
     RoundInfo,
+    Seat,
     StandingRow,
     Standings,
     Stands,
@@ -570,6 +571,37 @@ def dispute(
         )
 
     click.echo(f"dispute {call(address, organiser_token, tls, connect_timeout, work)} filed")
+
+
+@tournament.command()
+@TOURNAMENT
+@click.option("--token", required=True, metavar="TOKEN", help=TOKEN_HELP["entrant"])
+@connection
+def seat(
+    tournament_id: str,
+    token: str,
+    address: str,
+    organiser_token: str | None,
+    tls: ClientTls | None,
+    connect_timeout: float,
+) -> None:
+    """Come to your table of the round under way (TO-9.3) and print your seat once the
+    table's match has seated you (when the table's other entrants have come, or at the
+    round's start deadline), with the command that plays it by hand:
+    ``totem play GAME --join MATCH --token TOKEN``."""
+
+    async def work(client: Client, tournaments: TournamentClient) -> tuple[Seat, str]:
+        seated = await tournaments.take_seat(tournament_id, token=token)
+        info = await tournaments.get(tournament_id)
+        return seated, info.summary.game
+
+    seated, game = call(address, organiser_token, tls, connect_timeout, work)
+    click.echo(
+        f"round {seated.round}, table {seated.table}: seat {seated.seat} of match {seated.match_id}"
+    )
+    click.echo(
+        f"play it: totem play {game.replace('_', '-')} --join {seated.match_id} --token TOKEN"
+    )
 
 
 def _places(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> dict[str, int]:
