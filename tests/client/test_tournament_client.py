@@ -170,3 +170,12 @@ def test_verdicts_are_the_contracts() -> None:
     assert Replay(7).to_proto().replay.version == 7
     assert Penalise("ana", Fraction(1, 2)).to_proto().penalise.points == "1/2"
     assert Penalise("ana", "0.5").to_proto().penalise.points == "1/2"
+
+
+async def test_a_tournament_that_starts_its_own_rounds_says_so_TO_9_1(
+    tournaments: TournamentClient,
+) -> None:
+    tid, _ = await _entered(tournaments, ["ana", "bo"], auto_rounds=True)
+    assert (await tournaments.get(tid)).auto_rounds
+    other, _ = await _entered(tournaments, ["ana", "bo"])
+    assert not (await tournaments.get(other)).auto_rounds

@@ -111,6 +111,8 @@ export const verdicts = Object.freeze({
  *   forfeits (TO-9.3; unset: 600000)
  * @property {boolean} [duplicate] every table of a round plays the same luck (TO-12.1)
  * @property {number} [abandonAfterMs] as CreateMatch's (0: the server's default)
+ * @property {boolean} [autoRounds] the server starts every round after the first by
+ *   itself (TO-9.1)
  */
 
 /**
@@ -534,6 +536,7 @@ export function createRequest(options) {
     'noShowMs',
     'duplicate',
     'abandonAfterMs',
+    'autoRounds',
   ];
   for (const key of Object.keys(options ?? {})) {
     if (!known.includes(key)) {
@@ -553,6 +556,7 @@ export function createRequest(options) {
     tie_breaks: (options.tieBreaks ?? []).map((t) => enumValue(TIE_BREAKS, t, 'a tie-break')),
     duplicate: Boolean(options.duplicate),
     abandon_after_ms: options.abandonAfterMs ?? 0,
+    auto_rounds: Boolean(options.autoRounds),
   };
   // Optional in the contract: unset is the server's default, 0 is no window.
   if (options.disputeWindowMs !== undefined) request.dispute_window_ms = options.disputeWindowMs;

@@ -296,6 +296,12 @@ def tournament_settings(command: F) -> F:
             is_flag=True,
             help="Duplicate tables: every table of a round plays the same luck (TO-12.1).",
         ),
+        click.option(
+            "--auto-rounds",
+            is_flag=True,
+            help="The server starts every round after the first by itself, once the rules "
+            "allow (TO-9.1).",
+        ),
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
@@ -314,6 +320,7 @@ def _settings(values: dict[str, Any]) -> dict[str, Any]:
         "dispute_window_ms": values.pop("dispute_window_ms"),
         "no_show_ms": values.pop("no_show_ms"),
         "duplicate": values.pop("duplicate"),
+        "auto_rounds": values.pop("auto_rounds"),
     }
 
 

@@ -183,6 +183,7 @@ class TournamentClient:
         no_show_ms: int | None = None,
         duplicate: bool = False,
         abandon_after_ms: int = 0,
+        auto_rounds: bool = False,
     ) -> CreatedTournament:
         """Create a tournament of ``game`` (``"jungle_speed"``, ``"tribes"``,
         ``"village"``), every table's match created with ``options`` (the game's options
@@ -191,7 +192,8 @@ class TournamentClient:
         only (0: as many as a bracket). ``tie_breaks`` by name (``buchholz``,
         ``median-buchholz``, ``sonneborn-berger``, ``head-to-head``; empty: the
         server's). ``dispute_window_ms`` and ``no_show_ms`` None: the server's 10 minutes;
-        a dispute window of 0 lets the next round start as soon as one ends."""
+        a dispute window of 0 lets the next round start as soon as one ends.
+        ``auto_rounds``: the server starts every round after the first by itself (TO-9.1)."""
         try:
             info = GAMES[game]
         except KeyError:
@@ -212,6 +214,7 @@ class TournamentClient:
             tie_breaks=[TIE_BREAKS[t] for t in tie_breaks],
             duplicate=duplicate,
             abandon_after_ms=abandon_after_ms,
+            auto_rounds=auto_rounds,
         )
         if dispute_window_ms is not None:
             request.dispute_window_ms = dispute_window_ms

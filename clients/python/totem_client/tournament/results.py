@@ -359,6 +359,8 @@ class TournamentInfo:
     open_disputes: int
     seed_commitment: bytes
     next_round_due_ms: int
+    #: The server starts every round after the first by itself (TO-9.1).
+    auto_rounds: bool = False
 
     @property
     def tournament_id(self) -> str:
@@ -393,6 +395,7 @@ class TournamentInfo:
             open_disputes=tournament.open_disputes,
             seed_commitment=bytes(tournament.seed_commitment),
             next_round_due_ms=tournament.next_round_due_ms,
+            auto_rounds=tournament.auto_rounds,
         )
 
 
