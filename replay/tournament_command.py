@@ -16,6 +16,8 @@ import click
 
 from domain.tournament import sheet as sheets
 from replay.audit import FAILED, OK
+from replay.explain import explain
+from replay.explain_rules import HUMAN_LIMIT_MS
 from replay.store import ReplayError
 from replay.tournament_checks import CHECKS, TournamentReport, verify_tournament
 from replay.tournament_html import page
@@ -141,6 +143,45 @@ def show_command(ctx: click.Context, source: str, as_json: bool) -> None:
             err=True,
         )
         ctx.exit(EXIT_FAILED)
+
+
+@tournament.command("disputes", short_help="The disputes, each with its match's evidence.")
+@click.argument("source", metavar="SHEET|ID")
+@click.option("--all", "every", is_flag=True, help="Ruled disputes too, with their rulings.")
+@click.pass_context
+def disputes_command(ctx: click.Context, source: str, every: bool) -> None:
+    """The referees' queue (TO-10.2): each dispute not ruled on, oldest first (with
+    --all, every dispute and how it was ruled), with the evidence of the disputed match
+    at the disputed version, as `totem-replay explain MATCH VERSION` gives it (a grab
+    race's receive order and gaps, or the rules that decided the event). A dispute of a
+    result as a whole (version 0) names the match's last version to look at."""
+    loaded = load_tournament(ctx.obj.db, source)
+    tournament = sheets.replay(_events(loaded))
+    shown = tournament.disputes if every else tournament.open_disputes()
+    if not shown:
+        click.echo("no dispute " + ("filed" if every else "waits for a ruling"))
+        return
+    rulings = {r.dispute: r for r in tournament.ruling_records}
+    for dispute in shown:
+        click.echo(
+            f"dispute {dispute.number}: {dispute.entrant}, round {dispute.round} table "
+            f"{dispute.table}, match {dispute.match_id} at version {dispute.version}: "
+            f"{dispute.text}"
+        )
+        ruled = rulings.get(dispute.number)
+        if ruled is not None:
+            click.echo(f"  ruled by {ruled.judge}: {ruled.kind.value}: {ruled.reason}")
+        if dispute.version:
+            ctx.invoke(
+                explain,
+                match_text=dispute.match_id,
+                version=dispute.version,
+                human_limit_ms=HUMAN_LIMIT_MS,
+                as_json=False,
+                referee=False,
+            )
+        else:
+            click.echo("  the result as a whole: `totem-replay show MATCH` and `verify MATCH`")
 
 
 def _events(loaded: LoadedTournament) -> list[object]:

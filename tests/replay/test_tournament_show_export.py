@@ -165,3 +165,24 @@ def test_help_names_the_subcommands() -> None:
     assert result.exit_code == 0
     for name in ("verify", "show", "export"):
         assert name in result.output
+
+
+def test_disputes_lists_the_queue_with_the_disputed_race_s_evidence_TO_10_2(
+    stored: tuple[Path, Played, Played],
+) -> None:
+    db, cup, _ = stored
+    queue = run(db, "disputes", cup.id)
+    assert queue.exit_code == 0, queue.output
+    assert queue.stdout.strip() == "no dispute waits for a ruling"
+    every = run(db, "disputes", cup.id, "--all")
+    assert every.exit_code == 0, every.output
+    text = every.stdout
+    tournament = cup.tournament
+    for dispute in tournament.disputes:
+        assert f"dispute {dispute.number}: {dispute.entrant}, round {dispute.round}" in text
+    for ruling in tournament.ruling_records:
+        assert f"ruled by {REFEREE}: {ruling.kind.value}: {ruling.reason}" in text
+    # The dispute at version 10 is explained as `totem-replay explain` explains it.
+    (at_ten,) = [d for d in tournament.disputes if d.version == 10]
+    alone = CliRunner().invoke(main, ["--db", str(db), "explain", at_ten.match_id, "10"])
+    assert alone.exit_code == 0 and alone.stdout.strip() and alone.stdout in text
