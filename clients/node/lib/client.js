@@ -14,8 +14,8 @@ import { TotemError } from './errors.js';
 import { DEFAULT_GAME, GAMES, gameInfo } from './games.js';
 import { loadContract } from './proto.js';
 import { Receipts } from './receipts.js';
-import { channelOptions } from './reconnect.js';
 import { Session } from './session.js';
+import { DEFAULT_CALL_TIMEOUT_MS, StubClient } from './stub_client.js';
 import { EventStream, PlayStream } from './streams.js';
 
 /**
@@ -26,7 +26,7 @@ import { EventStream, PlayStream } from './streams.js';
  * @typedef {import('./streams.js').WatchOptions} WatchOptions
  */
 
-export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+export { DEFAULT_CALL_TIMEOUT_MS };
 
 /**
  * @typedef {object} CreatedMatch
@@ -72,18 +72,13 @@ export function connect(address, options = {}) {
 }
 
 /** Calls of the MatchService on one channel. Every failed call rejects with TotemError. */
-export class Client {
+export class Client extends StubClient {
   /**
    * @param {string} address
    * @param {ClientOptions} [options]
    */
   constructor(address, options = {}) {
-    const { MatchService } = loadContract(options.protosDir);
-    this.address = address;
-    this.organiserToken = options.organiserToken ?? null;
-    this.callTimeoutMs =
-      options.callTimeoutMs === undefined ? DEFAULT_CALL_TIMEOUT_MS : options.callTimeoutMs;
-    this.closed = false;
+    super(loadContract(options.protosDir).MatchService, address, options);
     /**
      * The newest signed receipt of each match a command was answered for (Act or Play),
      * written to `receiptsDir` as it comes when given (lib/receipts.js).
@@ -91,54 +86,6 @@ export class Client {
     this.receipts = new Receipts(options.receiptsDir ?? null);
     /** The game of each match this client created, by match id. @type {Map<string, string>} */
     this.games = new Map();
-    /** The generated stub, for anything this class does not wrap. */
-    this.stub = new MatchService(
-      address,
-      options.credentials ?? grpc.credentials.createInsecure(),
-      channelOptions(options.channelOptions),
-    );
-  }
-
-  /** Close the channel; calls still running end with an error. */
-  close() {
-    this.closed = true;
-    this.stub.close();
-  }
-
-  /**
-   * Wait until the channel is connected, or reject with TotemError(UNAVAILABLE).
-   * @param {number} [ms]
-   * @returns {Promise<void>}
-   */
-  waitReady(ms = 5000) {
-    return new Promise((resolve, reject) => {
-      this.stub.waitForReady(Date.now() + ms, (/** @type {Error | undefined} */ error) =>
-        error
-          ? reject(new TotemError('UNAVAILABLE', `no connection within ${ms} ms`, { cause: error }))
-          : resolve(),
-      );
-    });
-  }
-
-  /**
-   * @param {string} method a MatchService method name
-   * @param {Message} request
-   * @param {string | null} [token]
-   * @returns {Promise<any>}
-   */
-  unary(method, request, token = null) {
-    /** @type {grpc.CallOptions} */
-    const options = {};
-    if (this.callTimeoutMs !== null) options.deadline = Date.now() + this.callTimeoutMs;
-    return new Promise((resolve, reject) => {
-      this.stub[method](
-        request,
-        bearer(token),
-        options,
-        (/** @type {grpc.ServiceError | null} */ error, /** @type {any} */ response) =>
-          error ? reject(TotemError.fromServiceError(error)) : resolve(response),
-      );
-    });
   }
 
   // ---- matches ----------------------------------------------------------------------

@@ -14,9 +14,8 @@ import { TotemError } from './errors.js';
 import { gameInfo } from './games.js';
 import { enumValue } from './games/shared.js';
 import { loadContract } from './proto.js';
-import { channelOptions } from './reconnect.js';
 import { ResumableStream } from './streams.js';
-import { DEFAULT_CALL_TIMEOUT_MS } from './client.js';
+import { StubClient } from './stub_client.js';
 
 /**
  * @typedef {import('./messages.js').Message} Message
@@ -129,66 +128,13 @@ export function connectTournaments(address, options = {}) {
 }
 
 /** Calls of the TournamentService on one channel. Every failed call rejects with TotemError. */
-export class TournamentClient {
+export class TournamentClient extends StubClient {
   /**
    * @param {string} address
    * @param {ClientOptions} [options]
    */
   constructor(address, options = {}) {
-    const { TournamentService } = loadContract(options.protosDir);
-    this.address = address;
-    this.organiserToken = options.organiserToken ?? null;
-    this.callTimeoutMs =
-      options.callTimeoutMs === undefined ? DEFAULT_CALL_TIMEOUT_MS : options.callTimeoutMs;
-    this.closed = false;
-    /** The generated stub, for anything this class does not wrap. */
-    this.stub = new TournamentService(
-      address,
-      options.credentials ?? grpc.credentials.createInsecure(),
-      channelOptions(options.channelOptions),
-    );
-  }
-
-  /** Close the channel; calls still running end with an error. */
-  close() {
-    this.closed = true;
-    this.stub.close();
-  }
-
-  /**
-   * Wait until the channel is connected, or reject with TotemError(UNAVAILABLE).
-   * @param {number} [ms]
-   * @returns {Promise<void>}
-   */
-  waitReady(ms = 5000) {
-    return new Promise((resolve, reject) => {
-      this.stub.waitForReady(Date.now() + ms, (/** @type {Error | undefined} */ error) =>
-        error
-          ? reject(new TotemError('UNAVAILABLE', `no connection within ${ms} ms`, { cause: error }))
-          : resolve(),
-      );
-    });
-  }
-
-  /**
-   * @param {string} method a TournamentService method name
-   * @param {Message} request
-   * @param {string | null} [token]
-   * @returns {Promise<any>}
-   */
-  unary(method, request, token = null) {
-    /** @type {grpc.CallOptions} */
-    const options = {};
-    if (this.callTimeoutMs !== null) options.deadline = Date.now() + this.callTimeoutMs;
-    return new Promise((resolve, reject) => {
-      this.stub[method](
-        request,
-        bearer(token),
-        options,
-        (/** @type {grpc.ServiceError | null} */ error, /** @type {any} */ response) =>
-          error ? reject(TotemError.fromServiceError(error)) : resolve(response),
-      );
-    });
+    super(loadContract(options.protosDir).TournamentService, address, options);
   }
 
   /**
@@ -295,7 +241,10 @@ export class TournamentClient {
    *   version: number}>}
    */
   takeSeat(tournamentId, entrantToken) {
-    return this.unary('TakeSeat', { tournament_id: tournamentId }, entrantToken);
+    // Answered once the table's match has seated the entrant: no call timeout.
+    return this.unary('TakeSeat', { tournament_id: tournamentId }, entrantToken, {
+      bounded: false,
+    });
   }
 
   /**
