@@ -21,7 +21,8 @@ from replay.store import ReplayError
 from totem.v1 import common_pb2, match_service_pb2_grpc
 from totem.v1 import match_service_pb2 as ms
 from totem_client import options
-from totem_client.client import ClientTls, bearer_metadata
+from totem_client.client import ClientTls
+from totem_client.service_client import bearer_metadata
 
 #: Where the ``totem`` client looks for the server, so both tools agree by default.
 DEFAULT_SERVER = "127.0.0.1:50051"

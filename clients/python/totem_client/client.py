@@ -9,12 +9,10 @@ bookkeeping) in :mod:`totem_client.session`, the games' table in :mod:`totem_cli
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import grpc
 from google.protobuf.message import Message
@@ -25,10 +23,9 @@ from totem_client.games import GAMES, Command, GameCreation, act_request, game_o
 from totem_client.messages import ActResponse, CreatedMatch, MatchEvent, MatchSummary, MatchView
 from totem_client.receipts import Receipts
 from totem_client.reconnect import channel_options
+from totem_client.service_client import DEFAULT_CALL_TIMEOUT, ServiceClient, bearer_metadata
 from totem_client.session import Session
 from totem_client.streams import EventStream, PlayStream
-
-DEFAULT_CALL_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True)
@@ -92,12 +89,7 @@ def connect(
     )
 
 
-def bearer_metadata(token: str | None) -> tuple[tuple[str, str], ...] | None:
-    """The call metadata that carries ``token`` (docs/api.md, "Tokens"); None without."""
-    return (("authorization", f"Bearer {token}"),) if token else None
-
-
-class Client(GameCreation):
+class Client(ServiceClient, GameCreation):
     """Calls of the MatchService on one channel. Every failed call raises :class:`TotemError`.
 
     Besides :meth:`create`, which creates a match of any game from its options message,
@@ -114,48 +106,13 @@ class Client(GameCreation):
         organiser_token: str | None = None,
         receipts_dir: str | Path | None = None,
     ) -> None:
-        self.channel = channel
-        self.address = address
-        self.call_timeout = call_timeout
-        self.organiser_token = organiser_token
-        self.closed = False
+        super().__init__(
+            channel, address=address, call_timeout=call_timeout, organiser_token=organiser_token
+        )
         #: The newest signed receipt of each match a command was answered for (Act or
         #: Play), written to ``receipts_dir`` as it comes when given (:mod:`.receipts`).
         self.receipts = Receipts(receipts_dir)
         self._stub = match_service_pb2_grpc.MatchServiceStub(channel)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        """Close the channel; calls still running end with an error."""
-        self.closed = True
-        await self.channel.close()
-
-    async def wait_ready(self, seconds: float = 5.0) -> None:
-        """Wait until the channel is connected; raise ``TotemError(UNAVAILABLE)`` if it is
-        not within ``seconds``."""
-        try:
-            async with asyncio.timeout(seconds):  # not wait_for, which can lose a cancel
-                await self.channel.channel_ready()
-        except TimeoutError:
-            raise TotemError(
-                grpc.StatusCode.UNAVAILABLE, f"no connection within {seconds:g} s"
-            ) from None
-
-    async def _unary(self, method: Any, request: Any, token: str | None = None) -> Any:
-        try:
-            return await method(request, metadata=bearer_metadata(token), timeout=self.call_timeout)
-        except grpc.aio.AioRpcError as error:
-            raise TotemError.from_rpc_error(error) from error
 
     async def server_key(self) -> tuple[str, bytes]:
         """The algorithm and raw public key with which the server signs ended matches."""

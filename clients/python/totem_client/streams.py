@@ -15,7 +15,7 @@ import contextlib
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 import grpc
 
@@ -24,9 +24,13 @@ from totem_client.errors import TotemError
 from totem_client.games import Command, act_request
 from totem_client.messages import ActResponse, MatchEvent
 from totem_client.reconnect import pause
+from totem_client.service_client import ServiceClient
 
 if TYPE_CHECKING:
     from totem_client.client import Client
+
+M = TypeVar("M")
+T = TypeVar("T")
 
 #: Watch failures after which the stream is opened again from the last version seen.
 RESUMABLE_CODES: frozenset[grpc.StatusCode] = frozenset(
@@ -43,52 +47,51 @@ class _Gap(Exception):
     """The server skipped a version: treated like a broken stream."""
 
 
-class EventStream:
-    """The events of one match in version order, each exactly once.
+class ResumableStream(Generic[M, T]):
+    """A server stream of numbered messages (``version``) read in version order, each
+    exactly once, opened again after a transient failure from the last version yielded.
 
     When the stream breaks with a transient status (:data:`RESUMABLE_CODES`: the server
     is unavailable or restarting, or the stream fell behind and was closed with
     RESOURCE_EXHAUSTED), it is opened again with ``after_version`` = the last version
     yielded, after a pause (:func:`totem_client.reconnect.pause`: what the server's retry
-    hint says, else 50 ms doubling up to 1 s). It ends when the server ends the stream normally
-    (the match has ended and every event was sent). After ``max_failures`` failures in a
-    row with no event in between (None: no limit) the last failure is raised as a
+    hint says, else 50 ms doubling up to 1 s). A version skipped counts as a break. It
+    ends when the server ends the stream normally. After ``max_failures`` failures in a
+    row with no message in between (None: no limit) the last failure is raised as a
     :class:`TotemError`, as is any failure that is not transient.
 
-    ``last_version`` is the version of the last event yielded; ``resumes`` counts the
+    ``last_version`` is the version of the last message yielded; ``resumes`` counts the
     times the stream was opened again. Use ``async with`` or :meth:`aclose` to stop early.
+    A subclass opens the call (:meth:`_open`) and may turn each message into what it
+    yields (:meth:`_item`).
     """
 
     def __init__(
-        self,
-        client: Client,
-        match_id: str,
-        after_version: int = 0,
-        *,
-        token: str | None = None,
-        with_state: bool = True,
-        max_failures: int | None = 10,
-        on_event: Callable[[MatchEvent], None] | None = None,
+        self, client: ServiceClient, after_version: int = 0, max_failures: int | None = 10
     ) -> None:
         self.client = client
-        self.match_id = match_id
         self.last_version = after_version
         self.resumes = 0
-        self.token = token
-        self.with_state = with_state
         self.max_failures = max_failures
-        self.on_event = on_event
-        self._events = self._run()
+        self._items = self._run()
+
+    def _open(self) -> Any:
+        """The stream's call, from :attr:`last_version` on."""
+        raise NotImplementedError
+
+    def _item(self, message: M) -> T:
+        """What the stream yields for ``message`` (by default the message itself)."""
+        return message  # type: ignore[return-value]
 
     def __aiter__(self) -> Self:
         return self
 
-    async def __anext__(self) -> MatchEvent:
-        return await anext(self._events)
+    async def __anext__(self) -> T:
+        return await anext(self._items)
 
     async def aclose(self) -> None:
         """Stop watching: the call is cancelled."""
-        await self._events.aclose()
+        await self._items.aclose()
 
     async def __aenter__(self) -> Self:
         return self
@@ -101,25 +104,21 @@ class EventStream:
     ) -> None:
         await self.aclose()
 
-    async def _run(self) -> AsyncGenerator[MatchEvent, None]:
+    async def _run(self) -> AsyncGenerator[T, None]:
         failures = 0
         while True:
-            call = self.client._open_watch(
-                self.match_id, self.last_version, self.token, self.with_state
-            )
+            call = self._open()
             try:
-                async for event in call:
-                    if event.version <= self.last_version:
+                async for message in call:
+                    if message.version <= self.last_version:
                         continue  # already yielded before a resume
-                    if event.version != self.last_version + 1:
+                    if message.version != self.last_version + 1:
                         raise _Gap(
-                            f"the server sent version {event.version} after {self.last_version}"
+                            f"the server sent version {message.version} after {self.last_version}"
                         )
-                    self.last_version = event.version
+                    self.last_version = message.version
                     failures = 0
-                    if self.on_event is not None:
-                        self.on_event(event)
-                    yield event
+                    yield self._item(message)
                 return
             except grpc.aio.AioRpcError as error:
                 failure = TotemError.from_rpc_error(error)
@@ -148,6 +147,40 @@ class EventStream:
         if failures == 1 and exhausted and failure.retry_delay is None:
             return 0.0  # it fell behind; the server is fine
         return pause(failures, failure)
+
+
+class EventStream(ResumableStream[MatchEvent, MatchEvent]):
+    """The events of one match in version order, each exactly once (see
+    :class:`ResumableStream`): it ends when the match has ended and every event was
+    sent. ``on_event`` is called with each event before it is yielded."""
+
+    def __init__(
+        self,
+        client: Client,
+        match_id: str,
+        after_version: int = 0,
+        *,
+        token: str | None = None,
+        with_state: bool = True,
+        max_failures: int | None = 10,
+        on_event: Callable[[MatchEvent], None] | None = None,
+    ) -> None:
+        super().__init__(client, after_version, max_failures)
+        self.match_client = client
+        self.match_id = match_id
+        self.token = token
+        self.with_state = with_state
+        self.on_event = on_event
+
+    def _open(self) -> Any:
+        return self.match_client._open_watch(
+            self.match_id, self.last_version, self.token, self.with_state
+        )
+
+    def _item(self, message: MatchEvent) -> MatchEvent:
+        if self.on_event is not None:
+            self.on_event(message)
+        return message
 
 
 #: The initial metadata with which the server says it has accepted a Play stream.

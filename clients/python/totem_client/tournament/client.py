@@ -15,21 +15,20 @@ referee's token lists the disputes and rules. The rest is public.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from types import TracebackType
-from typing import Any, Self
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import grpc
 from google.protobuf.message import Message
 
 from totem.v1 import tournament_service_pb2 as pb
 from totem.v1 import tournament_service_pb2_grpc
-from totem_client.client import DEFAULT_CALL_TIMEOUT, Client, ClientTls, bearer_metadata
+from totem_client.client import Client, ClientTls
 from totem_client.errors import TotemError
 from totem_client.games import GAMES, game_of_message
-from totem_client.reconnect import channel_options, pause
-from totem_client.streams import RESUMABLE_CODES
+from totem_client.reconnect import channel_options
+from totem_client.service_client import DEFAULT_CALL_TIMEOUT, ServiceClient, bearer_metadata
+from totem_client.streams import ResumableStream
 from totem_client.tournament.results import (
     FORMATS,
     TIE_BREAKS,
@@ -89,7 +88,7 @@ def connect_tournaments(
     )
 
 
-class TournamentClient:
+class TournamentClient(ServiceClient):
     """Calls of the TournamentService on one channel; every failed call raises
     :class:`TotemError` (:class:`OrganiserRefused` for an organiser's call refused)."""
 
@@ -102,11 +101,13 @@ class TournamentClient:
         organiser_token: str | None = None,
         owns_channel: bool = True,
     ) -> None:
-        self.channel = channel
-        self.address = address
-        self.call_timeout = call_timeout
-        self.organiser_token = organiser_token
-        self._owns_channel = owns_channel
+        super().__init__(
+            channel,
+            address=address,
+            call_timeout=call_timeout,
+            organiser_token=organiser_token,
+            owns_channel=owns_channel,
+        )
         self._stub = tournament_service_pb2_grpc.TournamentServiceStub(channel)
 
     @classmethod
@@ -120,43 +121,6 @@ class TournamentClient:
             organiser_token=client.organiser_token,
             owns_channel=False,
         )
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        """Close the channel, if it is this client's own."""
-        if self._owns_channel:
-            await self.channel.close()
-
-    async def wait_ready(self, seconds: float = 5.0) -> None:
-        """Wait until the channel is connected; ``TotemError(UNAVAILABLE)`` if it is not
-        within ``seconds``."""
-        try:
-            async with asyncio.timeout(seconds):
-                await self.channel.channel_ready()
-        except TimeoutError:
-            raise TotemError(
-                grpc.StatusCode.UNAVAILABLE, f"no connection within {seconds:g} s"
-            ) from None
-
-    async def _unary(
-        self, method: Any, request: Any, token: str | None = None, bounded: bool = True
-    ) -> Any:
-        """One call, within the client's call timeout unless not ``bounded``."""
-        seconds = self.call_timeout if bounded else None
-        try:
-            return await method(request, metadata=bearer_metadata(token), timeout=seconds)
-        except grpc.aio.AioRpcError as error:
-            raise TotemError.from_rpc_error(error) from error
 
     async def _organiser(self, method: Any, request: Any) -> Any:
         """A call only an organiser makes, with the client's organiser token."""
@@ -413,13 +377,11 @@ class TournamentClient:
         return self._stub.WatchTournament(request, metadata=bearer_metadata(token))
 
 
-class TournamentEventStream:
+class TournamentEventStream(ResumableStream[pb.TournamentEvent, TournamentEvent]):
     """A tournament's events in version order, each once, as
-    :class:`~totem_client.streams.EventStream` gives a match's: a stream broken with a
-    transient status (:data:`~totem_client.streams.RESUMABLE_CODES`) is opened again after
-    the last version yielded, after :func:`~totem_client.reconnect.pause`; it ends when
-    the server ends it (after the final event). After ``max_failures`` failures in a row
-    (None: no limit) the last is raised, as is any failure that is not transient."""
+    :class:`~totem_client.streams.EventStream` gives a match's (see
+    :class:`~totem_client.streams.ResumableStream`); it ends when the server ends it,
+    after the final event."""
 
     def __init__(
         self,
@@ -430,55 +392,13 @@ class TournamentEventStream:
         token: str | None = None,
         max_failures: int | None = 10,
     ) -> None:
-        self.client = client
+        super().__init__(client, after_version, max_failures)
+        self.tournament_client = client
         self.tournament_id = tournament_id
-        self.last_version = after_version
         self.token = token
-        self.max_failures = max_failures
-        self.resumes = 0
-        self._events = self._run()
 
-    def __aiter__(self) -> Self:
-        return self
+    def _open(self) -> Any:
+        return self.tournament_client._open_watch(self.tournament_id, self.last_version, self.token)
 
-    async def __anext__(self) -> TournamentEvent:
-        return await anext(self._events)
-
-    async def aclose(self) -> None:
-        """Stop watching: the call is cancelled."""
-        await self._events.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    async def _run(self) -> AsyncGenerator[TournamentEvent, None]:
-        failures = 0
-        while True:
-            call = self.client._open_watch(self.tournament_id, self.last_version, self.token)
-            try:
-                async for message in call:
-                    if message.version <= self.last_version:
-                        continue  # yielded before a resume
-                    self.last_version = message.version
-                    failures = 0
-                    yield TournamentEvent.of(message)
-                return
-            except grpc.aio.AioRpcError as error:
-                failure = TotemError.from_rpc_error(error)
-                if failure.code not in RESUMABLE_CODES:
-                    raise failure from error
-                failures += 1
-                if self.max_failures is not None and failures >= self.max_failures:
-                    raise failure from error
-                await asyncio.sleep(pause(failures, failure))
-                self.resumes += 1
-            finally:
-                call.cancel()
+    def _item(self, message: pb.TournamentEvent) -> TournamentEvent:
+        return TournamentEvent.of(message)
