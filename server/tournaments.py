@@ -683,12 +683,7 @@ class Tournaments:
         while the server was down, set its timer. Returns how many."""
 
         def live() -> list[Tournament]:
-            found = []
-            for entry in self.store.logged():
-                tournament = self.store.load(entry.tournament_id)
-                if not tournament.ended:
-                    found.append(tournament)
-            return found
+            return [self.store.load(tournament_id) for tournament_id in self.store.live_ids()]
 
         tournaments = await self.threads.call(live)
         for tournament in tournaments:

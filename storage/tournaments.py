@@ -20,6 +20,7 @@ from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import IntegrityError
 
 from domain.tournament import Tournament
+from domain.tournament.aggregate import is_final
 from storage.arena import LOG_ATTEMPTS, Arena
 
 #: The log of every tournament created: stored beside them, never one of them.
@@ -90,6 +91,17 @@ class TournamentStore:
     def events(self, tournament_id: UUID, after_version: int = 0) -> list[Any]:
         """Its stored events after ``after_version``."""
         return list(self.arena.events.get(tournament_id, gt=after_version or None))
+
+    def live_ids(self) -> list[UUID]:
+        """The tournaments not ended, in creation order: each one's last event read, no
+        ended tournament loaded. (Still a read per tournament ever created: a projection
+        of their status would make it flat.)"""
+        live = []
+        for entry in self.logged():
+            last = list(self.arena.events.get(entry.tournament_id, desc=True, limit=1))
+            if last and not is_final(last[0]):
+                live.append(entry.tournament_id)
+        return live
 
     def logged(self, after: int = 0, limit: int | None = None) -> Iterator[TournamentLogged]:
         """Log entries after log position ``after`` (positions start at 1)."""
