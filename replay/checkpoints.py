@@ -31,16 +31,18 @@ from domain.kernel.chain import stored_event_digest
 from domain.kernel.match import is_final
 from domain.kernel.randomness import commitment
 from domain.kernel.translog import (
-    CREATED,
+    BEGINNINGS,
     Checkpoint,
     CheckpointError,
     Leaf,
     LeafLogged,
 )
+from domain.tournament.aggregate import is_final as is_final_tournament
 from replay.store import ReplayError, logged_matches
 from storage.arena import Arena
 from storage.keys import fingerprint
 from storage.keys import verify as verify_signature
+from storage.tournaments import TournamentStore
 
 
 def read_checkpoint(path: str | Path, expected_key: bytes | None = None) -> Checkpoint:
@@ -98,6 +100,7 @@ class CheckpointReport:
     store_size: int
     root_ok: bool
     matches: int = 0
+    tournaments: int = 0
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -114,6 +117,7 @@ class CheckpointReport:
             "store_size": self.store_size,
             "root_reproduced": self.root_ok,
             "matches": self.matches,
+            "tournaments": self.tournaments,
             "problems": list(self.problems),
         }
 
@@ -141,17 +145,28 @@ def check_store(arena: Arena, checkpoint: Checkpoint) -> CheckpointReport:
             )
     covered = leaves[:size]
     listed = {entry.match_id for entry in logged_matches(arena)}
-    report.matches = len({leaf.match_id for leaf in covered})
+    listed_tournaments = {e.tournament_id for e in TournamentStore(arena).logged()}
+    report.matches = len({leaf.match_id for leaf in covered if not leaf.of_tournament})
+    report.tournaments = len({leaf.match_id for leaf in covered if leaf.of_tournament})
     unlisted: set[UUID] = set()
     for index, leaf in enumerate(covered):
         problem = leaf_problem(arena, leaf)
+        if leaf.of_tournament:
+            what, plural, entry, known = (
+                "tournament",
+                "tournaments",
+                "TournamentLogged",
+                listed_tournaments,
+            )
+        else:
+            what, plural, entry, known = ("match", "matches", "MatchLogged", listed)
         if problem is not None:
             report.problems.append(f"leaf {index}, {leaf.describe()}: {problem}")
-        elif leaf.match_id not in listed and leaf.match_id not in unlisted:
+        elif leaf.match_id not in known and leaf.match_id not in unlisted:
             unlisted.add(leaf.match_id)
             report.problems.append(
-                f"leaf {index}: match {leaf.match_id} is logged but missing from the list "
-                "of matches (its MatchLogged entry was deleted)"
+                f"leaf {index}: {what} {leaf.match_id} is logged but missing from the list "
+                f"of {plural} (its {entry} entry was deleted)"
             )
     return report
 
@@ -165,7 +180,8 @@ def leaf_problem(arena: Arena, leaf: Leaf) -> str | None:
     if not stored:
         last = arena.recorder.select_events(leaf.match_id, desc=True, limit=1)
         if not last:
-            return "the match is no longer in the store (deleted)"
+            what = "tournament" if leaf.of_tournament else "match"
+            return f"the {what} is no longer in the store (deleted)"
         return truncation(last[0].originator_version, leaf)
     try:
         event = arena.mapper.to_domain_event(stored[0])
@@ -175,18 +191,25 @@ def leaf_problem(arena: Arena, leaf: Leaf) -> str | None:
 
 
 def truncation(held: int, leaf: Leaf) -> str:
-    """The match holds ``held`` events, fewer than the version of its logged end."""
+    """The match (or tournament) holds ``held`` events, fewer than the version of its
+    logged end."""
+    what = "tournament" if leaf.of_tournament else "match"
     return (
         f"the store holds only {held} events, the log says it ended at version "
-        f"{leaf.version} (the match was truncated)"
+        f"{leaf.version} (the {what} was truncated)"
     )
 
 
 def event_problem(leaf: Leaf, event: Any) -> str | None:
-    """Why ``event``, the match's event at the leaf's version, is not the one ``leaf``
-    logged, or None if it is (its digest recomputed, never read)."""
+    """Why ``event``, the match's (or tournament's) event at the leaf's version, is not
+    the one ``leaf`` logged, or None if it is (its digest recomputed, never read)."""
     digest = stored_event_digest(event)
-    if leaf.kind == CREATED:
+    what, final, ending = (
+        ("tournament", is_final_tournament, "TournamentEnded")
+        if leaf.of_tournament
+        else ("match", is_final, "MatchEnded")
+    )
+    if leaf.kind in BEGINNINGS:
         seed = getattr(event, "seed", "")
         try:
             seed_commitment = commitment(bytes.fromhex(seed))
@@ -195,24 +218,24 @@ def event_problem(leaf: Leaf, event: Any) -> str | None:
         if digest != leaf.digest or seed_commitment != leaf.seed_commitment:
             return (
                 f"the stored first event is not the one logged (digest {digest[:16]}…, "
-                f"logged {leaf.digest[:16]}…): the match was replaced"
+                f"logged {leaf.digest[:16]}…): the {what} was replaced"
             )
         return None
-    if not is_final(event):
+    if not final(event):
         return (
             f"the event at version {leaf.version} is {type(event).__name__}, not the "
-            "logged MatchEnded: the match was rewritten"
+            f"logged {ending}: the {what} was rewritten"
         )
     signature = getattr(event, "signature", "") or ""
     if digest == leaf.digest and signature.lower() != leaf.signature:
         return (
-            f"its MatchEnded carries another signature than the one logged (match digest "
-            f"{digest[:16]}…, as logged): the match was re-signed"
+            f"its {ending} carries another signature than the one logged ({what} digest "
+            f"{digest[:16]}…, as logged): the {what} was re-signed"
         )
     if digest != leaf.digest:
         return (
-            f"its MatchEnded is not the one logged (match digest {digest[:16]}…, logged "
-            f"{leaf.digest[:16]}…): the match was replaced or re-signed"
+            f"its {ending} is not the one logged ({what} digest {digest[:16]}…, logged "
+            f"{leaf.digest[:16]}…): the {what} was replaced or re-signed"
         )
     return None
 
@@ -230,9 +253,10 @@ def print_report(out: Any, report: CheckpointReport, path: str) -> None:
         f"signed {_when(c.timestamp_ms)} by {fingerprint(c.public_key)}): ",
     )
     if report.ok:
+        tournaments = f" and {report.tournaments} tournaments" if report.tournaments else ""
         line.append(
-            f"the store reproduces its root, and its {report.matches} matches still give "
-            "their logged creation and end"
+            f"the store reproduces its root, and its {report.matches} matches{tournaments} "
+            "still give their logged creation and end"
         )
     else:
         line.append(f"{len(report.problems)} problem(s): the store is not the one it signed")

@@ -21,6 +21,7 @@ from domain.kernel.refusals import RefusalLog
 from domain.kernel.topics import UnknownTopic, chained_event_class
 from storage.arena import (
     MATCH_LOG_ID,
+    TOURNAMENT_LOG_ID,
     TRANSPARENCY_LOG_ID,
     Arena,
     MatchLogged,
@@ -84,8 +85,9 @@ def logged_matches(arena: Arena) -> list[MatchLogged]:
 ID_PAGE = 1000
 
 
-#: Streams of the store that are no match: the log of matches, the transparency log.
-NOT_MATCHES = frozenset({MATCH_LOG_ID, TRANSPARENCY_LOG_ID})
+#: Streams of the store that are no match: the log of matches, the transparency log, the
+#: log of tournaments.
+NOT_MATCHES = frozenset({MATCH_LOG_ID, TRANSPARENCY_LOG_ID, TOURNAMENT_LOG_ID})
 #: Events of a match's refusal log (:mod:`domain.kernel.refusals`): a stream beside the
 #: match, no match of its own.
 REFUSAL_TOPICS = frozenset(

@@ -35,12 +35,16 @@ from domain.kernel.refusals import RefusalLog, refusal_log_id
 from domain.kernel.translog import (
     CREATED,
     ENDED,
+    TOURNAMENT_CREATED,
+    TOURNAMENT_ENDED,
     Leaf,
     LeafLogged,
     created_leaf,
     ended_leaf,
     leaf_fields,
 )
+from domain.tournament import Tournament
+from domain.tournament.aggregate import is_final as is_final_tournament
 from storage.summaries import Summary, SummaryRecorder, summary_of
 from storage.threads import StoreThreads
 
@@ -74,6 +78,8 @@ SUMMARY_RECORDERS = {
 MATCH_LOG_ID = uuid5(NAMESPACE_URL, "/totem/matches")
 #: The transparency log (:mod:`domain.kernel.translog`): each match's creation and end.
 TRANSPARENCY_LOG_ID = uuid5(NAMESPACE_URL, "/totem/transparency")
+#: The log of every tournament created (:mod:`storage.tournaments`).
+TOURNAMENT_LOG_ID = uuid5(NAMESPACE_URL, "/totem/tournaments")
 
 
 class MatchNotFound(LookupError):
@@ -252,16 +258,22 @@ class Arena(Application[UUID]):
 
     @staticmethod
     def _leaves_of(objs: Iterable[Any]) -> list[Leaf]:
-        """The leaves of the matches among ``objs`` that this save creates or ends."""
+        """The leaves of the matches and tournaments among ``objs`` that this save
+        creates or ends."""
         leaves = []
         for o in objs:
-            if not isinstance(o, MatchAggregate):
-                continue
-            for evt in o.pending_events:
-                if evt.originator_version == MatchAggregate.INITIAL_VERSION:
-                    leaves.append(created_leaf(evt, type(o).GAME))
-                elif is_final(evt):
-                    leaves.append(ended_leaf(evt))
+            if isinstance(o, MatchAggregate):
+                for evt in o.pending_events:
+                    if evt.originator_version == MatchAggregate.INITIAL_VERSION:
+                        leaves.append(created_leaf(evt, type(o).GAME))
+                    elif is_final(evt):
+                        leaves.append(ended_leaf(evt))
+            elif isinstance(o, Tournament):
+                for evt in o.pending_events:
+                    if evt.originator_version == Tournament.INITIAL_VERSION:
+                        leaves.append(created_leaf(evt, o.game, TOURNAMENT_CREATED))
+                    elif is_final_tournament(evt):
+                        leaves.append(ended_leaf(evt, TOURNAMENT_ENDED))
         return leaves
 
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
@@ -330,7 +342,7 @@ class Arena(Application[UUID]):
     def load_at(self, match_id: UUID, version: int | None) -> MatchAggregate:
         """The match as it was at ``version`` (``None``: now). The logs' ids are no
         match's, and are refused before their whole history is read."""
-        if match_id in (MATCH_LOG_ID, TRANSPARENCY_LOG_ID):
+        if match_id in (MATCH_LOG_ID, TRANSPARENCY_LOG_ID, TOURNAMENT_LOG_ID):
             raise MatchNotFound(match_id)
         try:
             match: object = self.repository.get(match_id, version=version)

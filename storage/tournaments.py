@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
-from uuid import NAMESPACE_URL, UUID, uuid5
+from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, EventSourcedLog
 from eventsourcing.domain import DomainEvent
@@ -21,10 +21,13 @@ from eventsourcing.persistence import IntegrityError
 
 from domain.tournament import Tournament
 from domain.tournament.aggregate import is_final
-from storage.arena import LOG_ATTEMPTS, Arena
-
-#: The log of every tournament created: stored beside them, never one of them.
-TOURNAMENT_LOG_ID = uuid5(NAMESPACE_URL, "/totem/tournaments")
+from storage.arena import (
+    LOG_ATTEMPTS,
+    MATCH_LOG_ID,
+    TOURNAMENT_LOG_ID,
+    TRANSPARENCY_LOG_ID,
+    Arena,
+)
 
 
 class TournamentNotFound(LookupError):
@@ -73,7 +76,7 @@ class TournamentStore:
 
     def load(self, tournament_id: UUID, version: int | None = None) -> Tournament:
         """The tournament as it was at ``version`` (None: now)."""
-        if tournament_id == TOURNAMENT_LOG_ID:
+        if tournament_id in (TOURNAMENT_LOG_ID, MATCH_LOG_ID, TRANSPARENCY_LOG_ID):
             raise TournamentNotFound(tournament_id)
         try:
             found: object = self.arena.repository.get(tournament_id, version=version)

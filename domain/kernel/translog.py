@@ -35,6 +35,15 @@ CHECKPOINT_FORMAT = "totem-arena checkpoint v1"
 
 CREATED = "created"
 ENDED = "ended"
+#: A tournament's creation and signed end (TO-11.2), logged as a match's are: the store's
+#: holder cannot then drop a tournament, or replace its result sheet with another signed
+#: by the same key, without a checkpoint kept outside the store showing it.
+TOURNAMENT_CREATED = "tournament-created"
+TOURNAMENT_ENDED = "tournament-ended"
+#: The kinds of leaf that log a beginning (the others log a signed end).
+BEGINNINGS = frozenset({CREATED, TOURNAMENT_CREATED})
+#: The kinds of leaf of a tournament (the others are a match's).
+TOURNAMENT_KINDS = frozenset({TOURNAMENT_CREATED, TOURNAMENT_ENDED})
 
 
 @dataclass(frozen=True)
@@ -42,7 +51,9 @@ class Leaf:
     """One entry of the log. A creation (``kind`` ``created``, at version 1) names the
     game and the seed commitment; an end (``ended``) names the version of ``MatchEnded``
     and its signature (hex; empty when the match ended unsigned). ``digest`` is the
-    digest of that event: the creation event's, or the match digest."""
+    digest of that event: the creation event's, or the match digest. A tournament's
+    leaves (``tournament-created``, ``tournament-ended``) are the same, ``match_id``
+    holding the tournament's id and the end its ``TournamentEnded``."""
 
     kind: str
     match_id: UUID
@@ -55,7 +66,7 @@ class Leaf:
     def encode(self) -> bytes:
         """The exact bytes whose hash is the leaf's (RFC 9162: ``SHA-256(0x00 || leaf)``):
         the prefix line, then one field per line, no line end after the last."""
-        if self.kind == CREATED:
+        if self.kind in BEGINNINGS:
             fields = [self.game, self.digest, self.seed_commitment]
         else:
             fields = [str(self.version), self.digest, self.signature]
@@ -65,10 +76,15 @@ class Leaf:
     def hash(self) -> bytes:
         return merkle.leaf_hash(self.encode())
 
+    @property
+    def of_tournament(self) -> bool:
+        return self.kind in TOURNAMENT_KINDS
+
     def describe(self) -> str:
-        if self.kind == CREATED:
-            return f"the creation of match {self.match_id} ({self.game})"
-        return f"the end of match {self.match_id} at version {self.version}"
+        what = "tournament" if self.of_tournament else "match"
+        if self.kind in BEGINNINGS:
+            return f"the creation of {what} {self.match_id} ({self.game})"
+        return f"the end of {what} {self.match_id} at version {self.version}"
 
 
 @dataclass(frozen=True)
@@ -109,10 +125,11 @@ def leaf_fields(leaf: Leaf) -> dict[str, Any]:
     }
 
 
-def created_leaf(event: Any, game: str) -> Leaf:
-    """The leaf of a match's first event (its creation, or a fork's ``Forked``)."""
+def created_leaf(event: Any, game: str, kind: str = CREATED) -> Leaf:
+    """The leaf of a match's first event (its creation, or a fork's ``Forked``); with
+    ``kind`` TOURNAMENT_CREATED, of a tournament's."""
     return Leaf(
-        kind=CREATED,
+        kind=kind,
         match_id=UUID(str(event.originator_id)),
         version=event.originator_version,
         digest=event.digest,
@@ -121,10 +138,11 @@ def created_leaf(event: Any, game: str) -> Leaf:
     )
 
 
-def ended_leaf(event: Any) -> Leaf:
-    """The leaf of a match's ``MatchEnded``."""
+def ended_leaf(event: Any, kind: str = ENDED) -> Leaf:
+    """The leaf of a match's ``MatchEnded``; with ``kind`` TOURNAMENT_ENDED, of a
+    tournament's ``TournamentEnded``."""
     return Leaf(
-        kind=ENDED,
+        kind=kind,
         match_id=UUID(str(event.originator_id)),
         version=event.originator_version,
         digest=event.digest,

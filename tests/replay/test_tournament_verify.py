@@ -22,6 +22,7 @@ from tournament_store import (
     create_match,
     new_tournament,
     rechained,
+    save_new,
     stopped,
     swiss_cup,
     table_options,
@@ -362,7 +363,7 @@ def test_a_match_seated_out_of_the_pairing_s_order_fails_TO_9_3(tmp_path: Path) 
         places = table_places((), match.result, at)
         tournament.record_result(match.id, places, match.digest, match.version, clock())
         tournament.end(clock(WINDOW_MS + 1_000))
-        arena.save(tournament)
+        save_new(arena, tournament)
         tid = tournament.id
     finally:
         arena.close()

@@ -25,6 +25,7 @@ from domain.kernel.match import MatchStatus
 from domain.tournament import Format, Penalise, ReplaceWith, ReplayFrom, Stands, Tournament
 from storage.arena import Arena
 from storage.keys import ServerKey, ephemeral
+from storage.tournaments import TournamentStore
 
 GAME = "jungle_speed"
 ORGANISER = hashlib.sha256(b"the organiser's token").hexdigest()
@@ -99,6 +100,15 @@ def table_options(
     if seed is None:
         return OPTIONS
     return GAMES[GAME].duplicate_luck(OPTIONS, seed, 2)
+
+
+def save_new(arena: Arena, tournament: Tournament) -> None:
+    """Save a tournament never saved before with its entry in the list of tournaments,
+    as the server's creation does (storage.tournaments)."""
+    logged = TournamentStore(arena).log.trigger_event(
+        None, tournament_id=tournament.id, game=tournament.game
+    )
+    arena.save(tournament, logged)
 
 
 def create_match(arena: Arena, options: Options, key: ServerKey | None) -> JungleSpeed:
@@ -221,7 +231,7 @@ def swiss_cup(arena: Arena, *, duplicate: bool = True) -> Played:
     penalty = tournament.file_dispute(winner, second[1].id, 0, "they talked during play", clock())
     tournament.rule(REFEREE, penalty, Penalise(loser, 1), "talking at the table", clock())
     tournament.end(clock(WINDOW_MS + 1_000))
-    arena.save(tournament)
+    save_new(arena, tournament)
     return played
 
 
@@ -237,7 +247,7 @@ def wrong_luck(arena: Arena) -> Played:
     played.matches[(1, 1)] = stopped(match, first=1)
     finish(arena, tournament, match, clock())
     tournament.end(clock(WINDOW_MS + 1_000))
-    arena.save(tournament)
+    save_new(arena, tournament)
     return played
 
 
@@ -248,7 +258,7 @@ def under_way(arena: Arena) -> Played:
     (match,) = start_round(arena, tournament, Clock()(), None)
     played.matches[(1, 1)] = match
     arena.save(match)
-    arena.save(tournament)
+    save_new(arena, tournament)
     return played
 
 
