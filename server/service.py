@@ -154,6 +154,27 @@ def page_position(token: str) -> int:
     return int(token)
 
 
+def list_query(
+    request: match_service_pb2.ListMatchesRequest,
+) -> tuple[int, int, str | None, str | None]:
+    """What a ListMatches request asks for: the log position to list after, the page
+    size, and the game and status filters (:meth:`server.application.Matches.list`)."""
+    if request.page_size > MAX_PAGE_SIZE:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT, f"page_size is at most {MAX_PAGE_SIZE}"
+        )
+    size = request.page_size or DEFAULT_PAGE_SIZE
+    after = page_position(request.page_token)
+    game = codec.GAME_NAMES.get(request.game) if request.game else None
+    if request.game and game is None:
+        raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "unknown game filter")
+    if request.status not in common_pb2.MatchStatus.values():
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT, f"unknown status filter {request.status}"
+        )
+    return after, size, game, codec.status_filter(request.status)
+
+
 def client_address(peer: str) -> str:
     """The host part of a gRPC peer (``ipv4:10.0.0.7:53312``): whose quota a call spends."""
     kind, _, rest = peer.partition(":")
@@ -334,49 +355,14 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         viewed = await self.matches.view(
             parse_match_id(request.match_id), auth.bearer_token(context.invocation_metadata())
         )
-        game_codec = codec.codec_for(viewed.game)
-        response = match_service_pb2.GetMatchResponse(
-            summary=codec.listed_summary(viewed.summary), role=codec.ROLES[viewed.viewer.role]
-        )
-        if viewed.viewer.seat is not None:
-            response.seat = viewed.viewer.seat
-        getattr(response, game_codec.FIELD).CopyFrom(game_codec.state_message(viewed.state))
-        return response
+        return codec.viewed_match(viewed)
 
     @refusals
     async def ListMatches(
         self, request: match_service_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.ListMatchesResponse:
-        if request.page_size > MAX_PAGE_SIZE:
-            raise ServiceError(
-                grpc.StatusCode.INVALID_ARGUMENT, f"page_size is at most {MAX_PAGE_SIZE}"
-            )
-        size = request.page_size or DEFAULT_PAGE_SIZE
-        after = page_position(request.page_token)
-        game = codec.GAME_NAMES.get(request.game) if request.game else None
-        if request.game and game is None:
-            raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "unknown game filter")
-        if request.status not in common_pb2.MatchStatus.values():
-            raise ServiceError(
-                grpc.StatusCode.INVALID_ARGUMENT, f"unknown status filter {request.status}"
-            )
-        status = codec.status_filter(request.status)
-        return await self.app.queries.call(self._list, after, size, game, status)
-
-    def _list(
-        self, after: int, size: int, game: str | None, status: str | None
-    ) -> match_service_pb2.ListMatchesResponse:
-        """One page read from the projection of match summaries (:mod:`storage.summaries`)
-        in the query threads: no match is loaded, and no save waits behind it. The page
-        token is the log position of the page's last match; one more row is read to know
-        whether another page follows."""
-        rows = self.app.list_summaries(after, size + 1, game, status)
-        response = match_service_pb2.ListMatchesResponse(
-            matches=[codec.listed_summary(row) for row in rows[:size]]
-        )
-        if len(rows) > size:
-            response.next_page_token = str(rows[size - 1].position)
-        return response
+        page = await self.matches.list(*list_query(request))
+        return codec.listed_page(page)
 
     @refusals
     async def Act(  # type: ignore[override]  # it answers wire bytes
