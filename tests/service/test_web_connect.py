@@ -12,6 +12,7 @@ import httpx
 import pytest
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError
+from connectrpc.protocol import ProtocolType
 from google.protobuf import json_format
 from google.rpc import error_details_pb2
 from pyqwest import Client, HTTPTransport, HTTPVersion
@@ -195,3 +196,18 @@ async def test_http2_with_prior_knowledge_serves_unary_json_and_the_watch_stream
     ):
         events = [e async for e in web.watch(ms.WatchRequest(match_id=match_id))]
     assert events == await grpc_events(web_server, match_id)
+
+
+async def test_grpc_web_serves_the_same_calls_and_refusals(web_server: RunningServer) -> None:
+    match_id, _ = await stopped_match(web_server)
+    async with match_service_connect.MatchServiceClient(
+        web_url(web_server), protocol=ProtocolType.GRPC_WEB
+    ) as web:
+        events = [e async for e in web.watch(ms.WatchRequest(match_id=match_id))]
+        page = await web.list_matches(ms.ListMatchesRequest())
+        with pytest.raises(ConnectError) as refused:
+            await web.get_match(ms.GetMatchRequest(match_id="nope"))
+    assert events == await grpc_events(web_server, match_id)
+    assert [summary.match_id for summary in page.matches] == [match_id]
+    assert refused.value.code is Code.INVALID_ARGUMENT
+    assert [detail.type_name for detail in refused.value.details] == ["google.rpc.ErrorInfo"]
