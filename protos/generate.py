@@ -2,7 +2,10 @@
 
 Run ``python protos/generate.py`` after changing a .proto file. The test suite
 regenerates into a temporary directory and fails if the committed files differ, so the
-generator (grpcio-tools, mypy-protobuf) is pinned in pyproject.toml.
+generators (grpcio-tools, mypy-protobuf, protoc-gen-connectrpc) are pinned in
+pyproject.toml. The Connect code (``*_connect.py``, served to browsers by
+:mod:`server.web`) targets Google's protobuf runtime (``protobuf=google``), the same
+``*_pb2`` messages the gRPC service uses.
 """
 
 from __future__ import annotations
@@ -32,10 +35,13 @@ def _plugin(name: str) -> str:
 
 
 def generate(out_dir: Path, root: Path = PROTO_ROOT) -> None:
-    """Write ``*_pb2.py``, ``*_pb2.pyi`` and ``*_pb2_grpc.py`` for every proto into out_dir,
-    and :data:`DESCRIPTOR_SET`."""
+    """Write ``*_pb2.py``, ``*_pb2.pyi``, ``*_pb2_grpc.py`` and ``*_connect.py`` for every
+    proto into out_dir, and :data:`DESCRIPTOR_SET`."""
     include = str(files("grpc_tools").joinpath("_proto"))
-    plugins = {name: _plugin(name) for name in ("protoc-gen-mypy", "protoc-gen-mypy_grpc")}
+    plugins = {
+        name: _plugin(name)
+        for name in ("protoc-gen-mypy", "protoc-gen-mypy_grpc", "protoc-gen-connectrpc")
+    }
     args = [
         "protoc",
         f"-I{root}",
@@ -45,6 +51,8 @@ def generate(out_dir: Path, root: Path = PROTO_ROOT) -> None:
         f"--mypy_out={out_dir}",
         f"--grpc_python_out={out_dir}",
         f"--mypy_grpc_out={out_dir}",
+        f"--connectrpc_out={out_dir}",
+        "--connectrpc_opt=protobuf=google",
         *(str(p.relative_to(root)) for p in proto_files(root)),
     ]
     if protoc.main(args) != 0:

@@ -1,4 +1,4 @@
-"""The use cases of matches: create, join, reissue a token, fork, look at, watch, act.
+"""The use cases of matches: create, join, reissue a token, fork, list, look at, watch, act.
 
 Each use case takes plain values (the caller's token, names, numbers, a game's options
 already decoded) and returns a small typed result; it authorises the caller, runs the
@@ -98,6 +98,15 @@ class Viewed:
     game: str
     #: The game's state view for ``viewer`` (redacted by the domain).
     state: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of match summaries, in creation order."""
+
+    summaries: list[Summary]
+    #: The log position to list after for the next page; None on the last page.
+    next_position: int | None
 
 
 @dataclass(frozen=True)
@@ -261,6 +270,19 @@ class Matches:
             bytes.fromhex(new.match.seed_commitment),
             new.match.version,
         )
+
+    async def list(self, after: int, size: int, game: str | None, status: str | None) -> Page:
+        """Up to ``size`` summaries after log position ``after``, read from the projection
+        of match summaries (:mod:`storage.summaries`) in the query threads: no match is
+        loaded, and no save waits behind it. One more row is read to know whether
+        another page follows."""
+
+        def read() -> Page:
+            rows = self.store.list_summaries(after, size + 1, game, status)
+            following = rows[size - 1].position if len(rows) > size else None
+            return Page(rows[:size], following)
+
+        return await self.store.queries.call(read)
 
     async def view(self, match_id: UUID, caller: str | None) -> Viewed:
         """The match as ``caller`` may see it now, whatever instance saved it last."""

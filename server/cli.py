@@ -242,6 +242,13 @@ def main() -> None:
     "every receive stamp it takes (env TOTEM_INSTANCE) [default: host/process id on "
     "PostgreSQL; none on SQLite, which serves one instance].",
 )
+@click.option(
+    "--web",
+    envvar="TOTEM_WEB",
+    default=None,
+    help="host:port to serve the MatchService to browsers over the Connect protocol as "
+    "well (env TOTEM_WEB; docs/web.md): plaintext, on loopback addresses only for now.",
+)
 @click.option("--log-level", default="INFO", show_default=True, help="Python logging level.")
 def serve(
     address: str,
@@ -258,6 +265,7 @@ def serve(
     waiting_expiry_seconds: int,
     drain_seconds: float,
     instance: str | None,
+    web: str | None,
     log_level: str,
     **limit_values: Any,
 ) -> None:
@@ -311,6 +319,15 @@ def serve(
             err=True,
         )
 
+    if web is not None and not _loopback(web):
+        raise click.UsageError(
+            f"--web {web}: the web endpoint serves plaintext only, on loopback addresses"
+        )
+
+    def web_ready(port: int) -> None:
+        host = (web or "").rsplit(":", 1)[0]
+        click.echo(f"totem serving Connect for browsers on {host}:{port}", err=True)
+
     def ready(port: int) -> None:
         store = env.get("SQLITE_DBNAME") or "PostgreSQL"
         host = address.rsplit(":", 1)[0]
@@ -331,6 +348,8 @@ def serve(
                 waiting_expiry_ms=waiting_expiry_seconds * 1000,
                 limits=limits,
                 instance=instance,
+                web=web,
+                web_ready=web_ready,
             )
         )
     except (keys.KeyFileError, InstanceNameError) as exc:  # one line, no traceback

@@ -31,6 +31,7 @@ from server.service import MatchService, tolerant
 from server.stamps import ArrivalStamps, Stamper
 from server.tournament_service import TournamentService
 from server.tournaments import Tournaments
+from server.web import WebServer, start_web
 from storage import keys
 from storage.arena import Arena, store_env
 from storage.tournaments import TournamentStore
@@ -89,6 +90,8 @@ class RunningServer:
     tournaments: Tournaments | None = None
     calls: CallLimit | None = None
     cluster: Cluster | None = None
+    #: The MatchService over Connect for browsers (``totem serve --web``), if served.
+    web: WebServer | None = None
     stopped: bool = False
 
     async def stop(self, grace: float | None = GRACE_SECONDS, drain: float = 0.0) -> None:
@@ -114,6 +117,8 @@ class RunningServer:
             self.service.end_plays()
         if self.tournaments is not None:
             await self.tournaments.close()
+        if self.web is not None:
+            await self.web.stop()
         await self.server.stop(grace)
         await self.actors.close()
         if self.cluster is not None:
@@ -233,8 +238,12 @@ async def start(
     waiting_expiry_ms: int = WAITING_EXPIRY_MS,
     limits: Limits | None = None,
     instance: str | None = None,
+    web: str | None = None,
 ) -> RunningServer:
     """Start serving on ``address`` (port 0 picks a free port) and return at once.
+
+    With ``web`` (``HOST:PORT``), the MatchService is also served there over the Connect
+    protocol, for browsers (:mod:`server.web`), by the same use cases.
 
     On PostgreSQL the server is one instance among any others on the same store
     (:mod:`server.cluster`), named ``instance`` in its receive stamps (by default its
@@ -310,10 +319,21 @@ async def start(
     if port == 0:
         raise OSError(f"cannot listen on {address}")
     await server.start()
+    web_server = None if web is None else await start_web(service, web, GRACE_SECONDS)
     for name in ("", SERVICE_NAME, TOURNAMENT_SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return RunningServer(
-        server, port, app, actors, hub, health_servicer, service, tournaments, calls, cluster
+        server,
+        port,
+        app,
+        actors,
+        hub,
+        health_servicer,
+        service,
+        tournaments,
+        calls,
+        cluster,
+        web_server,
     )
 
 
@@ -346,6 +366,8 @@ async def serve_forever(
     waiting_expiry_ms: int = WAITING_EXPIRY_MS,
     limits: Limits | None = None,
     instance: str | None = None,
+    web: str | None = None,
+    web_ready: Callable[[int], None] | None = None,
 ) -> None:
     """Run until SIGINT or SIGTERM, then shut down cleanly (:meth:`RunningServer.stop`)."""
     running = await start(
@@ -357,6 +379,7 @@ async def serve_forever(
         waiting_expiry_ms=waiting_expiry_ms,
         limits=limits,
         instance=instance,
+        web=web,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -368,6 +391,8 @@ async def serve_forever(
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, on_signal)
+    if running.web is not None and web_ready is not None:
+        web_ready(running.web.port)
     ready(running.port)  # a signal sent as soon as it says so finds the handlers in place
     try:
         await stop.wait()

@@ -12,6 +12,7 @@ Play stream is stamped as its message is read, and submitted before the next is 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import uuid
@@ -24,7 +25,6 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from domain.kernel.stamps import ReceiveStamp
-from domain.kernel.views import Viewer
 from server import auth, codec
 from server.access import Access
 from server.actors import Actors, Outcome
@@ -38,10 +38,11 @@ from server.errors import (
     to_service_error,
     trailing_metadata,
 )
-from server.hub import EventHub, Subscription
+from server.hub import EventHub
 from server.limits import Limits, StreamSlots, WriteDeadlines
 from server.refusals import intake_of
 from server.stamps import Stamper
+from server.watch_feed import WatchFeed, fell_behind
 from storage import keys
 from storage.arena import Arena
 from totem.v1 import common_pb2, match_service_pb2, match_service_pb2_grpc
@@ -154,6 +155,27 @@ def page_position(token: str) -> int:
     return int(token)
 
 
+def list_query(
+    request: match_service_pb2.ListMatchesRequest,
+) -> tuple[int, int, str | None, str | None]:
+    """What a ListMatches request asks for: the log position to list after, the page
+    size, and the game and status filters (:meth:`server.application.Matches.list`)."""
+    if request.page_size > MAX_PAGE_SIZE:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT, f"page_size is at most {MAX_PAGE_SIZE}"
+        )
+    size = request.page_size or DEFAULT_PAGE_SIZE
+    after = page_position(request.page_token)
+    game = codec.GAME_NAMES.get(request.game) if request.game else None
+    if request.game and game is None:
+        raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "unknown game filter")
+    if request.status not in common_pb2.MatchStatus.values():
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT, f"unknown status filter {request.status}"
+        )
+    return after, size, game, codec.status_filter(request.status)
+
+
 def client_address(peer: str) -> str:
     """The host part of a gRPC peer (``ipv4:10.0.0.7:53312``): whose quota a call spends."""
     kind, _, rest = peer.partition(":")
@@ -186,14 +208,6 @@ def refused(error: Exception) -> match_service_pb2.PlayResponse:
     return match_service_pb2.PlayResponse(refused=rich_status(refusal))
 
 
-def fell_behind(last: int) -> ServiceError:
-    """A Watch stream whose client does not take its events fast enough."""
-    return ServiceError(
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        f"this stream fell behind; watch again with after_version={last}",
-    )
-
-
 class MatchService(match_service_pb2_grpc.MatchServiceServicer):
     #: Handlers whose calls are stamped on arrival (:class:`server.stamps.ArrivalStamps`):
     #: their receive order decides races and seat order.
@@ -215,6 +229,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         self.access = access or Access()
         self.limits = limits or Limits()
         self.matches = Matches(app, actors, hub, self.access, self.limits, stamper)
+        self.feed = WatchFeed(app, actors, self.matches, stamper)
         self.streams = StreamSlots(
             self.limits.streams_per_connection, self.limits.streams_per_address
         )
@@ -334,49 +349,14 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         viewed = await self.matches.view(
             parse_match_id(request.match_id), auth.bearer_token(context.invocation_metadata())
         )
-        game_codec = codec.codec_for(viewed.game)
-        response = match_service_pb2.GetMatchResponse(
-            summary=codec.listed_summary(viewed.summary), role=codec.ROLES[viewed.viewer.role]
-        )
-        if viewed.viewer.seat is not None:
-            response.seat = viewed.viewer.seat
-        getattr(response, game_codec.FIELD).CopyFrom(game_codec.state_message(viewed.state))
-        return response
+        return codec.viewed_match(viewed)
 
     @refusals
     async def ListMatches(
         self, request: match_service_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.ListMatchesResponse:
-        if request.page_size > MAX_PAGE_SIZE:
-            raise ServiceError(
-                grpc.StatusCode.INVALID_ARGUMENT, f"page_size is at most {MAX_PAGE_SIZE}"
-            )
-        size = request.page_size or DEFAULT_PAGE_SIZE
-        after = page_position(request.page_token)
-        game = codec.GAME_NAMES.get(request.game) if request.game else None
-        if request.game and game is None:
-            raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "unknown game filter")
-        if request.status not in common_pb2.MatchStatus.values():
-            raise ServiceError(
-                grpc.StatusCode.INVALID_ARGUMENT, f"unknown status filter {request.status}"
-            )
-        status = codec.status_filter(request.status)
-        return await self.app.queries.call(self._list, after, size, game, status)
-
-    def _list(
-        self, after: int, size: int, game: str | None, status: str | None
-    ) -> match_service_pb2.ListMatchesResponse:
-        """One page read from the projection of match summaries (:mod:`storage.summaries`)
-        in the query threads: no match is loaded, and no save waits behind it. The page
-        token is the log position of the page's last match; one more row is read to know
-        whether another page follows."""
-        rows = self.app.list_summaries(after, size + 1, game, status)
-        response = match_service_pb2.ListMatchesResponse(
-            matches=[codec.listed_summary(row) for row in rows[:size]]
-        )
-        if len(rows) > size:
-            response.next_page_token = str(rows[size - 1].position)
-        return response
+        page = await self.matches.list(*list_query(request))
+        return codec.listed_page(page)
 
     @refusals
     async def Act(  # type: ignore[override]  # it answers wire bytes
@@ -533,51 +513,12 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
     async def _watch(
         self, request: match_service_pb2.WatchRequest, context: grpc.aio.ServicerContext
     ) -> None:
-        sub: Subscription | None = None
-        present: int | None = None  # the seat this stream keeps at the table
         match_id = parse_match_id(request.match_id)
         token = auth.bearer_token(context.invocation_metadata())
-        with_state = not request.omit_state
-        try:
-            watching = await self.matches.watch(match_id, token, request.after_version, with_state)
-            viewer, sub, version = watching.viewer, watching.subscription, watching.version
-            ended = watching.ended
-            seat = viewer.seat  # a player's; spectators and the referee have none
-            if seat is not None:
-                self.actors.presence.stream_opened(match_id, seat)
-                present = seat
-            last = request.after_version
-            sent_stored = last < version
-            if sent_stored:
-                for data in await self.actors.threads.call(
-                    self._stored, match_id, last, version, (viewer, with_state)
-                ):
-                    await self._write(context, data, last)
-                    last += 1  # the stored events follow one another from ``last``
-                last = version
-            if ended:
-                return
-            if seat is not None and sent_stored:
-                self.stamper.written(match_id, seat, last)
-            while True:
-                if sub.overflowed:
-                    raise fell_behind(last)
-                frame = await sub.get()
-                if frame is None:
-                    raise shutting_down(f"watch again with after_version={last}")
-                if frame.version > last:
-                    await self._write(context, frame.data, last)
-                    last = frame.version
-                    if frame.final:
-                        self.stamper.forget(match_id)  # no grab will name a version again
-                        return
-                    if seat is not None:
-                        self.stamper.written(match_id, seat, last)
-        finally:
-            if sub is not None:
-                sub.close()  # before the stream's status, which may wait for the client
-            if present is not None:
-                self.actors.presence.stream_closed(match_id, present)
+        feed = self.feed.events(match_id, token, request.after_version, not request.omit_state)
+        async with contextlib.aclosing(feed) as events:
+            async for data, last in events:
+                await self._write(context, data, last)
 
     async def _write(self, context: grpc.aio.ServicerContext, data: bytes, last: int) -> None:
         """Write one event, or end the stream if the client does not take it in time:
@@ -597,18 +538,3 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         except TimeoutError:
             log.info("stream ended without its client reading the status: %s", error)
             raise asyncio.CancelledError() from None
-
-    def _stored(
-        self, match_id: UUID, after: int, upto: int, key: tuple[Viewer, bool]
-    ) -> list[bytes]:
-        """The stored events ``after < version <= upto`` encoded for a kind of viewer, each
-        with the state just after it: one event at a time is applied to the match as it
-        was at ``after``, never a reload per event."""
-        match: Any = self.app.load_at(match_id, after) if after else None
-        encoded = []
-        for evt in self.app.events_after(match_id, after):
-            if evt.originator_version > upto:
-                break
-            match = evt.mutate(match)
-            encoded.append(codec.encoded_event(match, evt, key))
-        return encoded

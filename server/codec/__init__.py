@@ -17,6 +17,7 @@ from domain.kernel.commands import Command, Stop
 from domain.kernel.match import EndReason, MatchAggregate, MatchStatus
 from domain.kernel.views import Viewer, ViewerRole
 from server import receipts
+from server.application import Page, Viewed
 from server.codec import jungle_speed, tribes, village
 from server.codec.wire import OptionsRequest, timestamp
 from storage.summaries import Summary
@@ -344,3 +345,25 @@ def status_filter(number: int) -> str | None:
         if wire == number:
             return status.value
     return None
+
+
+def viewed_match(viewed: Viewed) -> match_service_pb2.GetMatchResponse:
+    """A GetMatch answer: the summary, the caller's role and seat, the game's state."""
+    game_codec = codec_for(viewed.game)
+    response = match_service_pb2.GetMatchResponse(
+        summary=listed_summary(viewed.summary), role=ROLES[viewed.viewer.role]
+    )
+    if viewed.viewer.seat is not None:
+        response.seat = viewed.viewer.seat
+    getattr(response, game_codec.FIELD).CopyFrom(game_codec.state_message(viewed.state))
+    return response
+
+
+def listed_page(page: Page) -> match_service_pb2.ListMatchesResponse:
+    """A ListMatches answer; the page token is the next page's log position."""
+    response = match_service_pb2.ListMatchesResponse(
+        matches=[listed_summary(summary) for summary in page.summaries]
+    )
+    if page.next_position is not None:
+        response.next_page_token = str(page.next_position)
+    return response
