@@ -472,11 +472,8 @@ class Tournaments:
         replay_id = ""
         if isinstance(verdict, ReplayFrom):
             tournament = await self._load(tournament_id)
-            self._referee(tournament, caller)
-            found = next((d for d in tournament.disputes if d.number == dispute), None)
-            if found is None:
-                raise RuleViolation("TO-10.2", f"there is no dispute {dispute}")
-            # Refused as the ruling would be before any fork is made.
+            # Refused as the ruling would be (no such dispute, a version the match does
+            # not have...) before any fork is made.
             copy.deepcopy(tournament).rule(
                 self._referee(tournament, caller),
                 dispute,
@@ -484,6 +481,7 @@ class Tournaments:
                 reason,
                 self.clock(),
             )
+            found = next(d for d in tournament.disputes if d.number == dispute)
             fork = await self.threads.call(
                 fork_match,
                 self.matches.store,
@@ -565,7 +563,7 @@ class Tournaments:
         its result."""
         tournament_id = self._tables.get(match_id)
         if tournament_id is not None and not self.closed:
-            self._spawn(self._settle(tournament_id))
+            self._spawn(self._settle(tournament_id, only=str(match_id)))
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -577,36 +575,37 @@ class Tournaments:
         if not task.cancelled() and task.exception() is not None:
             log.error("tournament work failed", exc_info=task.exception())
 
-    async def _settle(self, tournament_id: UUID) -> None:
+    async def _settle(self, tournament_id: UUID, only: str | None = None) -> None:
         """Record what the server observes of a tournament's round under way: the
         result of each table whose match has ended; past the start deadline, who is
         absent, and each table short of players started or decided (TO-9.3, TO-9.4);
-        and the end, once due (TO-11.1)."""
+        and the end, once due (TO-11.1). ``only``: the one table whose match just ended
+        (its match id); else every table without a result."""
         tournament = await self._load(tournament_id)
         current = tournament.round_states[-1] if tournament.round_states else None
         if current is not None and not current.ended and not tournament.ended:
             for table in current.tables:
-                if table.result is None:
-                    await self._settle_table(tournament_id, table.match_id)
+                if table.result is None and only in (None, table.match_id):
+                    tournament = await self._settle_table(tournament_id, table.match_id)
         at = self.clock()
-        tournament = await self._load(tournament_id)
         if not tournament.ended and tournament.end_refusal(at) is None:
             await self._run(tournament_id, functools.partial(end_if_due, at=at))
         elif tournament.auto_rounds and tournament.start_refusal(at) is None:
             await self._start_round(tournament_id, None, by_organiser=False)
 
-    async def _settle_table(self, tournament_id: UUID, match_id: str) -> None:
+    async def _settle_table(self, tournament_id: UUID, match_id: str) -> Tournament:
+        """Settle one table (see :meth:`_settle`); the tournament as it then stands."""
         match = await self.threads.call(self.matches.store.load, UUID(match_id))
         at = self.clock()
 
-        def record(t: Tournament) -> None:
+        def record(t: Tournament) -> tuple[Tournament, TableState | None]:
             found = t.table_of_match(match_id)
             if found is None:
-                return
+                return t, None
             state = t.round_state(found[0])
             table = state.tables[found[1] - 1]
             if table.result is not None or state.ended:
-                return
+                return t, table
             if match.status is MatchStatus.ENDED and len(match.players) >= t.min_seats:
                 t.record_result(
                     match_id,
@@ -615,7 +614,7 @@ class Tournaments:
                     match.version,
                     at,
                 )
-                return
+                return t, table
             if at >= state.no_show_deadline_ms:
                 for entrant in table.seats:
                     if entrant not in table.forfeits and entrant not in table.arrived:
@@ -624,17 +623,17 @@ class Tournaments:
             present = [e for e in table.seats if e not in table.forfeits]
             if len(present) < t.min_seats:
                 t.record_result(match_id, {e: 1 for e in present}, "", 0, at)
+            return t, table
 
-        await self._run(tournament_id, record)
-        tournament = await self._load(tournament_id)
-        found = tournament.table_of_match(match_id)
-        if found is None:
-            return
-        table = tournament.round_state(found[0]).tables[found[1] - 1]
+        tournament, table = await self._run(tournament_id, record)
+        if table is None:
+            return tournament
         if table.result is not None and not table.digest and match.status is not MatchStatus.ENDED:
             await self._stop_undecisive(UUID(match_id))
         elif table.result is None and match.status is MatchStatus.WAITING:
             await self._seat_if_ready(tournament_id, match_id)
+            return await self._load(tournament_id)
+        return tournament
 
     async def _stop_undecisive(self, match_id: UUID) -> None:
         """Stop a table's match that no longer decides anything: the table was decided
