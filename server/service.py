@@ -135,13 +135,18 @@ def refusals(handler: Handler[R]) -> Handler[R]:
     return wrapper
 
 
-def parse_match_id(text: str) -> UUID:
+def parse_id(text: str, field: str = "match_id", what: str = "a match id") -> UUID:
+    """The id a request's ``field`` names; INVALID_ARGUMENT, in words, if it names none."""
     try:
         return UUID(text)
     except ValueError:
         raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT, f"match_id {echo(text)} is not a match id"
+            grpc.StatusCode.INVALID_ARGUMENT, f"{field} {echo(text)} is not {what}"
         ) from None
+
+
+def parse_match_id(text: str) -> UUID:
+    return parse_id(text)
 
 
 def page_position(token: str) -> int:
@@ -155,17 +160,22 @@ def page_position(token: str) -> int:
     return int(token)
 
 
+def page_request(page_size: int, page_token: str) -> tuple[int, int]:
+    """A listing's log position to list after and its page size, from a request's
+    ``page_size`` (0: the default; at most :data:`MAX_PAGE_SIZE`) and ``page_token``."""
+    if page_size > MAX_PAGE_SIZE:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT, f"page_size is at most {MAX_PAGE_SIZE}"
+        )
+    return page_position(page_token), page_size or DEFAULT_PAGE_SIZE
+
+
 def list_query(
     request: match_service_pb2.ListMatchesRequest,
 ) -> tuple[int, int, str | None, str | None]:
     """What a ListMatches request asks for: the log position to list after, the page
     size, and the game and status filters (:meth:`server.application.Matches.list`)."""
-    if request.page_size > MAX_PAGE_SIZE:
-        raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT, f"page_size is at most {MAX_PAGE_SIZE}"
-        )
-    size = request.page_size or DEFAULT_PAGE_SIZE
-    after = page_position(request.page_token)
+    after, size = page_request(request.page_size, request.page_token)
     game = codec.GAME_NAMES.get(request.game) if request.game else None
     if request.game and game is None:
         raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "unknown game filter")

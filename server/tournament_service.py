@@ -23,13 +23,10 @@ from domain.tournament.aggregate import RoundState, RulingRecord, Tournament, st
 from domain.tournament.verdicts import Verdict
 from server import auth, codec
 from server.errors import ServiceError
-from server.service import echo, page_position, refusals, refuse
+from server.service import echo, page_request, parse_id, parse_match_id, refusals, refuse
 from server.tournaments import Tournaments
 from totem.v1 import tournament_service_pb2 as pb
 from totem.v1 import tournament_service_pb2_grpc
-
-MAX_PAGE_SIZE = 100
-DEFAULT_PAGE_SIZE = 20
 
 FORMATS = {
     pb.TOURNAMENT_FORMAT_ROUND_ROBIN: Format.ROUND_ROBIN,
@@ -46,13 +43,8 @@ TIE_BREAKS = {
 TIE_BREAK_ENUMS = {v: k for k, v in TIE_BREAKS.items()}
 
 
-def parse_id(text: str, what: str = "tournament_id") -> UUID:
-    try:
-        return UUID(text)
-    except ValueError:
-        raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT, f"{what} {echo(text)} is not an id"
-        ) from None
+def tournament_id_of(text: str) -> UUID:
+    return parse_id(text, "tournament_id", "a tournament id")
 
 
 def bad(message: str) -> ServiceError:
@@ -236,7 +228,7 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
         self, request: pb.AddEntrantRequest, context: grpc.aio.ServicerContext
     ) -> pb.AddEntrantResponse:
         entered = await self.tournaments.add_entrant(
-            parse_id(request.tournament_id), _token(context), request.name
+            tournament_id_of(request.tournament_id), _token(context), request.name
         )
         return pb.AddEntrantResponse(entrant_token=entered.token, seed=entered.seed)
 
@@ -245,7 +237,7 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
         self, request: pb.AppointRefereeRequest, context: grpc.aio.ServicerContext
     ) -> pb.AppointRefereeResponse:
         token = await self.tournaments.appoint_referee(
-            parse_id(request.tournament_id), _token(context), request.name
+            tournament_id_of(request.tournament_id), _token(context), request.name
         )
         return pb.AppointRefereeResponse(referee_token=token)
 
@@ -254,7 +246,7 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
         self, request: pb.StartRoundRequest, context: grpc.aio.ServicerContext
     ) -> pb.StartRoundResponse:
         tournament = await self.tournaments.start_round(
-            parse_id(request.tournament_id), _token(context)
+            tournament_id_of(request.tournament_id), _token(context)
         )
         return pb.StartRoundResponse(round=round_message(tournament.round_states[-1]))
 
@@ -262,7 +254,9 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
     async def TakeSeat(
         self, request: pb.TakeSeatRequest, context: grpc.aio.ServicerContext
     ) -> pb.TakeSeatResponse:
-        seated = await self.tournaments.take_seat(parse_id(request.tournament_id), _token(context))
+        seated = await self.tournaments.take_seat(
+            tournament_id_of(request.tournament_id), _token(context)
+        )
         return pb.TakeSeatResponse(
             match_id=str(seated.match_id),
             seat=seated.seat,
@@ -275,17 +269,15 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
     async def GetTournament(
         self, request: pb.GetTournamentRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetTournamentResponse:
-        tournament = await self.tournaments.view(parse_id(request.tournament_id))
+        tournament = await self.tournaments.view(tournament_id_of(request.tournament_id))
         return pb.GetTournamentResponse(tournament=tournament_message(tournament))
 
     @refusals
     async def ListTournaments(
         self, request: pb.ListTournamentsRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListTournamentsResponse:
-        if request.page_size > MAX_PAGE_SIZE:
-            raise bad(f"page_size is at most {MAX_PAGE_SIZE}")
-        size = request.page_size or DEFAULT_PAGE_SIZE
-        page = await self.tournaments.list(page_position(request.page_token), size + 1)
+        after, size = page_request(request.page_size, request.page_token)
+        page = await self.tournaments.list(after, size + 1)
         more = len(page) > size
         page = page[:size]
         return pb.ListTournamentsResponse(
@@ -297,7 +289,7 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
     async def GetStandings(
         self, request: pb.GetStandingsRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetStandingsResponse:
-        tournament = await self.tournaments.view(parse_id(request.tournament_id))
+        tournament = await self.tournaments.view(tournament_id_of(request.tournament_id))
         if request.round > len(tournament.round_states):
             raise ServiceError(
                 grpc.StatusCode.OUT_OF_RANGE,
@@ -313,7 +305,7 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
         self, request: pb.WithdrawRequest, context: grpc.aio.ServicerContext
     ) -> pb.WithdrawResponse:
         first = await self.tournaments.withdraw(
-            parse_id(request.tournament_id), _token(context), request.entrant
+            tournament_id_of(request.tournament_id), _token(context), request.entrant
         )
         return pb.WithdrawResponse(first_missed_round=first)
 
@@ -322,9 +314,9 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
         self, request: pb.FileDisputeRequest, context: grpc.aio.ServicerContext
     ) -> pb.FileDisputeResponse:
         number = await self.tournaments.file_dispute(
-            parse_id(request.tournament_id),
+            tournament_id_of(request.tournament_id),
             _token(context),
-            parse_id(request.match_id, "match_id"),
+            parse_match_id(request.match_id),
             request.version,
             request.text,
         )
@@ -335,7 +327,7 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
         self, request: pb.ListDisputesRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListDisputesResponse:
         tournament = await self.tournaments.disputes(
-            parse_id(request.tournament_id), _token(context)
+            tournament_id_of(request.tournament_id), _token(context)
         )
         return pb.ListDisputesResponse(
             disputes=[
@@ -358,7 +350,7 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
         self, request: pb.RuleRequest, context: grpc.aio.ServicerContext
     ) -> pb.RuleResponse:
         ruled = await self.tournaments.rule(
-            parse_id(request.tournament_id),
+            tournament_id_of(request.tournament_id),
             _token(context),
             request.dispute,
             verdict_of(request.verdict),
@@ -370,14 +362,16 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
     async def EndTournament(
         self, request: pb.EndTournamentRequest, context: grpc.aio.ServicerContext
     ) -> pb.EndTournamentResponse:
-        digest = await self.tournaments.end(parse_id(request.tournament_id), _token(context))
+        digest = await self.tournaments.end(
+            tournament_id_of(request.tournament_id), _token(context)
+        )
         return pb.EndTournamentResponse(digest=digest)
 
     @refusals
     async def GetResultSheet(
         self, request: pb.GetResultSheetRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetResultSheetResponse:
-        sheet = await self.tournaments.sheet(parse_id(request.tournament_id))
+        sheet = await self.tournaments.sheet(tournament_id_of(request.tournament_id))
         return pb.GetResultSheetResponse(
             sheet=sheet.document.encode(),
             digest=sheet.digest,
@@ -389,7 +383,7 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
         self, request: pb.WatchTournamentRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.TournamentEvent]:
         try:
-            tournament_id = parse_id(request.tournament_id)
+            tournament_id = tournament_id_of(request.tournament_id)
             # Nobody's stream shows a token hash or, before the end, a seed.
             events = self.tournaments.watch(
                 tournament_id, request.after_version, Viewer.spectator()
