@@ -158,20 +158,28 @@ class Matches:
                 f"too many matches created: try again in {creation.retry_after_ms} ms",
                 retry_after_ms=creation.retry_after_ms,
             )
-        options = ties.with_windows(options, *self.limits.tie_windows_us())
-        self.actors.check_open()
         # Only an organiser's match has a referee: its creator may hand the token on.
         token, token_hash = auth.new_token() if creation.with_referee else ("", "")
+        match = await self._create(game, options, entropy, token_hash)
+        return Created(match.id, token, bytes.fromhex(match.seed_commitment))
+
+    async def _create(
+        self, game: str, options: Any, entropy: bytes, referee_token_hash: str
+    ) -> MatchAggregate:
+        """Make, save and start the timers of a new match, the server's tie windows
+        recorded in it (JS-4.2a)."""
+        self.actors.check_open()
+        options = ties.with_windows(options, *self.limits.tie_windows_us())
         kind = GAMES[game]
         # A game that keeps a secret of the server's gets one drawn here.
         extra = {"secret": secrets.token_bytes(kind.secret_bytes)} if kind.secret_bytes else {}
         match = await self.actors.threads.call(
             self.store.create_match,
-            lambda seed: kind.create(options, seed, entropy, token_hash, **extra),
+            lambda seed: kind.create(options, seed, entropy, referee_token_hash, **extra),
         )
         # Its timers run from its creation: a waiting match nobody joins expires.
         self.actors.actor(match.id).resume(match)
-        return Created(match.id, token, bytes.fromhex(match.seed_commitment))
+        return match
 
     async def join(
         self,
@@ -206,15 +214,7 @@ class Matches:
         """A new match of ``game`` for a tournament's table (:mod:`server.tournaments`):
         its seats kept for the table's entrants (``options.reserved_for``), no referee of
         its own (the organisers see it as one), the server's tie windows recorded."""
-        self.actors.check_open()
-        options = ties.with_windows(options, *self.limits.tie_windows_us())
-        kind = GAMES[game]
-        extra = {"secret": secrets.token_bytes(kind.secret_bytes)} if kind.secret_bytes else {}
-        match = await self.actors.threads.call(
-            self.store.create_match, lambda seed: kind.create(options, seed, b"", "", **extra)
-        )
-        self.actors.actor(match.id).resume(match)
-        return match.id
+        return (await self._create(game, options, b"", "")).id
 
     async def seat_table(
         self,
