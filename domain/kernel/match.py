@@ -202,9 +202,8 @@ class MatchAggregate(ChainedAggregate):
         self._require_not_ended()
         if self.status is not MatchStatus.WAITING:
             raise RuleViolation(self.PLAYERS_RULE, "the match has started: no seat is free")
-        reserved = self.options_data.get("reserved_for")
-        if reserved is not None:
-            if token_hash not in reserved:
+        if self.options_data.get("reserved_for") is not None:
+            if not self.reserves(token_hash):
                 raise RuleViolation(
                     "TO-9.2",
                     "this match is a tournament table: only its entrants take its seats, "
