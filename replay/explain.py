@@ -168,6 +168,8 @@ def contender_line(contender: Contender, first: bool = False) -> Text:
         line.append("reaction unknown")
     else:
         line.append(f"reaction {contender.reaction_ms:.3f} ms")
+    if contender.client_reaction_ms is not None:
+        line.append(f" (client says {contender.client_reaction_ms} ms)")
     if contender.close_call:
         line.append("  CLOSE CALL", style="bold yellow")
     if contender.suspect:

@@ -103,6 +103,9 @@ class Contender:
     #: None when the server did not see both ends.
     reaction_ms: float | None
     suspect: bool
+    #: The client's own measure of the reaction (ms, its clock), as it sent it with the
+    #: grab; None when it sent none. A claim: it marks nothing suspect by itself.
+    client_reaction_ms: int | None = None
     #: What the grab was to the race: :data:`WINNER`, :data:`LOST` (beaten by the winner:
     #: a duel's loser, or any other player of an inward-arrows race), :data:`LATE` (a late
     #: grab by a player the decision did not go against), :data:`WRONG` or
@@ -159,6 +162,7 @@ class Contender:
             gap_ms=0.0,
             reaction_ms=reaction,
             suspect=reaction is not None and reaction < human_limit_ms,
+            client_reaction_ms=stamp.client_reaction_ms,
             label=label,
             before_opening=0 < stamp.seen_version < opened,
             **fields,

@@ -161,6 +161,8 @@ def _contender_row(c: dict[str, Any]) -> str:
     seen = f"v{c['seen_version']}" if c.get("seen_version") else "not given"
     reaction = c.get("reaction_ms")
     reacted = "unknown" if reaction is None else f"{reaction:.3f} ms"
+    if c.get("client_reaction_ms") is not None:
+        reacted += f" (client says {int(c['client_reaction_ms'])} ms)"
     if c.get("suspect"):
         reacted += ' <strong class="suspect">SUSPECT</strong>'
     outcome = escape(str(c["outcome"]))

@@ -17,7 +17,7 @@ import functools
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NoReturn, TypeVar
 from uuid import UUID
 
@@ -210,6 +210,33 @@ Answer = tuple[UUID, "asyncio.Future[Outcome[bytes]]"] | match_service_pb2.PlayR
 #: A Play stream's answers in the order of its requests; None once the client has sent
 #: its last, a refusal to end the stream with.
 Answers = asyncio.Queue[Answer | ServiceError | None]
+
+
+#: The longest reaction a client may report (ms): an hour, past any turn a player waits.
+MAX_REACTION_MS = 3_600_000
+
+
+def with_client_reaction(
+    stamp: ReceiveStamp, request: match_service_pb2.ActRequest
+) -> ReceiveStamp:
+    """``stamp`` with the reaction the client measured itself (``reaction_ms``), its own
+    evidence for a judge (JS-5.1). It needs the version it was measured from, and at
+    most an hour; a stamp without one is returned as it is."""
+    if not request.HasField("reaction_ms"):
+        return stamp
+    if request.seen_version == 0:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "reaction_ms is measured from the event at seen_version: set seen_version too",
+            rule="JS-5.1",
+        )
+    if request.reaction_ms > MAX_REACTION_MS:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"reaction_ms {request.reaction_ms} is more than {MAX_REACTION_MS} (an hour)",
+            rule="JS-5.1",
+        )
+    return replace(stamp, client_reaction_ms=request.reaction_ms)
 
 
 def refused(error: Exception) -> match_service_pb2.PlayResponse:
@@ -497,7 +524,7 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
             codec.common_command(request) if common else codec.codec_for(kind).command(request)
         )
         claimed = request.seat if request.HasField("seat") else None
-        intake = intake_of(request, kind, stamp)
+        intake = intake_of(request, kind, with_client_reaction(stamp, request))
 
         game = None if common else kind
         return match_id, self.matches.act(

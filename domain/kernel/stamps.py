@@ -36,6 +36,11 @@ class ReceiveStamp:
     #: log, :mod:`domain.kernel.refusals`); 0 for what is no command of a player or the
     #: referee (a timer firing, a join) and in stamps stored before the numbers existed.
     receive: int = 0
+    #: The client's own measure of the reaction, in ms from showing the event at
+    #: ``seen_version`` to the player's press, on the client's clock; None when the
+    #: client sent none. A claim, kept as evidence beside ``seen_sent_monotonic_ns``:
+    #: nothing is decided by it.
+    client_reaction_ms: int | None = None
 
     @property
     def wall_ms(self) -> int:
@@ -59,6 +64,8 @@ class ReceiveStamp:
             data["on_stream"] = True
         if self.receive:
             data["receive"] = self.receive
+        if self.client_reaction_ms is not None:
+            data["client_reaction_ms"] = self.client_reaction_ms
         return data
 
     @classmethod
@@ -67,7 +74,8 @@ class ReceiveStamp:
 
         Stored stamps are never rewritten (events are hashed into their chain from
         their fields), so every form ever stored must read: :meth:`to_dict` leaves
-        ``instance``, ``on_stream`` and ``receive`` out when they are their defaults,
+        ``instance``, ``on_stream``, ``receive`` and ``client_reaction_ms`` out when they
+        are their defaults,
         and stamps stored before reaction evidence have no ``seen_sent_monotonic_ns``
         (nor, the oldest, ``seen_version``). A field left out reads as its default;
         the values are taken as stored, so ``to_dict`` gives back the stored form.
@@ -81,4 +89,5 @@ class ReceiveStamp:
             instance=data.get("instance", ""),
             on_stream=data.get("on_stream", False),
             receive=data.get("receive", 0),
+            client_reaction_ms=data.get("client_reaction_ms"),
         )

@@ -38,6 +38,7 @@ def stamp_message(stamp: ReceiveStamp) -> common_pb2.ReceiveStamp:
         instance=stamp.instance,
         on_stream=stamp.on_stream,
         receive=stamp.receive,
+        client_reaction_ms=stamp.client_reaction_ms,
     )
 
 

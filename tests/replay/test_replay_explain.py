@@ -376,3 +376,29 @@ async def test_js_5_1_grpc_race_flags_the_bot_that_grabs_within_5_ms_of_delivery
 def test_explain_help_names_the_limit() -> None:
     shown = CliRunner().invoke(main, ["explain", "--help"])
     assert "--human-limit-ms" in shown.output and "default: 100" in shown.output
+
+
+def test_js_5_1_the_reaction_a_client_measured_is_shown_beside_the_servers(
+    tmp_path: Path,
+) -> None:
+    """A grab's client may send its own measure of the reaction (``reaction_ms``): a judge
+    sees it beside the server's, and it marks nothing by itself."""
+    db = tmp_path / "t.db"
+    match = scripted_match(db, deal_for(3, {0: [INWARD]}))
+    match.reveal(0, grab_stamp(10, 0))
+    opened = match.version
+    claimed = grab_stamp(11, 3, seen=opened, sent_ms=1)
+    match.grab(2, dataclasses.replace(claimed, client_reaction_ms=180))
+    won = match.version
+    match.grab(1, grab_stamp(12, 400, seen=opened, sent_ms=1))
+    save(db, match)
+
+    contenders = explained(db, match.id, won)["contenders"]
+    assert [(c["seat"], c["client_reaction_ms"], c["suspect"]) for c in contenders] == [
+        (2, 180, True),
+        (1, None, False),
+    ]
+    rows = [
+        line for line in run(db, "explain", match.id, won).output.splitlines() if "recv #" in line
+    ]
+    assert "client says 180 ms" in rows[0] and "client says" not in rows[1]

@@ -25,35 +25,35 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15totem/v1/common.proto\x12\x08totem.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd3\x01\n\x0cReceiveStamp\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\x14\n\x0cmonotonic_ns\x18\x02 \x01(\x03\x12/\n\x0breceived_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0cseen_version\x18\x04 \x01(\x04\x12\x1e\n\x16seen_sent_monotonic_ns\x18\x05 \x01(\x03\x12\x10\n\x08instance\x18\x06 \x01(\t\x12\x11\n\ton_stream\x18\x07 \x01(\x08\x12\x0f\n\x07receive\x18\x08 \x01(\x04\"$\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\"(\n\tPlacement\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05place\x18\x02 \x01(\r\"\xbd\x02\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x1c\n\x04game\x18\x02 \x01(\x0e\x32\x0e.totem.v1.Game\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.totem.v1.MatchStatus\x12\x0f\n\x07variant\x18\x04 \x01(\t\x12\x13\n\x0bmax_players\x18\x05 \x01(\r\x12!\n\x07players\x18\x06 \x03(\x0b\x32\x10.totem.v1.Player\x12\x0f\n\x07version\x18\x07 \x01(\x04\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12#\n\x06result\x18\t \x03(\x0b\x32\x13.totem.v1.Placement\x12\'\n\nend_reason\x18\n \x01(\x0e\x32\x13.totem.v1.EndReason\";\n\x0cPlayerJoined\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x03 \x01(\x0c\"|\n\x0bMatchForked\x12\x17\n\x0forigin_match_id\x18\x01 \x01(\t\x12\x16\n\x0eorigin_version\x18\x02 \x01(\x04\x12\x15\n\rorigin_digest\x18\x03 \x01(\x0c\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\x0c\x12\x0c\n\x04seed\x18\x05 \x01(\x0c\"\x1d\n\rTokenReissued\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\x9e\x01\n\nMatchEnded\x12#\n\x06reason\x18\x01 \x01(\x0e\x32\x13.totem.v1.EndReason\x12#\n\x06result\x18\x02 \x03(\x0b\x32\x13.totem.v1.Placement\x12\x0c\n\x04seed\x18\x03 \x01(\x0c\x12\x11\n\tsignature\x18\x04 \x01(\x0c\x12\x12\n\npublic_key\x18\x05 \x01(\x0c\x12\x11\n\tstatement\x18\x06 \x01(\t*V\n\x04Game\x12\x14\n\x10GAME_UNSPECIFIED\x10\x00\x12\x15\n\x11GAME_JUNGLE_SPEED\x10\x01\x12\x0f\n\x0bGAME_TRIBES\x10\x02\x12\x10\n\x0cGAME_VILLAGE\x10\x03*w\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n\x14MATCH_STATUS_PLAYING\x10\x02\x12\x16\n\x12MATCH_STATUS_ENDED\x10\x03*u\n\nViewerRole\x12\x1b\n\x17VIEWER_ROLE_UNSPECIFIED\x10\x00\x12\x16\n\x12VIEWER_ROLE_PLAYER\x10\x01\x12\x19\n\x15VIEWER_ROLE_SPECTATOR\x10\x02\x12\x17\n\x13VIEWER_ROLE_REFEREE\x10\x03*s\n\tEndReason\x12\x1a\n\x16\x45ND_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45ND_REASON_COMPLETED\x10\x01\x12\x18\n\x14\x45ND_REASON_ABANDONED\x10\x02\x12\x16\n\x12\x45ND_REASON_STOPPED\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15totem/v1/common.proto\x12\x08totem.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8b\x02\n\x0cReceiveStamp\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\x14\n\x0cmonotonic_ns\x18\x02 \x01(\x03\x12/\n\x0breceived_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0cseen_version\x18\x04 \x01(\x04\x12\x1e\n\x16seen_sent_monotonic_ns\x18\x05 \x01(\x03\x12\x10\n\x08instance\x18\x06 \x01(\t\x12\x11\n\ton_stream\x18\x07 \x01(\x08\x12\x0f\n\x07receive\x18\x08 \x01(\x04\x12\x1f\n\x12\x63lient_reaction_ms\x18\t \x01(\rH\x00\x88\x01\x01\x42\x15\n\x13_client_reaction_ms\"$\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\"(\n\tPlacement\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05place\x18\x02 \x01(\r\"\xbd\x02\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x1c\n\x04game\x18\x02 \x01(\x0e\x32\x0e.totem.v1.Game\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.totem.v1.MatchStatus\x12\x0f\n\x07variant\x18\x04 \x01(\t\x12\x13\n\x0bmax_players\x18\x05 \x01(\r\x12!\n\x07players\x18\x06 \x03(\x0b\x32\x10.totem.v1.Player\x12\x0f\n\x07version\x18\x07 \x01(\x04\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12#\n\x06result\x18\t \x03(\x0b\x32\x13.totem.v1.Placement\x12\'\n\nend_reason\x18\n \x01(\x0e\x32\x13.totem.v1.EndReason\";\n\x0cPlayerJoined\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x03 \x01(\x0c\"|\n\x0bMatchForked\x12\x17\n\x0forigin_match_id\x18\x01 \x01(\t\x12\x16\n\x0eorigin_version\x18\x02 \x01(\x04\x12\x15\n\rorigin_digest\x18\x03 \x01(\x0c\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\x0c\x12\x0c\n\x04seed\x18\x05 \x01(\x0c\"\x1d\n\rTokenReissued\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\x9e\x01\n\nMatchEnded\x12#\n\x06reason\x18\x01 \x01(\x0e\x32\x13.totem.v1.EndReason\x12#\n\x06result\x18\x02 \x03(\x0b\x32\x13.totem.v1.Placement\x12\x0c\n\x04seed\x18\x03 \x01(\x0c\x12\x11\n\tsignature\x18\x04 \x01(\x0c\x12\x12\n\npublic_key\x18\x05 \x01(\x0c\x12\x11\n\tstatement\x18\x06 \x01(\t*V\n\x04Game\x12\x14\n\x10GAME_UNSPECIFIED\x10\x00\x12\x15\n\x11GAME_JUNGLE_SPEED\x10\x01\x12\x0f\n\x0bGAME_TRIBES\x10\x02\x12\x10\n\x0cGAME_VILLAGE\x10\x03*w\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n\x14MATCH_STATUS_PLAYING\x10\x02\x12\x16\n\x12MATCH_STATUS_ENDED\x10\x03*u\n\nViewerRole\x12\x1b\n\x17VIEWER_ROLE_UNSPECIFIED\x10\x00\x12\x16\n\x12VIEWER_ROLE_PLAYER\x10\x01\x12\x19\n\x15VIEWER_ROLE_SPECTATOR\x10\x02\x12\x17\n\x13VIEWER_ROLE_REFEREE\x10\x03*s\n\tEndReason\x12\x1a\n\x16\x45ND_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45ND_REASON_COMPLETED\x10\x01\x12\x18\n\x14\x45ND_REASON_ABANDONED\x10\x02\x12\x16\n\x12\x45ND_REASON_STOPPED\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'totem.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GAME']._serialized_start=1061
-  _globals['_GAME']._serialized_end=1147
-  _globals['_MATCHSTATUS']._serialized_start=1149
-  _globals['_MATCHSTATUS']._serialized_end=1268
-  _globals['_VIEWERROLE']._serialized_start=1270
-  _globals['_VIEWERROLE']._serialized_end=1387
-  _globals['_ENDREASON']._serialized_start=1389
-  _globals['_ENDREASON']._serialized_end=1504
+  _globals['_GAME']._serialized_start=1117
+  _globals['_GAME']._serialized_end=1203
+  _globals['_MATCHSTATUS']._serialized_start=1205
+  _globals['_MATCHSTATUS']._serialized_end=1324
+  _globals['_VIEWERROLE']._serialized_start=1326
+  _globals['_VIEWERROLE']._serialized_end=1443
+  _globals['_ENDREASON']._serialized_start=1445
+  _globals['_ENDREASON']._serialized_end=1560
   _globals['_RECEIVESTAMP']._serialized_start=69
-  _globals['_RECEIVESTAMP']._serialized_end=280
-  _globals['_PLAYER']._serialized_start=282
-  _globals['_PLAYER']._serialized_end=318
-  _globals['_PLACEMENT']._serialized_start=320
-  _globals['_PLACEMENT']._serialized_end=360
-  _globals['_MATCHSUMMARY']._serialized_start=363
-  _globals['_MATCHSUMMARY']._serialized_end=680
-  _globals['_PLAYERJOINED']._serialized_start=682
-  _globals['_PLAYERJOINED']._serialized_end=741
-  _globals['_MATCHFORKED']._serialized_start=743
-  _globals['_MATCHFORKED']._serialized_end=867
-  _globals['_TOKENREISSUED']._serialized_start=869
-  _globals['_TOKENREISSUED']._serialized_end=898
-  _globals['_MATCHENDED']._serialized_start=901
-  _globals['_MATCHENDED']._serialized_end=1059
+  _globals['_RECEIVESTAMP']._serialized_end=336
+  _globals['_PLAYER']._serialized_start=338
+  _globals['_PLAYER']._serialized_end=374
+  _globals['_PLACEMENT']._serialized_start=376
+  _globals['_PLACEMENT']._serialized_end=416
+  _globals['_MATCHSUMMARY']._serialized_start=419
+  _globals['_MATCHSUMMARY']._serialized_end=736
+  _globals['_PLAYERJOINED']._serialized_start=738
+  _globals['_PLAYERJOINED']._serialized_end=797
+  _globals['_MATCHFORKED']._serialized_start=799
+  _globals['_MATCHFORKED']._serialized_end=923
+  _globals['_TOKENREISSUED']._serialized_start=925
+  _globals['_TOKENREISSUED']._serialized_end=954
+  _globals['_MATCHENDED']._serialized_start=957
+  _globals['_MATCHENDED']._serialized_end=1115
 # @@protoc_insertion_point(module_scope)

@@ -185,6 +185,7 @@ class ReceiveStamp(_message.Message):
     INSTANCE_FIELD_NUMBER: _builtins.int
     ON_STREAM_FIELD_NUMBER: _builtins.int
     RECEIVE_FIELD_NUMBER: _builtins.int
+    CLIENT_REACTION_MS_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Receive order on the server process that took the request: 1, 2, 3... from its start
     (a restarted server counts from 1 again). Among commands of one match it is the order
@@ -221,6 +222,12 @@ class ReceiveStamp(_message.Message):
     "Refused commands are kept as evidence"); every number is in the stamp of an event or
     in a kept refusal. 0 for joins, timer firings and stamps stored before numbers existed.
     """
+    client_reaction_ms: _builtins.int
+    """The client's own measure of the reaction (ActRequest.reaction_ms), as it sent it:
+    milliseconds from showing the event at seen_version to the player's press, on the
+    client's clock. Unset when the client sent none. A claim of the client, to weigh
+    beside seen_sent_monotonic_ns; it never decided any order.
+    """
     @_builtins.property
     def received_at(self) -> _timestamp_pb2.Timestamp:
         """Wall clock of the server at receipt (nanosecond precision)."""
@@ -236,12 +243,15 @@ class ReceiveStamp(_message.Message):
         instance: _builtins.str = ...,
         on_stream: _builtins.bool = ...,
         receive: _builtins.int = ...,
+        client_reaction_ms: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["received_at", b"received_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_client_reaction_ms", b"_client_reaction_ms", "client_reaction_ms", b"client_reaction_ms", "received_at", b"received_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["instance", b"instance", "monotonic_ns", b"monotonic_ns", "on_stream", b"on_stream", "receive", b"receive", "received_at", b"received_at", "seen_sent_monotonic_ns", b"seen_sent_monotonic_ns", "seen_version", b"seen_version", "sequence", b"sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_client_reaction_ms", b"_client_reaction_ms", "client_reaction_ms", b"client_reaction_ms", "instance", b"instance", "monotonic_ns", b"monotonic_ns", "on_stream", b"on_stream", "receive", b"receive", "received_at", b"received_at", "seen_sent_monotonic_ns", b"seen_sent_monotonic_ns", "seen_version", b"seen_version", "sequence", b"sequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__client_reaction_ms: _TypeAlias = _typing.Literal["client_reaction_ms"]  # noqa: Y015
+    _WhichOneofArgType__client_reaction_ms: _TypeAlias = _typing.Literal["_client_reaction_ms", b"_client_reaction_ms"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__client_reaction_ms) -> _WhichOneofReturnType__client_reaction_ms | None: ...
 
 Global___ReceiveStamp: _TypeAlias = ReceiveStamp  # noqa: Y015
 

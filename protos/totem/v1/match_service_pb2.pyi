@@ -352,6 +352,7 @@ class ActRequest(_message.Message):
     TRIBES_FIELD_NUMBER: _builtins.int
     VILLAGE_FIELD_NUMBER: _builtins.int
     STOP_FIELD_NUMBER: _builtins.int
+    REACTION_MS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     seen_version: _builtins.int
@@ -363,6 +364,14 @@ class ActRequest(_message.Message):
     """Optional: the seat the caller means to act for. It must be the token's own seat
     (PERMISSION_DENIED otherwise). Leave it unset for a referee command, which acts for
     no seat (INVALID_ARGUMENT otherwise).
+    """
+    reaction_ms: _builtins.int
+    """Optional: the client's own measure of the player's reaction, in milliseconds from
+    the moment it showed the event at `seen_version` to the player's press (a key, a
+    click), on the client's clock: recorded in the command's receive stamp as evidence
+    for a judge beside the server's own measure. It never decides an order: receive
+    order does (JS-5.1). At most 3600000 (INVALID_ARGUMENT otherwise, JS-5.1); set it
+    only with a seen_version (INVALID_ARGUMENT otherwise).
     """
     @_builtins.property
     def jungle_speed(self) -> _jungle_speed_pb2.JungleSpeedCommand:
@@ -390,15 +399,20 @@ class ActRequest(_message.Message):
         tribes: _tribes_pb2.TribesCommand | None = ...,
         village: _village_pb2.VillageCommand | None = ...,
         stop: Global___StopMatch | None = ...,
+        reaction_ms: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "seat", b"seat", "stop", b"stop", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_reaction_ms", b"_reaction_ms", "_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "reaction_ms", b"reaction_ms", "seat", b"seat", "stop", b"stop", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "match_id", b"match_id", "seat", b"seat", "seen_version", b"seen_version", "stop", b"stop", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_reaction_ms", b"_reaction_ms", "_seat", b"_seat", "command", b"command", "jungle_speed", b"jungle_speed", "match_id", b"match_id", "reaction_ms", b"reaction_ms", "seat", b"seat", "seen_version", b"seen_version", "stop", b"stop", "tribes", b"tribes", "village", b"village"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__reaction_ms: _TypeAlias = _typing.Literal["reaction_ms"]  # noqa: Y015
+    _WhichOneofArgType__reaction_ms: _TypeAlias = _typing.Literal["_reaction_ms", b"_reaction_ms"]  # noqa: Y015
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
     _WhichOneofReturnType_command: _TypeAlias = _typing.Literal["jungle_speed", "tribes", "village", "stop"]  # noqa: Y015
     _WhichOneofArgType_command: _TypeAlias = _typing.Literal["command", b"command"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__reaction_ms) -> _WhichOneofReturnType__reaction_ms | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
     @_typing.overload
