@@ -290,10 +290,14 @@ def arguments(doc: str | None, store: bool = True, root: bool = True) -> argpars
 
 @contextmanager
 def serve(
-    args: argparse.Namespace, env: Mapping[str, str] | None = None, unlimited: bool = True
+    args: argparse.Namespace,
+    env: Mapping[str, str] | None = None,
+    unlimited: bool = True,
+    store: str | None = None,
 ) -> Iterator[Server]:
-    """A :class:`Server` on a fresh store, by the shared options: started, and stopped after."""
-    with fresh_store(args.store, args.dsn) as (store_env, _, folder):
+    """A :class:`Server` on a fresh store, by the shared options (``store`` in place of
+    ``--store``): started, and stopped after."""
+    with fresh_store(store or args.store, args.dsn) as (store_env, _, folder):
         running = Server(store_env, folder, args.root.resolve(), env, args.extra, unlimited)
         running.start()
         try:

@@ -1,20 +1,22 @@
 """Act beside boardgame.io's move and a Colyseus message, in one run on this machine.
 
 Act is a reveal in a 2-seat Jungle Speed match, stamped, decided and committed durably
-(``--store``, SQLite unless told) before it is answered; the gRPC echo is the bare
-server's, with a request of the same size; boardgame.io runs a one-counter move on its
-server, in memory, and the client waits for the state update; Colyseus answers "ping"
-with "pong". The peers and their Node clients are bench/peers/ (``npm ci`` there, run
-when node_modules is missing). Measured: sequential round trips (one client), and
-operations per second with 10 and 100 clients, each in a match or room of its own.
-Beside them, the floor of any persisted move: one small row committed in SQLite as the
-store commits (WAL, ``synchronous=FULL``). Target: Act within 2x boardgame.io's move at
-p50.
+before it is answered, on SQLite and on PostgreSQL; the gRPC echo is the bare server's,
+with a request of the same size; boardgame.io runs a one-counter move on its server, in
+memory and on PostgreSQL (bgio-postgres), and the client waits for the state update;
+Colyseus answers "ping" with "pong". The peers and their Node clients are bench/peers/
+(``npm ci`` there, run when node_modules is missing). Measured: sequential round trips
+(one client), and operations per second with 10 and 100 clients, each in a match or room
+of its own. Beside them, the floor of any persisted move: one small row committed in
+SQLite as the store commits (WAL, ``synchronous=FULL``). What each stores before it
+answers: Act, its events (one commit); boardgame.io, nothing (it sends the update, then
+writes state and metadata, two commits on PostgreSQL); Colyseus, nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import sqlite3
@@ -22,7 +24,8 @@ import statistics
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +33,20 @@ from bench import harness
 from totem.v1 import match_service_pb2 as ms
 
 PEERS = Path(__file__).resolve().parent / "peers"
-NAMES = ("gRPC echo", "Act", "boardgame.io", "Colyseus")
+NAMES = (
+    "gRPC echo",
+    "Act, SQLite",
+    "Act, PostgreSQL",
+    "boardgame.io, memory",
+    "boardgame.io, PostgreSQL",
+    "Colyseus",
+)
+#: Each Node peer: the server script, the client's kind, and whether it stores in PostgreSQL.
+NODE_PEERS = {
+    "boardgame.io, memory": ("bgio", "bgio", False),
+    "boardgame.io, PostgreSQL": ("bgio", "bgio", True),
+    "Colyseus": ("colyseus", "colyseus", False),
+}
 
 
 class Echo:
@@ -103,8 +119,46 @@ def durable_commit_ms(directory: Path, commits: int = 500) -> list[float]:
     return times
 
 
+@contextlib.contextmanager
+def bgio_database(dsn: str) -> Iterator[str]:
+    """A fresh PostgreSQL database for bgio-postgres (it makes its table in ``public``),
+    as a URI, dropped after."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    name = f"totem_bench_bgio_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    params = conninfo_to_dict(dsn)
+    user = f"{params.get('user', 'postgres')}" + (
+        f":{params['password']}" if params.get("password") else ""
+    )
+    where = f"{params.get('host', '127.0.0.1')}:{params.get('port', 5432)}"
+    try:
+        yield f"postgres://{user}@{where}/{name}"
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+def node_peer(stack: contextlib.ExitStack, script: str, *argv: str) -> int:
+    """``node SCRIPT-server.js 0 ARGV...`` until the run ends: the port it listens on."""
+    peer = subprocess.Popen(
+        ["node", f"{script}-server.js", "0", *argv], cwd=PEERS, stdout=subprocess.PIPE, text=True
+    )
+    stack.callback(peer.wait, 10)
+    stack.callback(peer.terminate)
+    assert peer.stdout is not None
+    lines = iter(peer.stdout.readline, "")  # until it says it listens
+    found = next(filter(None, (re.match(r"listening (\d+)", x) for x in lines)), None)
+    if found is None:
+        raise RuntimeError(f"node {script}-server.js did not start")
+    return int(found.group(1))
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = harness.arguments(__doc__)
+    parser = harness.arguments(__doc__, store=False)
+    parser.add_argument("--dsn", default=harness.DEFAULT_DSN, help="PostgreSQL (fresh per run)")
     parser.add_argument("--ops", type=int, default=2000, help="sequential operations timed")
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--concurrent-ops", type=int, default=4000, help="shared by the clients")
@@ -114,35 +168,29 @@ def main(argv: Sequence[str] | None = None) -> None:
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PEERS, check=True)
     print(harness.machine_line())
     size = len(ms.ActRequest(match_id="0" * 36, jungle_speed=harness.REVEAL).SerializeToString())
-    peers, ports = [], {}
     results: dict[str, dict[int, tuple[list[float], float]]] = {name: {} for name in NAMES}
-    try:
-        with harness.EchoServer() as echo, harness.serve(args) as server:
-            for name, kind in (("boardgame.io", "bgio"), ("Colyseus", "colyseus")):
-                argv = ["node", f"{kind}-server.js", "0"]
-                peers.append(subprocess.Popen(argv, cwd=PEERS, stdout=subprocess.PIPE, text=True))
-                assert peers[-1].stdout is not None
-                lines = iter(peers[-1].stdout.readline, "")  # until it says it listens
-                found = next(filter(None, (re.match(r"listening (\d+)", x) for x in lines)), None)
-                if found is None:
-                    raise RuntimeError(f"node {kind}-server.js did not start")
-                ports[name] = (kind, int(found.group(1)))
-            makers = {
-                "gRPC echo": lambda: Echo(echo.address, size),
-                "Act": lambda: harness.Revealer(server.address),
-            }
-            for clients in [1, *args.clients]:
-                each = args.ops if clients == 1 else max(1, args.concurrent_ops // clients)
-                numbers = (clients, each, max(1, args.warmup // clients))
-                for name in NAMES:
-                    if name in makers:
-                        results[name][clients] = asyncio.run(python_run(makers[name], *numbers))
-                    else:
-                        results[name][clients] = node_run(*ports[name], *numbers)
-    finally:
-        for peer in peers:
-            peer.terminate()
-            peer.wait(10)
+    with contextlib.ExitStack() as stack:
+        echo = stack.enter_context(harness.EchoServer())
+        sqlite = stack.enter_context(harness.serve(args, store="sqlite"))
+        postgres = stack.enter_context(harness.serve(args, store="postgres"))
+        uri = stack.enter_context(bgio_database(args.dsn))
+        ports = {
+            name: (kind, node_peer(stack, script, *([uri] if stored else [])))
+            for name, (script, kind, stored) in NODE_PEERS.items()
+        }
+        makers: dict[str, Callable[[], Any]] = {
+            "gRPC echo": lambda: Echo(echo.address, size),
+            "Act, SQLite": lambda: harness.Revealer(sqlite.address),
+            "Act, PostgreSQL": lambda: harness.Revealer(postgres.address),
+        }
+        for clients in [1, *args.clients]:
+            each = args.ops if clients == 1 else max(1, args.concurrent_ops // clients)
+            numbers = (clients, each, max(1, args.warmup // clients))
+            for name in NAMES:
+                if name in makers:
+                    results[name][clients] = asyncio.run(python_run(makers[name], *numbers))
+                else:
+                    results[name][clients] = node_run(*ports[name], *numbers)
     with tempfile.TemporaryDirectory() as tmp:
         commit = durable_commit_ms(Path(tmp))
     rows = [
@@ -153,12 +201,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         rates = [len(results[n][clients][0]) / results[n][clients][1] for n in NAMES]
         rows.append([f"{clients} clients, operations/s", *(f"{r:,.0f}" for r in rates)])
     print(harness.markdown_table(["", *NAMES], rows))
-    act, bgio = (statistics.median(results[n][1][0]) for n in ("Act", "boardgame.io"))
-    floor = statistics.median(results["gRPC echo"][1][0]) + statistics.median(commit)
+    p50 = {n: statistics.median(results[n][1][0]) for n in NAMES}
+    floor = p50["gRPC echo"] + statistics.median(commit)
     print(
-        f"\nAct / boardgame.io at p50: {act / bgio:.2f}x (target 2x); durable commit "
-        f"{statistics.median(commit):.3f} / {harness.p99(commit):.3f} ms (p50 / p99); "
-        f"echo + commit = {floor / bgio:.2f}x boardgame.io's move"
+        f"\nAt p50: Act on SQLite / boardgame.io on PostgreSQL "
+        f"{p50['Act, SQLite'] / p50['boardgame.io, PostgreSQL']:.2f}x, Act on PostgreSQL / "
+        f"boardgame.io on PostgreSQL "
+        f"{p50['Act, PostgreSQL'] / p50['boardgame.io, PostgreSQL']:.2f}x, Act on SQLite / "
+        f"boardgame.io in memory {p50['Act, SQLite'] / p50['boardgame.io, memory']:.2f}x; "
+        f"durable commit {statistics.median(commit):.3f} / {harness.p99(commit):.3f} ms "
+        f"(p50 / p99); echo + commit = {floor / p50['boardgame.io, memory']:.2f}x "
+        f"boardgame.io's move in memory"
     )
 
 
