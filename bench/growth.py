@@ -81,7 +81,9 @@ def grow(
     seconds."""
     # On PostgreSQL a transaction of 1,000 matches never completed: 100 at most.
     per = min(args.per_transaction, 100) if "POSTGRES_DBNAME" in env else args.per_transaction
-    workers = max(1, min(args.fill_processes, adding // per))
+    # Creations append to the transparency log: processes that make matches at once
+    # would take the same positions in it.
+    workers = 1 if waiting else max(1, min(args.fill_processes, adding // per))
     shares = [adding // workers + (i < adding % workers) for i in range(workers)]
     app = Arena(env)
     last = app.match_log.get_last()
