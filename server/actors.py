@@ -5,7 +5,9 @@ between, so the actor's queue order is the receive order (JS-4.2, JS-5.1). The a
 runs the work on its in-memory aggregate, saves the resulting events through a thread
 (the library is synchronous), answers once they are committed (nothing acknowledged is
 lost), then hands them to the publisher for the watchers. It also owns the match's
-timer, rebuilt from the aggregate after a restart.
+timer, set from the aggregate each time it runs work. A match without an actor has its
+timer elsewhere: a wake-up its actor left (:meth:`Actors.wake_at`), or, for a match not
+touched since the server started, its summary row's deadlines (:mod:`server.due`).
 
 A command that leaves a race held open for simultaneous commands (JS-4.2a,
 :mod:`domain.kernel.ties`) starts a batch: the actor waits out the window, takes the
