@@ -5,7 +5,9 @@ between, so the actor's queue order is the receive order (JS-4.2, JS-5.1). The a
 runs the work on its in-memory aggregate, saves the resulting events through a thread
 (the library is synchronous), answers once they are committed (nothing acknowledged is
 lost), then hands them to the publisher for the watchers. It also owns the match's
-timer, rebuilt from the aggregate after a restart.
+timer, set from the aggregate each time it runs work. A match without an actor has its
+timer elsewhere: a wake-up its actor left (:meth:`Actors.wake_at`), or, for a match not
+touched since the server started, its summary row's deadlines (:mod:`server.due`).
 
 A command that leaves a race held open for simultaneous commands (JS-4.2a,
 :mod:`domain.kernel.ties`) starts a batch: the actor waits out the window, takes the
@@ -21,7 +23,7 @@ import contextlib
 import copy
 import logging
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 from uuid import UUID
@@ -33,6 +35,7 @@ from domain.kernel.match import MatchAggregate, MatchStatus, is_final
 from domain.kernel.refusals import DEFAULT_QUOTA
 from domain.kernel.signing import Signer
 from server.commits import Committer
+from server.due import DueMatches
 from server.errors import ServiceError, shutting_down
 from server.hub import EventHub, Frame
 from server.presence import Presence
@@ -477,7 +480,7 @@ class MatchActor:
     # ---- the match timer -------------------------------------------------------
 
     def resume(self, match: MatchAggregate) -> None:
-        """Take over a match loaded at start-up and rebuild its timer from its events."""
+        """Take over a match just made here (created, forked) and set its timer."""
         self._take(match)
         self._schedule_timer(match)
 
@@ -499,10 +502,11 @@ class MatchActor:
         self.timer = asyncio.get_running_loop().call_later(delay, self._timer_fired)
         self.timer_due_ms = when
 
-    def _timer_fired(self) -> None:
+    def _timer_fired(self) -> asyncio.Future[Outcome[None]] | None:
+        """Fire the match's timer (in order with its commands): what that comes to."""
         self.timer = None
         if self.actors.draining:
-            return  # the next server to run the match fires it
+            return None  # the next server to run the match fires it
         stamp = self.actors.stamper.stamp()
 
         def fire(match: MatchAggregate) -> None:
@@ -518,8 +522,9 @@ class MatchActor:
         except ServiceError:
             log.warning("timer of match %s deferred: queue full", self.match_id)
             self.timer = asyncio.get_running_loop().call_later(0.1, self._timer_fired)
-            return
+            return None
         future.add_done_callback(self._timer_done)
+        return future
 
     def _timer_done(self, future: asyncio.Future[Outcome[None]]) -> None:
         if not future.cancelled() and future.exception() is not None:
@@ -676,6 +681,9 @@ class Actors:
         self.presence = Presence(on_change=self._presence_changed)
         #: A waiting match nobody joins for this long ends as abandoned.
         self.waiting_expiry_ms = waiting_expiry_ms
+        #: The timers of the live matches nobody has touched since the start (set by
+        #: :meth:`recover`).
+        self.due: DueMatches | None = None
 
     def saving_refusals(self, task: asyncio.Task[None]) -> None:
         """A match's refusal log is being saved by ``task``."""
@@ -857,23 +865,32 @@ class Actors:
                 await actor.stop()
             raise
 
-    async def recover(self) -> int:
-        """Start an actor for every live match (waiting or playing), so that its timers
-        (its turn timer, its abandonment) run again, and return how many. Which matches
-        are live is read from the projection of match summaries, caught up first (a store
-        written before it existed, or whose table was dropped): ended matches are never
-        loaded."""
+    async def recover(self) -> None:
+        """Make sure every live match's timers (its turn timer, its abandonment) run
+        again, without loading a match: which matches are live, and when each is next
+        due, is read from the projection of match summaries (:mod:`server.due`), caught
+        up first (a store written before it existed, or whose table was dropped, or
+        whose rows lack their deadlines). A match is loaded when first touched, or when
+        its deadline comes."""
         await self.threads.call(self.app.catch_up_summaries)
-        ids = await self.threads.call(self.app.live_match_ids)
-        started = 0
-        for match_id in ids:
-            match = await self.threads.call(self.app.load, match_id)
-            if match.status is not MatchStatus.ENDED:
-                actor = self.actor(match_id)
-                if actor.match is None:  # else another instance's write brought it here
-                    actor.resume(match)
-                started += 1
-        return started
+        filled = await self.threads.call(self.app.fill_deadlines)
+        if filled:
+            log.info("deadlines of %d live matches written to their summaries", filled)
+        offsets = (0, self.waiting_expiry_ms, self.presence.started_ms)
+
+        def read(
+            after: tuple[int, UUID], until_ms: int, limit: int
+        ) -> Awaitable[list[tuple[int, UUID]]]:
+            return self.threads.call(self.app.due_matches, after, until_ms, offsets, limit)
+
+        self.due = DueMatches(read, self._wake_untouched)
+
+    def _wake_untouched(self, match_id: UUID) -> asyncio.Future[Outcome[None]] | None:
+        """Fire the timer of a match nobody has touched since the start (it has no
+        actor here, nor a wake-up of its own): its deadline, read from the store, came."""
+        if self.draining or match_id in self._actors or match_id in self._wakeups:
+            return None
+        return self.actor(match_id)._timer_fired()
 
     async def drain(self, window: float) -> int:
         """Begin to shut down: refuse new commands and stop the timers at once, let the
@@ -881,6 +898,8 @@ class Actors:
         waiting (never applied, and their clients are told so). The work running at that
         moment, its save included, is let finish. Returns how many were refused."""
         self.draining = True
+        if self.due is not None:
+            await self.due.close()
         actors = list(self._actors.values())
         for actor in actors:
             actor.cancel_timer()
@@ -910,6 +929,8 @@ class Actors:
         """Stop every actor and the publisher. Waiting work is refused and running work
         is let finish first, drained or not."""
         self.draining = True
+        if self.due is not None:
+            await self.due.close()
         for wakeup in self._wakeups.values():
             wakeup.cancel()
         self._wakeups.clear()

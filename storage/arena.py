@@ -14,7 +14,7 @@ import random
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -417,6 +417,25 @@ class Arena(Application[UUID]):
     def live_match_ids(self) -> list[UUID]:
         """The matches waiting or playing, from the projection."""
         return self.summaries.live_match_ids()
+
+    def due_matches(
+        self, after: tuple[int, UUID], until_ms: int, offsets: Sequence[int], limit: int
+    ) -> list[tuple[int, UUID]]:
+        """Live matches' next deadlines, from the projection alone: no match is loaded
+        (:meth:`storage.summaries.SummaryRecorder.due_matches`)."""
+        return self.summaries.due_matches(after, until_ms, offsets, limit)
+
+    def fill_deadlines(self) -> int:
+        """Write the deadline columns of the live matches whose rows were written before
+        those columns existed, and return how many: each such match is loaded once,
+        the first time a server starts on the store; after that, none is (one query
+        of an empty index)."""
+        written, after = 0, 0
+        while page := self.summaries.unfilled_matches(after, PROJECTION_BATCH):
+            # Without a position: a row only updated, and never moved back a version.
+            self.summaries.write_summaries([summary_of(self.load(m)) for _, m in page])
+            written, after = written + len(page), page[-1][0]
+        return written
 
     def catch_up_summaries(self) -> int:
         """Write the summaries of the matches logged after the last log position the

@@ -15,7 +15,18 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Composed, Identifier
 
-from storage.summaries import LIVE, TABLE, Summary, SummaryRecorder, row_summary, writes
+from storage.summaries import (
+    DUE_COLUMNS,
+    LIVE,
+    TABLE,
+    UNFILLED,
+    Summary,
+    SummaryRecorder,
+    due_parameters,
+    due_statement,
+    row_summary,
+    writes,
+)
 
 
 def event_payload(instance: str, match_id: UUID, version: int) -> str:
@@ -75,6 +86,26 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
                 "end_reason text)"
             ).format(schema=schema, table=table)
         )
+        # Added to a table made before they existed.
+        self.sql_create_statements.append(
+            SQL(
+                "ALTER TABLE {schema}.{table} "
+                + ", ".join(f"ADD COLUMN IF NOT EXISTS {c} bigint" for c in DUE_COLUMNS)
+            ).format(schema=schema, table=table)
+        )
+        for column in DUE_COLUMNS:
+            self.sql_create_statements.append(
+                SQL(
+                    "CREATE INDEX IF NOT EXISTS {index} ON {schema}.{table} "
+                    f"({column}, match_id) WHERE {column} IS NOT NULL"
+                ).format(index=Identifier(f"{TABLE}_{column}"), schema=schema, table=table)
+            )
+        self.sql_create_statements.append(
+            SQL(
+                "CREATE INDEX IF NOT EXISTS {index} ON {schema}.{table} (position) WHERE "
+                + UNFILLED
+            ).format(index=Identifier(f"{TABLE}_unfilled"), schema=schema, table=table)
+        )
         for suffix, columns in (
             ("position", "position"),
             ("status", "status, position"),
@@ -88,17 +119,29 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
             )
         self.upsert_statement: Composed = SQL(
             "INSERT INTO {schema}.{table} AS s (match_id, position, game, status, variant, "
-            "max_players, players, version, created_us, result, end_reason) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            f"max_players, players, version, created_us, result, end_reason, "
+            f"{', '.join(DUE_COLUMNS)}) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
             "ON CONFLICT (match_id) DO UPDATE SET position = EXCLUDED.position, "
             "status = EXCLUDED.status, players = EXCLUDED.players, "
             "version = EXCLUDED.version, result = EXCLUDED.result, "
-            "end_reason = EXCLUDED.end_reason "
-            "WHERE s.version <= EXCLUDED.version"
+            "end_reason = EXCLUDED.end_reason"
+            + "".join(f", {c} = EXCLUDED.{c}" for c in DUE_COLUMNS)
+            + " WHERE s.version <= EXCLUDED.version"
         ).format(schema=schema, table=table)
         self.update_statement: Composed = SQL(
             "UPDATE {schema}.{table} SET status = %s, players = %s, version = %s, "
-            "result = %s, end_reason = %s WHERE match_id = %s AND version <= %s"
+            "result = %s, end_reason = %s"
+            + "".join(f", {c} = %s" for c in DUE_COLUMNS)
+            + " WHERE match_id = %s AND version <= %s"
+        ).format(schema=schema, table=table)
+        self.due_statement: Composed = SQL(due_statement("{schema}.{table}", "%s")).format(
+            schema=schema, table=table
+        )
+        self.unfilled_statement: Composed = SQL(
+            "SELECT position, match_id FROM {schema}.{table} WHERE "
+            + UNFILLED
+            + " AND position > %s ORDER BY position LIMIT %s"
         ).format(schema=schema, table=table)
         self.select_statement: Composed = SQL(
             "SELECT * FROM {schema}.{table} WHERE position > %s"
@@ -168,3 +211,16 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
         with self.datastore.transaction(commit=False) as curs:
             curs.execute(self.live_statement, LIVE)
             return [row["match_id"] for row in curs.fetchall()]
+
+    def due_matches(
+        self, after: tuple[int, UUID], until_ms: int, offsets: Sequence[int], limit: int
+    ) -> list[tuple[int, UUID]]:
+        params = due_parameters(after, until_ms, offsets, limit, lambda m: m)
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self.due_statement, params)
+            return [(int(row["due"]), row["match_id"]) for row in curs.fetchall()]
+
+    def unfilled_matches(self, after: int, limit: int) -> list[tuple[int, UUID]]:
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self.unfilled_statement, (after, limit))
+            return [(row["position"], row["match_id"]) for row in curs.fetchall()]
