@@ -88,7 +88,7 @@ export function showMatch(root: HTMLElement, matchId: string): () => void {
     drawFacts();
     if (game) {
       replace(board, game.draw(next, { name }));
-      headline.textContent = game.headline(next, { name });
+      headline.textContent = summary?.status === MatchStatus.ENDED ? '' : game.headline(next, { name });
     } else {
       replace(board, h('p', {}, 'This client cannot draw this game.'));
     }
@@ -105,7 +105,7 @@ export function showMatch(root: HTMLElement, matchId: string): () => void {
       h('p', { 'data-testid': 'end-reason' }, `Why: ${reasonWords(summary.endReason)}.`),
       h('p', { 'data-testid': 'result-words' }, `Result: ${resultWords(summary.result, name)}.`),
       h(
-        'ol',
+        'ul',
         { class: 'placements' },
         sortedResult(summary.result).map((p) =>
           h('li', { 'data-testid': 'placement', 'data-seat': String(p.seat), 'data-place': String(p.place) }, `${p.place}. ${name(p.seat)}`),

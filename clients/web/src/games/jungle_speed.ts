@@ -30,11 +30,11 @@ export function cardWords(card: Card | undefined): string {
   if (!card) return 'no card';
   switch (card.kind) {
     case CardKind.INWARD_ARROWS:
-      return 'inward arrows';
+      return 'inward-arrows card';
     case CardKind.OUTWARD_ARROWS:
-      return 'outward arrows';
+      return 'outward-arrows card';
     case CardKind.COLOURED_ARROWS:
-      return 'coloured arrows';
+      return 'coloured-arrows card';
     default: {
       const [family = '', variant = ''] = (Shape[card.shape] ?? '').toLowerCase().split('_');
       return `${enumWords(Colour, card.colour)} ${variant} ${family}`.trim();
