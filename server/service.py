@@ -28,7 +28,7 @@ from domain.kernel.stamps import ReceiveStamp
 from server import auth, codec
 from server.access import Access
 from server.actors import Actors, Outcome
-from server.application import Matches
+from server.application import Joined, Matches
 from server.checkpoints import signed_checkpoint
 from server.errors import (
     ServiceError,
@@ -194,6 +194,28 @@ def client_address(peer: str) -> str:
     return peer
 
 
+def join_place(request: match_service_pb2.JoinMatchRequest) -> tuple[UUID, int | None]:
+    """The match a JoinMatch request names and the seat it asks for (None: any seat)."""
+    match_id = parse_match_id(request.match_id)
+    place = request.WhichOneof("place")
+    if place is None:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "set any_seat or seat to take a seat; spectators call GetMatch and Watch "
+            "without joining",
+        )
+    return match_id, request.seat if place == "seat" else None
+
+
+def joined_response(joined: Joined) -> match_service_pb2.JoinMatchResponse:
+    return match_service_pb2.JoinMatchResponse(
+        role=common_pb2.VIEWER_ROLE_PLAYER,
+        seat=joined.seat,
+        player_token=joined.token,
+        version=joined.version,
+    )
+
+
 def no_token() -> ServiceError:
     return ServiceError(
         grpc.StatusCode.UNAUTHENTICATED,
@@ -279,44 +301,22 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
     async def GetServerKey(
         self, request: match_service_pb2.GetServerKeyRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.GetServerKeyResponse:
-        signer = self.actors.signer
-        if signer is None:
-            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "this server signs no matches")
-        return match_service_pb2.GetServerKeyResponse(
-            algorithm=keys.ALGORITHM, public_key=signer.public_key
-        )
+        return self.server_key()
 
     @refusals
     async def GetCheckpoint(
         self, request: match_service_pb2.GetCheckpointRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.GetCheckpointResponse:
-        signer = self.actors.signer
-        if signer is None:
-            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "this server signs no checkpoints")
-        return await self.app.queries.call(
-            signed_checkpoint, self.app, signer, request.consistent_with
-        )
+        return await self.checkpoint(request)
 
     @refusals
     async def CreateMatch(
         self, request: match_service_pb2.CreateMatchRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.CreateMatchResponse:
-        game = codec.GAME_NAMES.get(request.game)
-        if game is None:
-            raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "game must be set to a known game")
-        game_codec = codec.codec_for(game)
-        options = codec.options_with_common(game_codec.options_from_request(request), request)
-        created = await self.matches.create(
+        return await self.create_match(
+            request,
             auth.bearer_token(context.invocation_metadata()),
             client_address(context.peer()),
-            game,
-            options,
-            request.entropy,
-        )
-        return match_service_pb2.CreateMatchResponse(
-            match_id=str(created.match_id),
-            referee_token=created.referee_token,
-            seed_commitment=created.seed_commitment,
         )
 
     @refusals
@@ -324,60 +324,28 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         self, request: match_service_pb2.JoinMatchRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.JoinMatchResponse:
         stamp = self.stamper.on_arrival(0)
-        match_id = parse_match_id(request.match_id)
-        place = request.WhichOneof("place")
-        if place is None:
-            raise ServiceError(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "set any_seat or seat to take a seat; spectators call GetMatch and Watch "
-                "without joining",
-            )
+        match_id, seat = join_place(request)
         joined = await self.matches.join(
             match_id,
             auth.bearer_token(context.invocation_metadata()),
             request.name,
             request.entropy,
-            request.seat if place == "seat" else None,
+            seat,
             stamp,
         )
-        return match_service_pb2.JoinMatchResponse(
-            role=common_pb2.VIEWER_ROLE_PLAYER,
-            seat=joined.seat,
-            player_token=joined.token,
-            version=joined.version,
-        )
+        return joined_response(joined)
 
     @refusals
     async def ReissueToken(
         self, request: match_service_pb2.ReissueTokenRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.ReissueTokenResponse:
-        reissued = await self.matches.reissue(
-            parse_match_id(request.match_id),
-            auth.bearer_token(context.invocation_metadata()),
-            request.seat,
-        )
-        return match_service_pb2.ReissueTokenResponse(
-            player_token=reissued.token, version=reissued.version
-        )
+        return await self.reissue_token(request, auth.bearer_token(context.invocation_metadata()))
 
     @refusals
     async def ForkMatch(
         self, request: match_service_pb2.ForkMatchRequest, context: grpc.aio.ServicerContext
     ) -> match_service_pb2.ForkMatchResponse:
-        stamp = self.stamper.stamp()
-        forked = await self.matches.fork(
-            parse_match_id(request.match_id),
-            request.version,
-            auth.bearer_token(context.invocation_metadata()),
-            stamp,
-        )
-        return match_service_pb2.ForkMatchResponse(
-            match_id=str(forked.match_id),
-            referee_token=forked.referee_token,
-            player_tokens=forked.player_tokens,
-            seed_commitment=forked.seed_commitment,
-            version=forked.version,
-        )
+        return await self.fork_match(request, auth.bearer_token(context.invocation_metadata()))
 
     @refusals
     async def GetMatch(
@@ -575,3 +543,63 @@ class MatchService(match_service_pb2_grpc.MatchServiceServicer):
         except TimeoutError:
             log.info("stream ended without its client reading the status: %s", error)
             raise asyncio.CancelledError() from None
+
+    # What the calls above do once their caller's token and address are read: shared
+    # with the web handlers (:mod:`server.web`), so each is translated in one place.
+
+    def server_key(self) -> match_service_pb2.GetServerKeyResponse:
+        signer = self.actors.signer
+        if signer is None:
+            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "this server signs no matches")
+        return match_service_pb2.GetServerKeyResponse(
+            algorithm=keys.ALGORITHM, public_key=signer.public_key
+        )
+
+    async def checkpoint(
+        self, request: match_service_pb2.GetCheckpointRequest
+    ) -> match_service_pb2.GetCheckpointResponse:
+        signer = self.actors.signer
+        if signer is None:
+            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "this server signs no checkpoints")
+        return await self.app.queries.call(
+            signed_checkpoint, self.app, signer, request.consistent_with
+        )
+
+    async def create_match(
+        self, request: match_service_pb2.CreateMatchRequest, token: str | None, address: str
+    ) -> match_service_pb2.CreateMatchResponse:
+        """A new match for the holder of ``token``, calling from ``address`` (its host)."""
+        game = codec.GAME_NAMES.get(request.game)
+        if game is None:
+            raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "game must be set to a known game")
+        game_codec = codec.codec_for(game)
+        options = codec.options_with_common(game_codec.options_from_request(request), request)
+        created = await self.matches.create(token, address, game, options, request.entropy)
+        return match_service_pb2.CreateMatchResponse(
+            match_id=str(created.match_id),
+            referee_token=created.referee_token,
+            seed_commitment=created.seed_commitment,
+        )
+
+    async def reissue_token(
+        self, request: match_service_pb2.ReissueTokenRequest, token: str | None
+    ) -> match_service_pb2.ReissueTokenResponse:
+        reissued = await self.matches.reissue(parse_match_id(request.match_id), token, request.seat)
+        return match_service_pb2.ReissueTokenResponse(
+            player_token=reissued.token, version=reissued.version
+        )
+
+    async def fork_match(
+        self, request: match_service_pb2.ForkMatchRequest, token: str | None
+    ) -> match_service_pb2.ForkMatchResponse:
+        stamp = self.stamper.stamp()
+        forked = await self.matches.fork(
+            parse_match_id(request.match_id), request.version, token, stamp
+        )
+        return match_service_pb2.ForkMatchResponse(
+            match_id=str(forked.match_id),
+            referee_token=forked.referee_token,
+            player_tokens=forked.player_tokens,
+            seed_commitment=forked.seed_commitment,
+            version=forked.version,
+        )

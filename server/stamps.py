@@ -116,6 +116,14 @@ class Stamper:
 _ARRIVAL: ContextVar[ReceiveStamp | None] = ContextVar("arrival_stamp", default=None)
 
 
+def stamp_arrival(stamper: Stamper) -> None:
+    """Stamp the call this context runs on arrival, its message not read yet, as
+    :class:`ArrivalStamps` does on gRPC: for a protocol adapter's own hook (the web
+    port's, :mod:`server.web`). Its handler picks the stamp up with
+    :meth:`Stamper.on_arrival`."""
+    _ARRIVAL.set(stamper.arrival())
+
+
 class ArrivalStamps(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Stamps race-deciding calls the moment gRPC hands them to the event loop.
 
