@@ -20,6 +20,12 @@ const STATUS_WORDS: Record<StreamStatus, string> = {
   failed: 'stopped',
 };
 
+/** An event's kind: "playerJoined", or a game's "tribes.placed". */
+function kindOf(event: MatchEvent): string {
+  const inner = (event.event.value as { event?: { case?: string } } | undefined)?.event?.case;
+  return inner ? `${event.event.case}.${inner}` : (event.event.case ?? '');
+}
+
 /** Draw the match page into `root`; returns what stops it. */
 export function showMatch(root: HTMLElement, matchId: string): () => void {
   takeTokenFromFragment(matchId);
@@ -44,6 +50,7 @@ export function showMatch(root: HTMLElement, matchId: string): () => void {
   const result = h('section', { class: 'result', 'aria-live': 'polite', 'data-testid': 'result', hidden: true });
   const join = h('form', { class: 'join', 'data-testid': 'join-form', hidden: true });
   const log = h('ol', { class: 'event-log', 'data-testid': 'event-log', 'aria-label': 'what happened' });
+  const logBox = h('section', { class: 'log' }, h('h2', {}, 'What happened'), log);
 
   const name = (s: number) => seatName(summary, s);
   const module = () => (summary ? gameModule(summary.game) : undefined);
@@ -51,15 +58,34 @@ export function showMatch(root: HTMLElement, matchId: string): () => void {
   const playContext = (): PlayContext | undefined =>
     seat === undefined ? undefined : { seat, name, act: (command) => void act(command), redraw: drawControls };
 
+  /** The version drawn when the command in flight was sent: one command per state drawn. */
+  let sentAt: bigint | undefined;
+
   async function act(command: Command): Promise<void> {
-    if (seat === undefined) return;
+    if (seat === undefined || sentAt === shown) return;
     const seenVersion = shown;
+    // The player's reaction: from the moment this page drew the event at seen_version to
+    // the press, on this page's clock. Evidence for a judge; the server's order decides.
     const reactionMs = Math.max(0, Math.round(performance.now() - (drawnAt.get(seenVersion) ?? performance.now())));
+    sentAt = seenVersion;
+    setBusy(true);
     refusal.textContent = '';
     try {
       await client.act({ matchId, seenVersion, seat, command, reactionMs });
     } catch (error) {
       refusal.textContent = `Refused: ${refusalText(error)}`;
+      if (sentAt === seenVersion) {
+        sentAt = undefined;
+        setBusy(false);
+      }
+    }
+  }
+
+  /** While a command is in flight, the controls of the state it was sent from are disabled. */
+  function setBusy(busy: boolean): void {
+    controls.dataset.busy = String(busy);
+    for (const control of controls.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLSelectElement>('button, input, select')) {
+      control.disabled = busy;
     }
   }
 
@@ -79,6 +105,7 @@ export function showMatch(root: HTMLElement, matchId: string): () => void {
     const game = module();
     const offered = context && state && game ? game.controls(state, context) : null;
     replace(controls, offered);
+    setBusy(sentAt !== undefined && sentAt === shown);
   }
 
   function drawState(next: MatchState): void {
@@ -131,18 +158,18 @@ export function showMatch(root: HTMLElement, matchId: string): () => void {
   }
 
   function onEvent(event: MatchEvent): void {
+    shown = event.version;
     if (event.state) drawState(event.state);
     log.appendChild(
       h(
         'li',
-        { 'data-testid': 'event', 'data-version': String(event.version), 'data-kind': event.event.case ?? '' },
+        { 'data-testid': 'event', 'data-version': String(event.version), 'data-kind': kindOf(event) },
         h('span', { class: 'version' }, `${event.version}`),
         ' ',
         describe(event),
       ),
     );
-    log.lastElementChild?.scrollIntoView({ block: 'nearest' });
-    shown = event.version;
+    logBox.scrollTop = logBox.scrollHeight;
     drawnAt.set(event.version, performance.now());
     log.dataset.version = String(event.version);
   }
@@ -226,7 +253,7 @@ export function showMatch(root: HTMLElement, matchId: string): () => void {
     refusal,
     result,
     headline,
-    h('div', { class: 'match-layout' }, h('div', {}, board, controls), h('section', { class: 'log' }, h('h2', {}, 'What happened'), log)),
+    h('div', { class: 'match-layout' }, h('div', {}, board, controls), logBox),
   );
   void start();
   return () => {

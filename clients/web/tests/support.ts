@@ -241,3 +241,46 @@ async function bounded<T>(promise: Promise<T>, ms: number, message: () => string
     clearTimeout(timer);
   }
 }
+
+/**
+ * The match's events 1 to `upTo` as the server streams them (Watch, Connect protocol in
+ * JSON), seen by the holder of `token` (none: a spectator).
+ */
+export async function serverEvents(server: Server, matchId: string, upTo: number, token?: string): Promise<Record<string, any>[]> {
+  const json = new TextEncoder().encode(JSON.stringify({ matchId, omitState: true }));
+  const body = new Uint8Array(5 + json.length);
+  new DataView(body.buffer).setUint32(1, json.length);
+  body.set(json, 5);
+  const headers: Record<string, string> = { 'content-type': 'application/connect+json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const abort = new AbortController();
+  const response = await fetch(`${server.url}/totem.v1.MatchService/Watch`, { method: 'POST', headers, body, signal: abort.signal });
+  const reader = response.body!.getReader();
+  const events: Record<string, any>[] = [];
+  let buffered = new Uint8Array(0);
+  try {
+    for (;;) {
+      while (buffered.length >= 5) {
+        const size = new DataView(buffered.buffer, buffered.byteOffset).getUint32(1);
+        if (buffered.length < 5 + size) break;
+        const flags = buffered[0]!;
+        const message = JSON.parse(new TextDecoder().decode(buffered.subarray(5, 5 + size)));
+        buffered = buffered.subarray(5 + size);
+        if (flags & 2) {
+          if (message.error) throw new Error(`Watch ended: ${JSON.stringify(message.error)}`);
+          return events;
+        }
+        events.push(message);
+        if (Number(message.version) >= upTo) return events;
+      }
+      const { value, done } = await reader.read();
+      if (done) return events;
+      const joined = new Uint8Array(buffered.length + value.length);
+      joined.set(buffered);
+      joined.set(value, buffered.length);
+      buffered = joined;
+    }
+  } finally {
+    abort.abort();
+  }
+}
