@@ -235,7 +235,7 @@ export function showMatch(root: HTMLElement, matchId: string): () => void {
 
   function onKey(event: KeyboardEvent): void {
     const target = event.target as HTMLElement | null;
-    if (target && ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON'].includes(target.tagName)) return;
+    if (target && ['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName)) return;
     const context = playContext();
     const game = module();
     if (context && state && game?.keyPressed?.(event, state, context)) event.preventDefault();
