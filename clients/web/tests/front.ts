@@ -15,6 +15,10 @@ export async function startFront(dist: string, webPort: number, port = 0): Promi
         (answer) => {
           response.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(response);
+          // The server went away mid-answer: so does this answer, as it would without us.
+          answer.on('close', () => {
+            if (!answer.complete) response.destroy();
+          });
         },
       );
       upstream.on('error', () => response.destroy());
