@@ -67,13 +67,13 @@ function draw(state: MatchState, context: ViewContext): Node {
   const size = table.boardSize;
   const board = h(
     'div',
-    { class: 'tribes-board', style: `grid-template-columns: repeat(${size || 1}, 1fr)`, 'data-testid': 'tribes-board', role: 'grid' },
+    { class: 'tribes-board', style: `grid-template-columns: repeat(${size || 1}, 1fr)`, 'data-testid': 'tribes-board', role: 'list', 'aria-label': 'the board, row by row' },
     table.spaces.map((space) =>
       h(
         'div',
         {
           class: `tribes-space${space.salvation ? ' salvation' : ''}${table.lifted?.origin === space.space ? ' origin' : ''}`,
-          role: 'gridcell',
+          role: 'listitem',
           'data-testid': `tribes-space-${space.space}`,
           'aria-label': `${spaceWords(size, space.space)}: ${totemWords(space.top, context)}`,
         },
