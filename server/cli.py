@@ -62,6 +62,12 @@ LIMIT_FLAGS: dict[str, tuple[str, click.ParamType[Any], str]] = {
         "Calls in flight in the process, open Watch streams included; beyond, refused at "
         "once with RESOURCE_EXHAUSTED and a retry hint.",
     ),
+    "max_message_bytes": (
+        "--max-message-bytes",
+        click.IntRange(min=1),
+        "The largest request message read, in bytes, on the gRPC port and the web port; a "
+        "larger one is refused with RESOURCE_EXHAUSTED.",
+    ),
     "pending_calls": (
         "--pending-calls",
         click.IntRange(min=1),
@@ -246,8 +252,30 @@ def main() -> None:
     "--web",
     envvar="TOTEM_WEB",
     default=None,
-    help="host:port to serve the MatchService to browsers over the Connect protocol as "
-    "well (env TOTEM_WEB; docs/web.md): plaintext, on loopback addresses only for now.",
+    help="host:port to serve browsers on as well (env TOTEM_WEB; docs/web.md): the "
+    "MatchService and TournamentService over the Connect protocol and gRPC-Web, within the "
+    "same limits as the gRPC port, and the built web client at /. Over TLS with --tls-cert "
+    "and --tls-key (and --tls-client-ca), on any address; without them, plaintext on "
+    "loopback addresses only.",
+)
+@click.option(
+    "--web-cors-origin",
+    "web_cors_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="With --web: a browser origin (scheme://host[:port]) whose pages may call the API "
+    "from another site; repeat for more (env TOTEM_WEB_CORS_ORIGINS, comma-separated). "
+    "Default: none, same-origin calls only, which is all the web client served at / needs.",
+)
+@click.option(
+    "--web-root",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    envvar="TOTEM_WEB_ROOT",
+    default=None,
+    help="With --web: the built web client to serve at / (a directory holding index.html "
+    "and assets/; env TOTEM_WEB_ROOT). Paths that name no file get index.html. Default: "
+    "clients/web/dist of the source tree if built; otherwise / answers a page saying how "
+    "to build it.",
 )
 @click.option("--log-level", default="INFO", show_default=True, help="Python logging level.")
 def serve(
@@ -266,6 +294,8 @@ def serve(
     drain_seconds: float,
     instance: str | None,
     web: str | None,
+    web_cors_origins: tuple[str, ...],
+    web_root: Path | None,
     log_level: str,
     **limit_values: Any,
 ) -> None:
@@ -319,14 +349,30 @@ def serve(
             err=True,
         )
 
-    if web is not None and not _loopback(web):
+    if web is not None and tls is None and not _loopback(web):
         raise click.UsageError(
-            f"--web {web}: the web endpoint serves plaintext only, on loopback addresses"
+            f"--web {web} is not a loopback address: serve it with --tls-cert and --tls-key "
+            "(plaintext is served on loopback addresses only)"
         )
+    origins = web_cors_origins or tuple(
+        origin.strip()
+        for origin in os.environ.get("TOTEM_WEB_CORS_ORIGINS", "").split(",")
+        if origin.strip()
+    )
+    for origin in origins:
+        if not _origin(origin):
+            raise click.UsageError(
+                f"--web-cors-origin {origin!r} is not an origin: scheme://host[:port], "
+                "without a path (for example https://arena.example)"
+            )
+    from server.web import WebSettings
+
+    web_settings = None if web is None else WebSettings(web, origins, web_root)
 
     def web_ready(port: int) -> None:
         host = (web or "").rsplit(":", 1)[0]
-        click.echo(f"totem serving Connect for browsers on {host}:{port}", err=True)
+        over = "TLS" if tls is not None else "plaintext"
+        click.echo(f"totem serving Connect for browsers on {host}:{port} over {over}", err=True)
 
     def ready(port: int) -> None:
         store = env.get("SQLITE_DBNAME") or "PostgreSQL"
@@ -348,7 +394,7 @@ def serve(
                 waiting_expiry_ms=waiting_expiry_seconds * 1000,
                 limits=limits,
                 instance=instance,
-                web=web,
+                web=web_settings,
                 web_ready=web_ready,
             )
         )
@@ -421,6 +467,17 @@ def _existing_store(db: str) -> dict[str, str]:
     ):
         raise click.ClickException(f"no store at {env['SQLITE_DBNAME']}")
     return env
+
+
+def _origin(text: str) -> bool:
+    """Whether ``text`` is a browser origin: ``http(s)://host[:port]``, nothing more."""
+    scheme, sep, rest = text.partition("://")
+    return (
+        scheme in ("http", "https")
+        and bool(sep)
+        and bool(rest)
+        and not any(c in rest for c in "/?#@ ")
+    )
 
 
 def _loopback(address: str) -> bool:

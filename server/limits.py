@@ -8,6 +8,7 @@ hint (:class:`server.errors.ServiceError`), and nothing is written.
 - :class:`StreamSlots`: open ``Watch`` streams per connection and per client address.
 - :class:`CallLimit`: calls in flight in the whole process, refused at the door.
 - :class:`WriteDeadlines`: how long one ``Watch`` write may wait for its client.
+- ``max_message_bytes``: the largest request message either port reads.
 
 The retirement of idle match actors is applied where it happens (:mod:`server.actors`).
 """
@@ -53,6 +54,9 @@ class Limits:
     command_burst: int = 40
     #: Calls in flight in the whole process (streams included); beyond, refused at once.
     max_concurrent_calls: int = 2000
+    #: The largest request message the server reads, in bytes, on the gRPC port and the web
+    #: port alike (gRPC's own default): a larger one is refused with RESOURCE_EXHAUSTED.
+    max_message_bytes: int = 4 * 1024 * 1024
     #: Calls gRPC's core may hold for the server before it has taken them: beyond, it
     #: cancels them itself (a bare CANCELLED). Kept well above ``max_concurrent_calls`` so
     #: that a burst reaches the server and is refused with a retry hint instead.
@@ -83,6 +87,7 @@ class Limits:
             "streams_per_address",
             "command_burst",
             "max_concurrent_calls",
+            "max_message_bytes",
             "pending_calls",
         ):
             if getattr(self, name) < 1:
@@ -123,6 +128,7 @@ class Limits:
         return [
             ("grpc.server.max_pending_requests", self.pending_calls),
             ("grpc.server.max_pending_requests_hard_limit", self.pending_calls),
+            ("grpc.max_receive_message_length", self.max_message_bytes),
         ]
 
 
@@ -134,6 +140,7 @@ ENV_NAMES = {
     "commands_per_second": "TOTEM_COMMANDS_PER_SECOND",
     "command_burst": "TOTEM_COMMAND_BURST",
     "max_concurrent_calls": "TOTEM_MAX_CONCURRENT_CALLS",
+    "max_message_bytes": "TOTEM_MAX_MESSAGE_BYTES",
     "pending_calls": "TOTEM_PENDING_CALLS",
     "idle_actor_s": "TOTEM_IDLE_ACTOR_SECONDS",
     "refusals_kept_per_seat": "TOTEM_REFUSALS_KEPT_PER_SEAT",
@@ -355,6 +362,26 @@ class CallLimit(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             made = self._counted[method] = (handler, _counted(handler, self))
         return made[1]
 
+    def enter(self) -> None:
+        """Count one call of another adapter (the web port's) in flight, from the same
+        budget as gRPC's calls; RESOURCE_EXHAUSTED, counted as refused, beyond it. Every
+        :meth:`enter` that did not raise is followed by one :meth:`leave`."""
+        if self.in_flight >= self.limit:
+            self.refused += 1
+            raise busy(self.limit)
+        self.in_flight += 1
+
+    def leave(self) -> None:
+        self.in_flight -= 1
+
+
+def busy(limit: int) -> ServiceError:
+    """The refusal of a call beyond ``limit`` calls in flight."""
+    return exhausted(
+        f"the server has {limit} calls under way, its limit: this call was not run",
+        BUSY_RETRY_MS,
+    )
+
 
 _KINDS = ("unary_unary", "unary_stream", "stream_unary", "stream_stream")
 
@@ -395,10 +422,7 @@ def _counted(handler: grpc.RpcMethodHandler, limit: CallLimit) -> Any:
 
 def _refusing(handler: grpc.RpcMethodHandler, limit: int) -> Any:
     """A handler of the same kind that refuses its call at once."""
-    refusal = exhausted(
-        f"the server has {limit} calls under way, its limit: this call was not run",
-        BUSY_RETRY_MS,
-    )
+    refusal = busy(limit)
 
     async def refuse(request: Any, context: grpc.aio.ServicerContext) -> None:
         await context.abort(refusal.code, status_text(refusal), trailing_metadata(refusal))

@@ -7,9 +7,12 @@ import contextlib
 import logging
 import os
 import signal
+import ssl
 import sys
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -31,7 +34,7 @@ from server.service import MatchService, tolerant
 from server.stamps import ArrivalStamps, Stamper
 from server.tournament_service import TournamentService
 from server.tournaments import Tournaments
-from server.web import WebServer, start_web
+from server.web import WebServer, WebSettings, start_web
 from storage import keys
 from storage.arena import Arena, store_env
 from storage.tournaments import TournamentStore
@@ -76,6 +79,26 @@ class ServerTls:
             root_certificates=self.client_ca,
             require_client_auth=self.client_ca is not None,
         )
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """The same settings for the web port (Hypercorn): TLS 1.2 or later, ALPN ``h2``
+        and ``http/1.1``, and with ``client_ca`` a client certificate required."""
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2  # HTTP/2 needs TLS 1.2 or later
+        context.options |= ssl.OP_NO_COMPRESSION
+        context.set_alpn_protocols(["h2", "http/1.1"])
+        # Python's ssl reads a certificate chain and its key from files only: written
+        # to a private directory for the time it takes to read them.
+        with tempfile.TemporaryDirectory(prefix="totem-tls-") as private:
+            cert, key = Path(private, "cert.pem"), Path(private, "key.pem")
+            cert.write_bytes(self.cert)
+            key.touch(mode=0o600)
+            key.write_bytes(self.key)
+            context.load_cert_chain(cert, key)
+        if self.client_ca is not None:
+            context.load_verify_locations(cadata=self.client_ca.decode("ascii"))
+            context.verify_mode = ssl.CERT_REQUIRED
+        return context
 
 
 @dataclass
@@ -238,12 +261,14 @@ async def start(
     waiting_expiry_ms: int = WAITING_EXPIRY_MS,
     limits: Limits | None = None,
     instance: str | None = None,
-    web: str | None = None,
+    web: str | WebSettings | None = None,
 ) -> RunningServer:
     """Start serving on ``address`` (port 0 picks a free port) and return at once.
 
-    With ``web`` (``HOST:PORT``), the MatchService is also served there over the Connect
-    protocol, for browsers (:mod:`server.web`), by the same use cases.
+    With ``web`` (``HOST:PORT``, or :class:`server.web.WebSettings`), the MatchService and
+    the TournamentService are also served there over the Connect protocol and gRPC-Web,
+    for browsers, with the built web client at ``/`` (:mod:`server.web`), by the same use
+    cases, within the same limits, over TLS when ``tls`` is given.
 
     On PostgreSQL the server is one instance among any others on the same store
     (:mod:`server.cluster`), named ``instance`` in its receive stamps (by default its
@@ -303,9 +328,10 @@ async def start(
         TournamentStore(app), service.matches, signer, shared=cluster is not None
     )
     await tournaments.recover()
+    tournament_service = TournamentService(tournaments)
     add_service(
         tournament_service_pb2_grpc.add_TournamentServiceServicer_to_server,
-        TournamentService(tournaments),
+        tournament_service,
         server,
         TOURNAMENT_SERVICE_NAME,
     )
@@ -319,7 +345,16 @@ async def start(
     if port == 0:
         raise OSError(f"cannot listen on {address}")
     await server.start()
-    web_server = None if web is None else await start_web(service, web, GRACE_SECONDS)
+    web_server = None
+    if web is not None:
+        web_server = await start_web(
+            service,
+            tournament_service,
+            WebSettings(web) if isinstance(web, str) else web,
+            calls,
+            GRACE_SECONDS,
+            tls.ssl_context() if tls is not None else None,
+        )
     for name in ("", SERVICE_NAME, TOURNAMENT_SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return RunningServer(
@@ -366,7 +401,7 @@ async def serve_forever(
     waiting_expiry_ms: int = WAITING_EXPIRY_MS,
     limits: Limits | None = None,
     instance: str | None = None,
-    web: str | None = None,
+    web: str | WebSettings | None = None,
     web_ready: Callable[[int], None] | None = None,
 ) -> None:
     """Run until SIGINT or SIGTERM, then shut down cleanly (:meth:`RunningServer.stop`)."""

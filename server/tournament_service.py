@@ -10,7 +10,7 @@ sheet reveals them.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from fractions import Fraction
 from typing import Any
 from uuid import UUID
@@ -185,13 +185,16 @@ def verdict_of(message: pb.Verdict) -> Verdict:
     raise bad("verdict must be set: stands, replace, replay or penalise")
 
 
-class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
+class TournamentCalls:
+    """Each call's work once its caller's token is read: the request translated into its
+    use case, the result into the response. Served on gRPC by :class:`TournamentService`
+    and on the web port by :class:`server.web_tournaments.WebTournamentService`."""
+
     def __init__(self, tournaments: Tournaments) -> None:
         self.tournaments = tournaments
 
-    @refusals
-    async def CreateTournament(
-        self, request: pb.CreateTournamentRequest, context: grpc.aio.ServicerContext
+    async def create_tournament(
+        self, request: pb.CreateTournamentRequest, token: str | None
     ) -> pb.CreateTournamentResponse:
         game = codec.GAME_NAMES.get(request.game)
         if game is None:
@@ -204,7 +207,7 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
         game_codec = codec.codec_for(game)
         options = codec.options_with_common(game_codec.options_from_request(request), request)
         created = await self.tournaments.create(
-            auth.bearer_token(context.invocation_metadata()),
+            token,
             game,
             options,
             format,
@@ -223,40 +226,34 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
             tournament_id=str(created.tournament_id), seed_commitment=created.seed_commitment
         )
 
-    @refusals
-    async def AddEntrant(
-        self, request: pb.AddEntrantRequest, context: grpc.aio.ServicerContext
+    async def add_entrant(
+        self, request: pb.AddEntrantRequest, token: str | None
     ) -> pb.AddEntrantResponse:
         entered = await self.tournaments.add_entrant(
-            tournament_id_of(request.tournament_id), _token(context), request.name
+            tournament_id_of(request.tournament_id), token, request.name
         )
         return pb.AddEntrantResponse(entrant_token=entered.token, seed=entered.seed)
 
-    @refusals
-    async def AppointReferee(
-        self, request: pb.AppointRefereeRequest, context: grpc.aio.ServicerContext
+    async def appoint_referee(
+        self, request: pb.AppointRefereeRequest, token: str | None
     ) -> pb.AppointRefereeResponse:
         token = await self.tournaments.appoint_referee(
-            tournament_id_of(request.tournament_id), _token(context), request.name
+            tournament_id_of(request.tournament_id), token, request.name
         )
         return pb.AppointRefereeResponse(referee_token=token)
 
-    @refusals
-    async def StartRound(
-        self, request: pb.StartRoundRequest, context: grpc.aio.ServicerContext
+    async def start_round(
+        self, request: pb.StartRoundRequest, token: str | None
     ) -> pb.StartRoundResponse:
         tournament = await self.tournaments.start_round(
-            tournament_id_of(request.tournament_id), _token(context)
+            tournament_id_of(request.tournament_id), token
         )
         return pb.StartRoundResponse(round=round_message(tournament.round_states[-1]))
 
-    @refusals
-    async def TakeSeat(
-        self, request: pb.TakeSeatRequest, context: grpc.aio.ServicerContext
+    async def take_seat(
+        self, request: pb.TakeSeatRequest, token: str | None
     ) -> pb.TakeSeatResponse:
-        seated = await self.tournaments.take_seat(
-            tournament_id_of(request.tournament_id), _token(context)
-        )
+        seated = await self.tournaments.take_seat(tournament_id_of(request.tournament_id), token)
         return pb.TakeSeatResponse(
             match_id=str(seated.match_id),
             seat=seated.seat,
@@ -265,16 +262,14 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
             version=seated.version,
         )
 
-    @refusals
-    async def GetTournament(
-        self, request: pb.GetTournamentRequest, context: grpc.aio.ServicerContext
+    async def get_tournament(
+        self, request: pb.GetTournamentRequest, token: str | None
     ) -> pb.GetTournamentResponse:
         tournament = await self.tournaments.view(tournament_id_of(request.tournament_id))
         return pb.GetTournamentResponse(tournament=tournament_message(tournament))
 
-    @refusals
-    async def ListTournaments(
-        self, request: pb.ListTournamentsRequest, context: grpc.aio.ServicerContext
+    async def list_tournaments(
+        self, request: pb.ListTournamentsRequest, token: str | None
     ) -> pb.ListTournamentsResponse:
         after, size = page_request(request.page_size, request.page_token)
         page = await self.tournaments.list(after, size + 1)
@@ -285,9 +280,8 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
             next_page_token=str(page[-1][0]) if more and page else "",
         )
 
-    @refusals
-    async def GetStandings(
-        self, request: pb.GetStandingsRequest, context: grpc.aio.ServicerContext
+    async def get_standings(
+        self, request: pb.GetStandingsRequest, token: str | None
     ) -> pb.GetStandingsResponse:
         tournament = await self.tournaments.view(tournament_id_of(request.tournament_id))
         if request.round > len(tournament.round_states):
@@ -300,35 +294,28 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
             tie_breaks=[TIE_BREAK_ENUMS[t] for t in tournament.tie_breaks if t in TIE_BREAK_ENUMS],
         )
 
-    @refusals
-    async def Withdraw(
-        self, request: pb.WithdrawRequest, context: grpc.aio.ServicerContext
-    ) -> pb.WithdrawResponse:
+    async def withdraw(self, request: pb.WithdrawRequest, token: str | None) -> pb.WithdrawResponse:
         first = await self.tournaments.withdraw(
-            tournament_id_of(request.tournament_id), _token(context), request.entrant
+            tournament_id_of(request.tournament_id), token, request.entrant
         )
         return pb.WithdrawResponse(first_missed_round=first)
 
-    @refusals
-    async def FileDispute(
-        self, request: pb.FileDisputeRequest, context: grpc.aio.ServicerContext
+    async def file_dispute(
+        self, request: pb.FileDisputeRequest, token: str | None
     ) -> pb.FileDisputeResponse:
         number = await self.tournaments.file_dispute(
             tournament_id_of(request.tournament_id),
-            _token(context),
+            token,
             parse_match_id(request.match_id),
             request.version,
             request.text,
         )
         return pb.FileDisputeResponse(dispute=number)
 
-    @refusals
-    async def ListDisputes(
-        self, request: pb.ListDisputesRequest, context: grpc.aio.ServicerContext
+    async def list_disputes(
+        self, request: pb.ListDisputesRequest, token: str | None
     ) -> pb.ListDisputesResponse:
-        tournament = await self.tournaments.disputes(
-            tournament_id_of(request.tournament_id), _token(context)
-        )
+        tournament = await self.tournaments.disputes(tournament_id_of(request.tournament_id), token)
         return pb.ListDisputesResponse(
             disputes=[
                 pb.Dispute(
@@ -345,31 +332,24 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
             ]
         )
 
-    @refusals
-    async def Rule(
-        self, request: pb.RuleRequest, context: grpc.aio.ServicerContext
-    ) -> pb.RuleResponse:
+    async def rule(self, request: pb.RuleRequest, token: str | None) -> pb.RuleResponse:
         ruled = await self.tournaments.rule(
             tournament_id_of(request.tournament_id),
-            _token(context),
+            token,
             request.dispute,
             verdict_of(request.verdict),
             request.reason,
         )
         return pb.RuleResponse(ruling=ruled.number, replay_match_id=ruled.replay_match_id)
 
-    @refusals
-    async def EndTournament(
-        self, request: pb.EndTournamentRequest, context: grpc.aio.ServicerContext
+    async def end_tournament(
+        self, request: pb.EndTournamentRequest, token: str | None
     ) -> pb.EndTournamentResponse:
-        digest = await self.tournaments.end(
-            tournament_id_of(request.tournament_id), _token(context)
-        )
+        digest = await self.tournaments.end(tournament_id_of(request.tournament_id), token)
         return pb.EndTournamentResponse(digest=digest)
 
-    @refusals
-    async def GetResultSheet(
-        self, request: pb.GetResultSheetRequest, context: grpc.aio.ServicerContext
+    async def get_result_sheet(
+        self, request: pb.GetResultSheetRequest, token: str | None
     ) -> pb.GetResultSheetResponse:
         sheet = await self.tournaments.sheet(tournament_id_of(request.tournament_id))
         return pb.GetResultSheetResponse(
@@ -379,23 +359,63 @@ class TournamentService(tournament_service_pb2_grpc.TournamentServiceServicer):
             public_key=bytes.fromhex(sheet.public_key),
         )
 
+    async def tournament_events(
+        self, request: pb.WatchTournamentRequest
+    ) -> AsyncIterator[pb.TournamentEvent]:
+        tournament_id = tournament_id_of(request.tournament_id)
+        # Nobody's stream shows a token hash or, before the end, a seed.
+        events = self.tournaments.watch(tournament_id, request.after_version, Viewer.spectator())
+        async for seen in events:
+            yield pb.TournamentEvent(
+                tournament_id=str(tournament_id),
+                version=seen.version,
+                name=seen.name,
+                fields_json=json.dumps(seen.fields, sort_keys=True, default=str),
+                digest=seen.digest,
+            )
+
+
+#: A unary call's work: its request and its caller's token to its response.
+Call = Callable[[TournamentCalls, Any, str | None], Awaitable[Any]]
+
+
+def _handler(call: Call) -> Callable[..., Awaitable[Any]]:
+    """The gRPC method of ``call``: its caller's token read from the metadata."""
+
+    @refusals
+    async def handler(
+        self: TournamentCalls, request: Any, context: grpc.aio.ServicerContext
+    ) -> Any:
+        return await call(self, request, _token(context))
+
+    return handler
+
+
+class TournamentService(TournamentCalls, tournament_service_pb2_grpc.TournamentServiceServicer):
+    """The gRPC TournamentService: each method reads its caller's token and does its
+    call's work."""
+
+    CreateTournament = _handler(TournamentCalls.create_tournament)
+    AddEntrant = _handler(TournamentCalls.add_entrant)
+    AppointReferee = _handler(TournamentCalls.appoint_referee)
+    StartRound = _handler(TournamentCalls.start_round)
+    TakeSeat = _handler(TournamentCalls.take_seat)
+    GetTournament = _handler(TournamentCalls.get_tournament)
+    ListTournaments = _handler(TournamentCalls.list_tournaments)
+    GetStandings = _handler(TournamentCalls.get_standings)
+    Withdraw = _handler(TournamentCalls.withdraw)
+    FileDispute = _handler(TournamentCalls.file_dispute)
+    ListDisputes = _handler(TournamentCalls.list_disputes)
+    Rule = _handler(TournamentCalls.rule)
+    EndTournament = _handler(TournamentCalls.end_tournament)
+    GetResultSheet = _handler(TournamentCalls.get_result_sheet)
+
     async def WatchTournament(
         self, request: pb.WatchTournamentRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.TournamentEvent]:
         try:
-            tournament_id = tournament_id_of(request.tournament_id)
-            # Nobody's stream shows a token hash or, before the end, a seed.
-            events = self.tournaments.watch(
-                tournament_id, request.after_version, Viewer.spectator()
-            )
-            async for seen in events:
-                yield pb.TournamentEvent(
-                    tournament_id=str(tournament_id),
-                    version=seen.version,
-                    name=seen.name,
-                    fields_json=json.dumps(seen.fields, sort_keys=True, default=str),
-                    digest=seen.digest,
-                )
+            async for event in self.tournament_events(request):
+                yield event
         except Exception as error:
             await refuse(context, error)
 
@@ -404,4 +424,4 @@ def _token(context: grpc.aio.ServicerContext) -> str | None:
     return auth.bearer_token(context.invocation_metadata())
 
 
-__all__ = ["TournamentService", "tournament_message"]
+__all__ = ["TournamentCalls", "TournamentService", "tournament_message"]

@@ -22,29 +22,48 @@ import contextlib
 import logging
 import os
 import socket
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+import ssl
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, cast
 
 from connectrpc.code import Code
-from connectrpc.errors import ConnectError, ErrorDetail
+from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 from hypercorn.asyncio import serve
 from hypercorn.config import Config
-from protobuf.wkt import Any as ConnectAny
 
-from server import auth, codec
-from server.errors import ServiceError, rich_status, status_text, to_service_error
+from server import codec
+from server.limits import CallLimit
 from server.service import (
     MatchService,
-    incident,
     join_place,
     joined_response,
     list_query,
     parse_match_id,
 )
 from server.stamps import Stamper, stamp_arrival
-from totem.v1 import match_service_connect, match_service_pb2
+from server.tournament_service import TournamentCalls
+from server.watch_feed import fell_behind
+from server.web_calls import Context, caller_token, connect_error, connection_of, refusals
+from server.web_http import (
+    SOURCE_WEB_ROOT,
+    CountedCalls,
+    Routes,
+    WebClient,
+    WriteDeadlinesASGI,
+    asgi,
+    cors,
+    stream_fell_behind,
+)
+from server.web_tournaments import WebTournamentService
+from totem.v1 import (
+    match_service_connect,
+    match_service_pb2,
+    tournament_service_connect,
+    tournament_service_pb2,
+)
 
 #: What a handler of the web port is: an ASGI application.
 ASGIApp = Callable[
@@ -55,6 +74,9 @@ ASGIApp = Callable[
 log = logging.getLogger(__name__)
 
 SERVICE_PATH = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
+TOURNAMENT_SERVICE_PATH = tournament_service_pb2.DESCRIPTOR.services_by_name[
+    "TournamentService"
+].full_name
 
 GetMatchContext = RequestContext[
     match_service_pb2.GetMatchRequest, match_service_pb2.GetMatchResponse
@@ -63,7 +85,6 @@ ListMatchesContext = RequestContext[
     match_service_pb2.ListMatchesRequest, match_service_pb2.ListMatchesResponse
 ]
 WatchContext = RequestContext[match_service_pb2.WatchRequest, match_service_pb2.MatchEvent]
-Context = RequestContext[Any, Any]
 
 #: Play's answer on this port: browsers cannot send a request stream, and a bidirectional
 #: stream must keep its requests' order, which HTTP/2 servers in Python do not yet
@@ -72,43 +93,6 @@ PLAY_ON_GRPC_ONLY = (
     "Play is served on the gRPC port only: over the web, send each command with Act and "
     "follow the match with Watch"
 )
-
-
-def connect_error(error: Exception) -> ConnectError:
-    """A refusal as a Connect error: the gRPC status's code (Connect's codes are gRPC's,
-    by name), its ``"<rule id>: <sentence>"`` and the same details (``ErrorInfo``, and
-    ``RetryInfo`` when trying again may succeed). Anything unforeseen is an incident."""
-    refusal: ServiceError = to_service_error(error) or incident(error)
-    details = [
-        ErrorDetail(ConnectAny(type_url=detail.type_url, value=detail.value))
-        for detail in rich_status(refusal).details
-    ]
-    return ConnectError(Code[refusal.code.name], status_text(refusal), details)
-
-
-@contextlib.contextmanager
-def refusals() -> Iterator[None]:
-    """Answer what a handler raises as :func:`connect_error` does."""
-    try:
-        yield
-    except ConnectError:
-        raise
-    except Exception as error:
-        raise connect_error(error) from None
-
-
-def caller_token(ctx: RequestContext[Any, Any]) -> str | None:
-    """The bearer token of the ``authorization`` header, as gRPC metadata carries it."""
-    return auth.bearer_token(ctx.request_headers.items())
-
-
-def connection_of(ctx: RequestContext[Any, Any]) -> tuple[str, str]:
-    """The client's connection (``host:port``) and address, written as the gRPC port
-    writes it (:func:`server.service.client_address`: an IPv6 host in brackets), so
-    that a client spends one quota (streams, creations) whichever port it calls."""
-    peer = ctx.client_address or ""
-    host = peer.rsplit(":", 1)[0]
-    return peer, f"[{host}]" if ":" in host else host
 
 
 class WebMatchService(match_service_connect.MatchService):
@@ -209,8 +193,10 @@ class WebMatchService(match_service_connect.MatchService):
                     match_id, caller_token(ctx), request.after_version, not request.omit_state
                 )
                 async with contextlib.aclosing(feed) as events:
-                    async for data, _last in events:
+                    async for data, last in events:
                         yield match_service_pb2.MatchEvent.FromString(data)
+                        if stream_fell_behind():  # its write was not taken in time
+                            raise fell_behind(last)
 
 
 class ArrivalStampsASGI:
@@ -244,6 +230,7 @@ class WebServer:
     task: asyncio.Task[None]
     stopping: asyncio.Event
     sock: socket.socket
+    tls: bool
 
     async def stop(self) -> None:
         """Close the port; calls under way get Hypercorn's graceful timeout. Watch streams
@@ -255,28 +242,81 @@ class WebServer:
             self.sock.close()
 
 
-async def start_web(service: MatchService, address: str, grace: float) -> WebServer:
-    """Serve the MatchService over Connect on ``address`` (port 0 picks a free port) in
-    this event loop, and return once the port is bound."""
-    host, _, port = address.rpartition(":")
+@dataclass(frozen=True)
+class WebSettings:
+    """What ``totem serve --web`` serves besides the API, and to whom."""
+
+    #: ``HOST:PORT`` (port 0 picks a free port).
+    address: str
+    #: Browser origins (``https://app.example``) whose pages may call the API; none:
+    #: same-origin calls only.
+    cors_origins: tuple[str, ...] = ()
+    #: The built web client served at ``/``; None: the source tree's, if built.
+    root: Path | None = None
+
+
+class _TlsConfig(Config):
+    """Hypercorn's settings with a TLS context made in memory (:mod:`server.serve`'s
+    certificate and key), not read from files by Hypercorn."""
+
+    def __init__(self, context: ssl.SSLContext) -> None:
+        super().__init__()
+        self._context = context
+
+    @property
+    def ssl_enabled(self) -> bool:
+        return True
+
+    def create_ssl_context(self) -> ssl.SSLContext:
+        return self._context
+
+
+async def start_web(
+    service: MatchService,
+    tournaments: TournamentCalls,
+    settings: WebSettings,
+    calls: CallLimit,
+    grace: float,
+    tls: ssl.SSLContext | None = None,
+) -> WebServer:
+    """Serve the MatchService and the TournamentService over Connect, and the web client at
+    ``/``, on ``settings.address``, in this event loop (over TLS with ``tls``); return
+    once the port is bound."""
+    host, _, port = settings.address.rpartition(":")
     host = host.strip("[]")
     # Bound here rather than by Hypercorn, so that the port chosen is known at once;
     # Hypercorn owns (and closes) a duplicate of it, this server the original.
     sock = socket.create_server((host, int(port)), family=_family(host))
-    config = Config()
+    config = Config() if tls is None else _TlsConfig(tls)
     config.bind = [f"fd://{os.dup(sock.fileno())}"]
     config.graceful_timeout = grace
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
-    raced = frozenset(f"/{SERVICE_PATH}/{name}" for name in MatchService.RACED)
-    app = ArrivalStampsASGI(
-        match_service_connect.MatchServiceASGIApplication(WebMatchService(service)),
-        service.stamper,
-        raced,
+    limits = service.limits
+    counted = [CountedCalls(calls, connect_error)]
+    size = limits.max_message_bytes
+    matches = WriteDeadlinesASGI(
+        asgi(
+            match_service_connect.MatchServiceASGIApplication(
+                WebMatchService(service), interceptors=counted, read_max_bytes=size
+            )
+        ),
+        service.deadlines,
+        frozenset({f"/{SERVICE_PATH}/Watch"}),
     )
+    tournament_app = tournament_service_connect.TournamentServiceASGIApplication(
+        WebTournamentService(tournaments), interceptors=counted, read_max_bytes=size
+    )
+    routes = Routes(
+        {SERVICE_PATH: matches, TOURNAMENT_SERVICE_PATH: asgi(tournament_app)},
+        WebClient(settings.root if settings.root is not None else SOURCE_WEB_ROOT),
+    )
+    raced = frozenset(f"/{SERVICE_PATH}/{name}" for name in MatchService.RACED)
+    # Stamps first: a call's arrival is its receive order, whatever happens to it next.
+    app = ArrivalStampsASGI(cors(routes, settings.cors_origins), service.stamper, raced)
     stopping = asyncio.Event()
     task = asyncio.create_task(serve(cast(Any, app), config, shutdown_trigger=stopping.wait))
-    return WebServer(sock.getsockname()[1], task, stopping, sock)
+    return WebServer(sock.getsockname()[1], task, stopping, sock, tls is not None)
 
 
 def _family(host: str) -> socket.AddressFamily:

@@ -13,6 +13,7 @@ import h11
 
 from server.limits import Limits
 from server.serve import RunningServer, start
+from server.web import WebSettings
 
 #: The headers of a Connect unary call in JSON.
 JSON = {"content-type": "application/json", "connect-protocol-version": "1"}
@@ -22,10 +23,13 @@ TOURNAMENTS = "/totem.v1.TournamentService"
 
 @asynccontextmanager
 async def serving_web(
-    env: dict[str, str], limits: Limits | None = None, **web: Any
+    env: dict[str, str],
+    limits: Limits | None = None,
+    web: str | WebSettings = "127.0.0.1:0",
+    **options: Any,
 ) -> AsyncIterator[RunningServer]:
     """A real server with its gRPC port and its web port, both on loopback."""
-    running = await start("127.0.0.1:0", env, limits=limits, web="127.0.0.1:0", **web)
+    running = await start("127.0.0.1:0", env, limits=limits, web=web, **options)
     try:
         yield running
     finally:
