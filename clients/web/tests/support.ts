@@ -1,7 +1,7 @@
 // Helpers of the browser tests: a real `totem serve` (from the PATH, e.g. the project's
 // venv) with a temporary store, serving this client's dist/ at `/` beside the Connect
 // endpoint; bots (`totem bots`); Connect JSON calls for the test's own set-up and checks.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,13 +9,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { expect, type Page } from '@playwright/test';
-import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-import { startFront } from './front';
-
-/** Whether this server serves static files itself (`--web-root`); until then tests/front.ts does. */
-const SERVES_FILES = execFileSync('totem', ['serve', '--help'], { encoding: 'utf8' }).includes('--web-root');
 
 /** The organiser of every test server: only an organiser creates matches. */
 export const ORGANISER_TOKEN = 'organiser-of-the-web-tests-0123456789abcdef0123456789ab';
@@ -33,7 +26,6 @@ export class Server {
     readonly grpcPort: number,
     readonly webPort: number,
     readonly lines: string[],
-    readonly front?: http.Server,
   ) {}
 
   /** The gRPC address, for `totem bots --address`. */
@@ -43,12 +35,11 @@ export class Server {
 
   /** Where the browser goes: the web port serves the pages and the Connect endpoint. */
   get url(): string {
-    const port = this.front ? (this.front.address() as AddressInfo).port : this.webPort;
-    return `http://127.0.0.1:${port}`;
+    return `http://127.0.0.1:${this.webPort}`;
   }
 
   /** Start a server on a fresh store (or `dir`'s, to restart one), on free ports unless given. */
-  static async start(options: { dir?: string; grpcPort?: number; webPort?: number; front?: http.Server } = {}): Promise<Server> {
+  static async start(options: { dir?: string; grpcPort?: number; webPort?: number } = {}): Promise<Server> {
     if (!existsSync(path.join(DIST, 'index.html'))) throw new Error(`no ${DIST}/index.html: run \`npm run build\` first`);
     const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'totem-web-'));
     const env: NodeJS.ProcessEnv = { ...process.env, TOTEM_ORGANISER_TOKEN: ORGANISER_TOKEN };
@@ -59,7 +50,7 @@ export class Server {
       'serve',
       '--address', `127.0.0.1:${options.grpcPort ?? 0}`,
       '--web', `127.0.0.1:${options.webPort ?? 0}`,
-      ...(SERVES_FILES ? ['--web-root', DIST] : []),
+      '--web-root', DIST,
       '--db', path.join(dir, 'totem.db'),
       '--key-file', path.join(dir, 'server.key'),
       '--organisers', path.join(dir, 'organisers'),
@@ -92,8 +83,7 @@ export class Server {
       child.kill('SIGKILL');
       throw error;
     }
-    const front = SERVES_FILES ? undefined : options.front ?? (await startFront(DIST, webPort));
-    return new Server(child, dir, grpcPort, webPort, lines, front);
+    return new Server(child, dir, grpcPort, webPort, lines);
   }
 
   /** Kill it at once (no drain): every connection drops. The store stays. */
@@ -109,14 +99,12 @@ export class Server {
   /** Stop it and remove its store. */
   async dispose(): Promise<void> {
     await this.stop();
-    this.front?.close();
-    this.front?.closeAllConnections();
     rmSync(this.dir, { recursive: true, force: true });
   }
 
   /** The same store on the same ports, once this one has stopped. */
   restart(): Promise<Server> {
-    return Server.start({ dir: this.dir, grpcPort: this.grpcPort, webPort: this.webPort, front: this.front });
+    return Server.start({ dir: this.dir, grpcPort: this.grpcPort, webPort: this.webPort });
   }
 
   private async signal(signal: NodeJS.Signals): Promise<void> {
