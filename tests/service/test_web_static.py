@@ -15,7 +15,7 @@ import pytest
 from server.serve import RunningServer
 from server.web import WebSettings
 from server.web_http import IMMUTABLE, REVALIDATE
-from tests.service.web_helpers import JSON, MATCHES, serving_web, web_url
+from tests.service.web_helpers import JSON, MATCHES, read_response, serving_web, web_url
 
 INDEX = b"<!doctype html><title>Totem Arena</title><script src=/assets/app-1a2b.js></script>"
 SECRET = b"the store's key: never served"
@@ -54,17 +54,7 @@ async def raw_get(port: int, target: str) -> tuple[int, bytes]:
         writer.write(connection.send(request) or b"")
         writer.write(connection.send(h11.EndOfMessage()) or b"")
         await writer.drain()
-        status, body = 0, b""
-        while True:
-            event = connection.next_event()
-            if event is h11.NEED_DATA:
-                connection.receive_data(await reader.read(65536))
-            elif isinstance(event, h11.Response):
-                status = event.status_code
-            elif isinstance(event, h11.Data):
-                body += event.data
-            elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
-                return status, body
+        return await read_response(connection, reader)
     finally:
         writer.close()
 

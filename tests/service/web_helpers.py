@@ -46,6 +46,23 @@ def authorised(token: str | None, headers: dict[str, str] = JSON) -> dict[str, s
     return {**headers, "authorization": f"Bearer {token}"} if token else dict(headers)
 
 
+async def read_response(
+    connection: h11.Connection, reader: asyncio.StreamReader
+) -> tuple[int, bytes]:
+    """The status and body of the response ``connection`` reads from ``reader``."""
+    status, body = 0, b""
+    while True:
+        event = connection.next_event()
+        if event is h11.NEED_DATA:
+            connection.receive_data(await reader.read(65536))
+        elif isinstance(event, h11.Response):
+            status = event.status_code
+        elif isinstance(event, h11.Data):
+            body += event.data
+        elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
+            return status, body
+
+
 class SplitRequest:
     """One HTTP/1.1 POST sent in two parts: its headers at once, its body only when the
     test sets ``release``; then its response is read to the end."""
@@ -78,17 +95,7 @@ class SplitRequest:
             writer.write(connection.send(h11.Data(data=self.body)) or b"")
             writer.write(connection.send(h11.EndOfMessage()) or b"")
             await writer.drain()
-            status, body = 0, b""
-            while True:
-                event = connection.next_event()
-                if event is h11.NEED_DATA:
-                    connection.receive_data(await reader.read(65536))
-                elif isinstance(event, h11.Response):
-                    status = event.status_code
-                elif isinstance(event, h11.Data):
-                    body += event.data
-                elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
-                    return status, body
+            return await read_response(connection, reader)
         finally:
             writer.close()
 

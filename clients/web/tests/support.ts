@@ -272,3 +272,49 @@ export async function serverEvents(server: Server, matchId: string, upTo: number
     abort.abort();
   }
 }
+
+/** The buttons of the actions the page offers now. */
+export const OFFERED = '[data-testid="controls"] button[data-testid^="action-"]:enabled';
+
+/**
+ * A person at the page: joins `matchId` by name as Ana (seat 0), seats a bot of `game` in
+ * the other seat (`totem bots GAME --join`), then clicks one of the offered actions at
+ * random (after `beforeClick`, e.g. ticking choices) until the page shows the end.
+ * Returns the bots (to wait for) and how many clicks were taken.
+ */
+export async function playAgainstBot(
+  page: Page,
+  server: Server,
+  matchId: string,
+  game: string,
+  thinkMs: [number, number],
+  beforeClick: () => Promise<void> = async () => undefined,
+): Promise<{ bots: Bots; clicks: number }> {
+  await page.goto(`${server.url}/match/${matchId}`);
+  await page.getByTestId('join-name').fill('Ana');
+  await page.getByTestId('join-button').click();
+  await expect(page.getByTestId('viewer')).toContainText('You play seat 0 (Ana)');
+  // The bot takes the other seat, which starts the match.
+  const bot = await server.join(matchId, 'Bot');
+  const bots = new Bots(server, [game, '--join', matchId, '--token', bot.token, '--think-ms', String(thinkMs[0]), String(thinkMs[1])]);
+  const offered = page.locator(OFFERED);
+  const ended = page.locator('[data-testid="result"]:not([hidden])');
+  let clicks = 0;
+  try {
+    for (;;) {
+      // Wait for the page to offer something, or to show the end.
+      await expect(page.locator(`${OFFERED}, [data-testid="result"]:not([hidden])`).first()).toBeVisible({ timeout: 120_000 });
+      if (await ended.isVisible()) break;
+      const choices = await offered.count();
+      if (choices === 0) continue;
+      await beforeClick();
+      // The state may move on between the count and the click (a timer, the bot): then the
+      // button is gone, and the loop looks again.
+      await offered.nth(Math.floor(Math.random() * choices)).click({ timeout: 5_000 }).then(() => { clicks += 1; }, () => undefined);
+    }
+  } catch (error) {
+    bots.stop();
+    throw error;
+  }
+  return { bots, clicks };
+}

@@ -2,38 +2,23 @@
 // controls the page offers for each decision its families owe, against a bot.
 import { expect, test } from '@playwright/test';
 
-import { Bots, logVersions, oneTo, pagePlacements, placements, Server } from './support';
-
-const OFFERED = '[data-testid="controls"] button[data-testid^="action-"]:enabled';
+import { type Bots, logVersions, oneTo, pagePlacements, placements, playAgainstBot, Server } from './support';
 
 test('a player plays a whole Village match from the page against a bot', async ({ page }) => {
   const server = await Server.start();
   let bots: Bots | undefined;
   try {
     const { matchId } = await server.createMatch({ game: 'GAME_VILLAGE', village: { maxPlayers: 2 } });
-    await page.goto(`${server.url}/match/${matchId}`);
-    await page.getByTestId('join-name').fill('Ana');
-    await page.getByTestId('join-button').click();
-    await expect(page.getByTestId('viewer')).toContainText('You play seat 0 (Ana)');
-    const bot = await server.join(matchId, 'Bot');
-    bots = new Bots(server, ['village', '--join', matchId, '--token', bot.token, '--think-ms', '1', '5']);
-
-    const offered = page.locator(OFFERED);
-    const ended = page.locator('[data-testid="result"]:not([hidden])');
-    let clicks = 0;
-    for (;;) {
-      await expect(page.locator(`${OFFERED}, [data-testid="result"]:not([hidden])`).first()).toBeVisible({ timeout: 120_000 });
-      if (await ended.isVisible()) break;
-      const choices = await offered.count();
-      if (choices === 0) continue;
-      // Tick some spells before casting, as a person would.
+    // Ana ticks some spells before casting, as a person would.
+    const tick = async () => {
       const spells = page.getByTestId('spell-choice');
       for (let i = 0; i < (await spells.count()); i += 1) {
         if (Math.random() < 0.3) await spells.nth(i).check({ timeout: 5_000 }).catch(() => undefined);
       }
-      await offered.nth(Math.floor(Math.random() * choices)).click({ timeout: 5_000 }).then(() => { clicks += 1; }, () => undefined);
-    }
-    expect(clicks).toBeGreaterThan(0);
+    };
+    const played = await playAgainstBot(page, server, matchId, 'village', [1, 5], tick);
+    bots = played.bots;
+    expect(played.clicks).toBeGreaterThan(0);
 
     await bots.finished();
     const match = await server.getMatch(matchId);
