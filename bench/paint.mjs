@@ -5,8 +5,9 @@
 //   node bench/paint.mjs URL MATCH VERSION PAGES
 //
 // Prints one line of JSON: per page, its first contentful paint and, for the match, when
-// the event at VERSION was first in the page (the stream caught up: the state is drawn),
-// in ms from the navigation's start.
+// its GetMatch was answered, when its Watch stream's first event came and when the event
+// at VERSION was first in the page (the stream caught up), in ms from the navigation's
+// start.
 import { createRequire } from 'node:module';
 
 const require = createRequire(new URL('../clients/web/package.json', import.meta.url));
@@ -38,6 +39,9 @@ async function measure(browser, path, selector) {
     return await page.evaluate(() => ({
       fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
       shown: window.__shown ?? null,
+      // The client's own marks: GetMatch answered, the Watch stream's first event.
+      read: performance.getEntriesByName('totem:match-read')[0]?.startTime ?? null,
+      first: performance.getEntriesByName('totem:first-event')[0]?.startTime ?? null,
     }));
   } finally {
     await context.close();
