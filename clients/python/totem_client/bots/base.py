@@ -72,7 +72,12 @@ class StreamBot:
             log.info("bot %s: acting by Act calls, Play refused: %s", self.name, error)
 
     async def _play_to_the_end(self) -> MatchSummary:
-        # From the last event seen (or the first): its state starts the bot off.
+        if self.session.seen_version == 0:
+            # A bot that has seen nothing starts from the match as it is now, not from its
+            # history: a state from the past is no moment to act on (it could grab in a
+            # race decided long ago, or act for a match that has ended).
+            await self.session.get()
+        # From the last event seen: its state starts the bot off.
         stream = self.session.watch(
             after_version=max(self.session.seen_version - 1, 0), max_failures=PATIENCE
         )
