@@ -6,9 +6,10 @@ watches on a channel of its own, seat 0 reveals, then one seat grabs, by an Act 
 grab's round trip, and in parts by the server's clocks (to its receive stamp, to the
 event's ``recorded_at``, to the answer); (b) until all 8 streams have ArrowsWon. Before
 each race, on the same machine: one echo call, one message on an open echo stream (a
-Play grab's floor) and one echo pushed to 8 ``Listen`` streams (the fan-out of (b)), each
-right after an untimed one, with a request of the grab's size. Target: (a) within 2x the
-echo at p50, 4x at p99.
+Play grab's floor), one stored echo (an event saved through the server's group commit
+first: the floor under a committed command) and one echo pushed to 8 ``Listen`` streams
+(the fan-out of (b)), each right after an untimed one, with a request of the grab's size.
+Target: (a) within 2x the echo at p50, 4x at p99.
 """
 
 from __future__ import annotations
@@ -31,13 +32,17 @@ async def last(followers: Sequence[harness.Follower], key: int) -> int:
     return max(await asyncio.gather(*(f.reach(key) for f in followers)))
 
 
-async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict[str, list[int]]:
+async def run(
+    args: argparse.Namespace, address: str, echo_address: str, stored_address: str
+) -> dict[str, list[int]]:
     """Each race's times, ns, by what was timed (see the module's text)."""
     times: dict[str, list[int]] = collections.defaultdict(list)
     seat_channels, stubs = zip(*(harness.match_stub(address) for _ in range(SEATS)), strict=True)
     echo_channels = [harness.match_stub(echo_address)[0] for _ in range(SEATS)]
     echo = echo_channels[0].unary_unary(harness.ECHO)
     echoing = echo_channels[0].stream_stream(harness.ECHO_STREAM)()
+    stored_channel = harness.match_stub(stored_address)[0]
+    stored = stored_channel.unary_unary(harness.STORED_ECHO)
     key = b"k" * 16  # the listeners' key; the echoes' is one nobody listens to
 
     def count(message: bytes) -> int:
@@ -58,6 +63,7 @@ async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict
             for name, call in (
                 ("echo", lambda p=payload: echo(p, timeout=harness.STEP_TIMEOUT)),
                 ("stream echo", lambda p=payload: harness.round_trip(echoing, p)),
+                ("stored echo", lambda p=payload: stored(p, timeout=harness.STEP_TIMEOUT)),
             ):
                 await call()
                 began = time.perf_counter_ns()
@@ -116,7 +122,7 @@ async def run(args: argparse.Namespace, address: str, echo_address: str) -> dict
         for reader in listeners:
             await reader.close()
         echoing.cancel()
-        for channel in [*seat_channels, *echo_channels]:
+        for channel in [*seat_channels, *echo_channels, stored_channel]:
             await channel.close()
     return times
 
@@ -128,12 +134,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--via", choices=("act", "play"), default="act")
     args = parser.parse_args(argv)
     print(harness.machine_line())
-    with harness.EchoServer() as echo, harness.serve(args) as server:
-        times = asyncio.run(run(args, server.address, echo.address))
+    with (
+        harness.fresh_store(args.store, args.dsn) as (stored_env, _, _),
+        harness.EchoServer(stored_env) as stored,
+        harness.EchoServer() as echo,
+        harness.serve(args) as server,
+    ):
+        times = asyncio.run(run(args, server.address, echo.address, stored.address))
     rows = [[name, harness.p50_p99(values, 1e-6)] for name, values in times.items()]
     print(f"\n{args.races} races via {args.via}, store {args.store}\n")
     print(harness.markdown_table(["", "ms, p50 / p99"], rows))
-    for floor in ("echo", "stream echo", "fan-out to 8 listeners"):
+    for floor in ("echo", "stream echo", "stored echo", "fan-out to 8 listeners"):
         top = "grab, until all 8 watchers have it" if floor.startswith("fan") else "grab"
         p50 = statistics.median(times[top]) / statistics.median(times[floor])
         tail = harness.p99(times[top]) / harness.p99(times[floor])
