@@ -664,7 +664,8 @@ class Table:
     async def seated(cls, stub: Any, players: int, before_seats: Any = None) -> Table:
         options = js.JungleSpeedOptions(max_players=players, turn_timeout_ms=0)
         match_id, seats = await seated_match(stub, options, before_seats)
-        view = await stub.GetMatch(ms.GetMatchRequest(match_id=match_id), metadata=seats[0])
+        request = ms.GetMatchRequest(match_id=match_id)
+        view = await stub.GetMatch(request, metadata=seats[0], timeout=STEP_TIMEOUT)
         return cls(match_id, seats, view)
 
     async def act(self, stub: Any, plays: Sequence[Any] = ()) -> list[Any]:
