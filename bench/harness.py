@@ -297,13 +297,41 @@ def serve(
 ) -> Iterator[Server]:
     """A :class:`Server` on a fresh store, by the shared options (``store`` in place of
     ``--store``): started, and stopped after."""
+    with serve_instances(args, 1, env, unlimited, store) as (running,):
+        yield running
+
+
+@contextmanager
+def serve_instances(
+    args: argparse.Namespace,
+    count: int,
+    env: Mapping[str, str] | None = None,
+    unlimited: bool = True,
+    store: str | None = None,
+) -> Iterator[list[Server]]:
+    """``count`` servers as :func:`serve` makes one, all on one fresh store (PostgreSQL
+    for more than one), with one signing key and organisers file, named ``i0``, ``i1``,
+    ... when there are several: started one after the other, and stopped after."""
     with fresh_store(store or args.store, args.dsn) as (store_env, _, folder):
-        running = Server(store_env, folder, args.root.resolve(), env, args.extra, unlimited)
-        running.start()
+        servers = [
+            Server(
+                store_env,
+                folder,
+                args.root.resolve(),
+                env,
+                args.extra,
+                unlimited,
+                instance=f"i{index}" if count > 1 else None,
+            )
+            for index in range(count)
+        ]
         try:
-            yield running
+            for running in servers:
+                running.start()
+            yield servers
         finally:
-            running.stop()
+            for running in servers:
+                running.stop()
 
 
 # ---- client processes ---------------------------------------------------------------------
@@ -636,7 +664,8 @@ class Table:
     async def seated(cls, stub: Any, players: int, before_seats: Any = None) -> Table:
         options = js.JungleSpeedOptions(max_players=players, turn_timeout_ms=0)
         match_id, seats = await seated_match(stub, options, before_seats)
-        view = await stub.GetMatch(ms.GetMatchRequest(match_id=match_id), metadata=seats[0])
+        request = ms.GetMatchRequest(match_id=match_id)
+        view = await stub.GetMatch(request, metadata=seats[0], timeout=STEP_TIMEOUT)
         return cls(match_id, seats, view)
 
     async def act(self, stub: Any, plays: Sequence[Any] = ()) -> list[Any]:

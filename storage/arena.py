@@ -26,7 +26,7 @@ from eventsourcing.application import (
     ProcessingEvent,
 )
 from eventsourcing.domain import DomainEvent
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import EventStore, IntegrityError
 from eventsourcing.utils import Environment, EnvType, register_topic
 
 from domain.kernel import merkle
@@ -214,6 +214,16 @@ class Arena(Application[UUID]):
         if topic is not None and not environment.get("APPLICATION_RECORDER_TOPIC"):
             environment["APPLICATION_RECORDER_TOPIC"] = topic
         return environment
+
+    def construct_snapshot_store(self) -> EventStore[UUID]:
+        """The library's, but on PostgreSQL through the summaries' recorder, which makes
+        the snapshots' table one process at a time as it does its own."""
+        make = getattr(self.recorder, "snapshot_recorder", None)
+        if make is None:
+            return super().construct_snapshot_store()
+        create = getattr(self.factory, "env_create_table", lambda: True)()
+        recorder = make(f"{self.name.lower()}_snapshots", create)
+        return self.factory.event_store(mapper=self.mapper, recorder=recorder)
 
     @property
     def persistence(self) -> str:

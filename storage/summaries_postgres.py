@@ -1,16 +1,23 @@
-"""The projection of match summaries on PostgreSQL (see :mod:`storage.summaries`).
+"""The projection of match summaries on PostgreSQL (see :mod:`storage.summaries`), and
+the store's tables created one process at a time.
 
 Imported only when PostgreSQL is the store (the recorder is named by its topic).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
+import psycopg
 from eventsourcing.persistence import StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+from eventsourcing.postgres import (
+    PostgresAggregateRecorder,
+    PostgresApplicationRecorder,
+    PostgresDatastore,
+)
 from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Composed, Identifier
@@ -38,6 +45,43 @@ def parse_event(rest: str) -> tuple[UUID, int]:
     """The match and version of an event notification, its instance taken off."""
     match_id, version = rest.split(" ")
     return UUID(match_id), int(version)
+
+
+#: Held while a process creates the store's tables; let go when its connection closes.
+CREATE_LOCK = SQL("SELECT pg_advisory_lock(hashtext(%s))")
+
+
+def creating_key(schema: str) -> str:
+    """The advisory lock's key of the table creations in ``schema``."""
+    return f"totem create {schema}"
+
+
+@contextmanager
+def creating_in_turn(datastore: PostgresDatastore) -> Iterator[None]:
+    """Create the store's tables (and their types and indexes) one process at a time.
+
+    ``CREATE TABLE IF NOT EXISTS`` and the library's ``CREATE TYPE`` are not safe against
+    themselves: two processes creating one table at once (several instances started
+    together on a new store) both find it missing, and the later commit fails
+    (``duplicate key value violates unique constraint "pg_type_typname_nsp_index"``),
+    stopping that server. Under this lock the second waits for the first to finish, then
+    finds everything made. It is held on a connection of its own, beside the pool's,
+    which the creation uses."""
+    pool = datastore.pool
+    conninfo = pool.conninfo() if callable(pool.conninfo) else pool.conninfo
+    kwargs = dict((pool.kwargs() if callable(pool.kwargs) else pool.kwargs) or {})
+    kwargs.pop("row_factory", None)
+    with psycopg.connect(conninfo, autocommit=True, **kwargs) as conn:
+        conn.execute(CREATE_LOCK, (creating_key(datastore.schema),))
+        yield
+
+
+class PostgresSnapshotRecorder(PostgresAggregateRecorder):
+    """The library's recorder of snapshots, its table created one process at a time."""
+
+    def create_table(self) -> None:
+        with creating_in_turn(self.datastore):
+            super().create_table()
 
 
 class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
@@ -156,6 +200,18 @@ class PostgresSummaryRecorder(PostgresApplicationRecorder, SummaryRecorder):
         self.live_statement: Composed = SQL(
             "SELECT match_id FROM {schema}.{table} WHERE status IN (%s, %s) ORDER BY position"
         ).format(schema=schema, table=table)
+
+    def create_table(self) -> None:
+        with creating_in_turn(self.datastore):
+            super().create_table()
+
+    def snapshot_recorder(self, table: str, create: bool) -> PostgresSnapshotRecorder:
+        """The recorder of the snapshots, in ``table`` of the same store (created now,
+        with ``create``)."""
+        recorder = PostgresSnapshotRecorder(self.datastore, events_table_name=table)
+        if create:
+            recorder.create_table()
+        return recorder
 
     def _insert_events(
         self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any

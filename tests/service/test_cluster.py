@@ -18,12 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import psycopg
 import pytest
 from click.testing import CliRunner
 
 from server import cli
 from server.serve import RunningServer, start
-from tests.conftest import postgres_store
+from storage.arena import Arena
+from storage.summaries_postgres import creating_key
+from tests.conftest import POSTGRES_DSN, postgres_store
 from tests.service.helpers import (
     INWARD,
     act,
@@ -400,3 +403,53 @@ async def test_a_listener_cut_off_connects_again_and_its_streams_catch_up(
         for stream in (watch, *others):
             stream.cancel()
     assert seen == list(range(1, version + 1))
+
+
+def _tables(schema: str) -> set[str]:
+    with psycopg.connect(POSTGRES_DSN) as conn:
+        rows = conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
+            (schema,),
+        ).fetchall()
+    return {name for (name,) in rows}
+
+
+async def test_instances_started_together_on_a_new_store_all_start() -> None:
+    """Several instances started at once on a new schema each create its tables: none
+    fails for another making the same table at the same moment (which stopped one of
+    two ``totem serve`` processes started together)."""
+    for _ in range(4):
+        with postgres_store() as env:
+            apps = await asyncio.gather(*(asyncio.to_thread(Arena, env) for _ in range(3)))
+            for app in apps:
+                app.close()
+            tables = _tables(env["POSTGRES_SCHEMA"])
+            assert {"arena_events", "arena_snapshots", "match_summaries"} <= tables
+
+
+async def test_tables_are_created_one_process_at_a_time() -> None:
+    """While another holds the schema's creating lock, a new store's tables wait: the
+    instance starting meanwhile creates them once the lock is let go."""
+    with postgres_store() as env:
+        schema = env["POSTGRES_SCHEMA"]
+        with psycopg.connect(POSTGRES_DSN) as holder:
+            lock = "SELECT pg_advisory_xact_lock(hashtext(%s))"
+            holder.execute(lock, (creating_key(schema),))
+            starting = asyncio.ensure_future(asyncio.to_thread(Arena, env))
+
+            def waiting() -> bool:
+                with psycopg.connect(POSTGRES_DSN) as conn:
+                    found = conn.execute(
+                        "SELECT count(*) FROM pg_stat_activity "
+                        "WHERE %s = ANY(pg_blocking_pids(pid))",
+                        (holder.info.backend_pid,),
+                    ).fetchone()
+                return bool(found and found[0])
+
+            await until(waiting, "the instance waits for the creating lock")
+            assert not starting.done()
+            assert "arena_events" not in _tables(schema)
+            holder.rollback()  # lets the lock go
+            app = await asyncio.wait_for(starting, 30)
+        app.close()
+        assert {"arena_events", "arena_snapshots", "match_summaries"} <= _tables(schema)
