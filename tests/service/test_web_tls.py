@@ -17,7 +17,7 @@ from entrypoints.totem import main
 from server import serve
 from server.serve import RunningServer, ServerTls
 from server.web import WebSettings
-from tests.service.test_tls import Authority, _issue, _pem
+from tests.service.pki import Authority, make_pki
 from tests.service.web_helpers import JSON, MATCHES, serving_web
 
 LIST = f"{MATCHES}/ListMatches"
@@ -25,14 +25,7 @@ LIST = f"{MATCHES}/ListMatches"
 
 @pytest.fixture(scope="module")
 def pki() -> Authority:
-    ca = _issue("Totem web test CA", None, server=False)
-    other = _issue("Another CA", None, server=False)
-    return Authority(
-        ca=_pem(ca),
-        server=_pem(_issue("localhost", ca, server=True)),
-        client=_pem(_issue("a browser", ca, server=False)),
-        stranger=_pem(_issue("a stranger", other, server=False)),
-    )
+    return make_pki()
 
 
 def trusting(pki: Authority, client: Any = None, tmp: Path | None = None) -> ssl.SSLContext:
