@@ -178,6 +178,8 @@ export function showMatch(root: HTMLElement, matchId: string): () => void {
     // Marks for measuring a page's first paint (bench/paint.mjs): the stream's first event.
     if (performance.getEntriesByName('totem:first-event').length === 0) performance.mark('totem:first-event');
     if (event.state) {
+      // Its summary at once: the game it names words this event before the board is drawn.
+      summary = event.state.summary ?? summary;
       pending = event;
       frame ||= requestAnimationFrame(drawPending);
     } else {
@@ -214,10 +216,14 @@ export function showMatch(root: HTMLElement, matchId: string): () => void {
     client = matchClient(token);
     seat = undefined;
     try {
-      const match = await client.getMatch({ matchId });
-      performance.mark('totem:match-read');
-      if (match.role === ViewerRole.PLAYER) seat = match.seat;
-      onReload(match);
+      // A player's token is checked, and its seat learnt, before the stream opens; a
+      // spectator needs neither, and the stream's first event carries the state.
+      if (token) {
+        const match = await client.getMatch({ matchId });
+        performance.mark('totem:match-read');
+        if (match.role === ViewerRole.PLAYER) seat = match.seat;
+        onReload(match);
+      }
     } catch (error) {
       if (token && ConnectError.from(error).code === Code.Unauthenticated) {
         // A token that is not this match's: watch as a spectator instead.
