@@ -7,7 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from entrypoints.totem import main
-from tests.service.test_tls import _issue, _pem
+from tests.service.pki import _issue, _pem
 
 
 def _serve(tmp_path: Path, cert: bytes, key: bytes) -> tuple[int, str]:
